@@ -1,0 +1,93 @@
+package sdk
+
+import (
+	"context"
+	"time"
+)
+
+// CallInfo is what the host says about one call.
+type CallInfo struct {
+	// ID identifies the call; progress and approvals refer to it.
+	ID string
+	// Tool is the name of the tool called.
+	Tool string
+	// SessionID identifies the agent session; per-session state keys on it.
+	SessionID string
+	// Workspace is the absolute path of the workspace root.
+	Workspace string
+	// ApprovedPaths are absolute paths outside the workspace the user has
+	// approved for this call.
+	ApprovedPaths []string
+	// Deadline is when the host stops waiting, zero when none.
+	Deadline time.Time
+}
+
+// Host is what a plugin can ask of the host while a call runs.
+type Host interface {
+	// Progress reports progress of the current call.
+	Progress(ctx context.Context, p Progress) error
+	// RequestApproval asks the user through the host and blocks for the answer.
+	RequestApproval(ctx context.Context, req ApprovalRequest) (ApprovalResponse, error)
+	// ReportProcessGroup tells the host that a process group started (live)
+	// or ended (!live), so the host can kill it if the plugin dies.
+	ReportProcessGroup(ctx context.Context, pgid int, live bool) error
+}
+
+// ApprovalRequest asks the user to allow something a running call needs.
+type ApprovalRequest struct {
+	// Reason says, for the user, what is asked and why.
+	Reason string
+	// Paths are paths outside the workspace the call wants to touch.
+	Paths []string
+	// Command is a command line the call wants to run.
+	Command string
+}
+
+// ApprovalResponse is the user's answer.
+type ApprovalResponse struct {
+	Approved bool
+	// Reason is the user's optional word back to the model.
+	Reason string
+}
+
+type callKey struct{}
+type hostKey struct{}
+
+// WithCall returns ctx carrying info.
+func WithCall(ctx context.Context, info CallInfo) context.Context {
+	return context.WithValue(ctx, callKey{}, info)
+}
+
+// CallFrom returns the CallInfo of the call ctx belongs to.
+func CallFrom(ctx context.Context) CallInfo {
+	info, _ := ctx.Value(callKey{}).(CallInfo)
+	return info
+}
+
+// WithHost returns ctx carrying h.
+func WithHost(ctx context.Context, h Host) context.Context {
+	return context.WithValue(ctx, hostKey{}, h)
+}
+
+// HostFrom returns the Host of the call ctx belongs to; a Host that does
+// nothing and approves nothing when none is attached.
+func HostFrom(ctx context.Context) Host {
+	if h, ok := ctx.Value(hostKey{}).(Host); ok && h != nil {
+		return h
+	}
+	return noHost{}
+}
+
+// ReportProgress reports progress of the current call; errors are dropped
+// because progress is advisory.
+func ReportProgress(ctx context.Context, message string, progress, total float64) {
+	_ = HostFrom(ctx).Progress(ctx, Progress{Message: message, Progress: progress, Total: total})
+}
+
+type noHost struct{}
+
+func (noHost) Progress(context.Context, Progress) error { return nil }
+func (noHost) RequestApproval(context.Context, ApprovalRequest) (ApprovalResponse, error) {
+	return ApprovalResponse{Approved: false, Reason: "no host attached to ask the user"}, nil
+}
+func (noHost) ReportProcessGroup(context.Context, int, bool) error { return nil }
