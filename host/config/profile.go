@@ -1,0 +1,81 @@
+package config
+
+// Profile is one resolved profile: which families and tools are enabled, how
+// they are listed, and what the guard allows without asking.
+type Profile struct {
+	// Name of the profile, such as "coder".
+	Name string `koanf:"name" json:"name"`
+	// Description is one line for `yagent profiles list`.
+	Description string `koanf:"description" json:"description,omitempty"`
+	// Families lists the enabled families; empty means every first-party family.
+	Families []string `koanf:"families" json:"families,omitempty"`
+	// Grant lists globs over tool names; when set, only matching tools are kept.
+	Grant []string `koanf:"grant" json:"grant,omitempty"`
+	// Deny lists globs over tool names removed from the surface; Deny wins over Grant.
+	Deny []string `koanf:"deny" json:"deny,omitempty"`
+	// Tiers overrides the default tier of static tools: name -> hot|warm|cold.
+	Tiers map[string]string `koanf:"tiers" json:"tiers,omitempty"`
+	// Deferred is auto (default), on or off.
+	Deferred string `koanf:"deferred" json:"deferred,omitempty"`
+	// SchemaBudgetBytes is the listing budget of deferred auto mode and of
+	// Warm demotion; 0 means the default (24 KiB).
+	SchemaBudgetBytes int `koanf:"schema_budget_bytes" json:"schema_budget_bytes,omitempty"`
+	// Network lists hosts the network tools may reach without asking.
+	Network NetworkRules `koanf:"network" json:"network,omitempty"`
+	// Exec holds the exec rules, checked on every simple command.
+	Exec ExecRules `koanf:"exec" json:"exec,omitempty"`
+	// Plugins holds per-family settings passed to that family's plugin,
+	// such as search.rg_path or browser.chromium.
+	Plugins map[string]map[string]string `koanf:"plugins" json:"plugins,omitempty"`
+	// SkillDirs are folders holding skills (each a folder with a SKILL.md).
+	SkillDirs []string `koanf:"skill_dirs" json:"skill_dirs,omitempty"`
+	// ReadPaths are extra folders outside the workspace readable without asking.
+	ReadPaths []string `koanf:"read_paths" json:"read_paths,omitempty"`
+}
+
+// NetworkRules grants network access by host.
+type NetworkRules struct {
+	// Allow lists host names or globs ("*.example.com") reachable without asking.
+	Allow []string `koanf:"allow" json:"allow,omitempty"`
+}
+
+// ExecRules are the admin's rules on commands.
+type ExecRules struct {
+	Rules []ExecRule `koanf:"rules" json:"rules,omitempty"`
+}
+
+// ExecRule matches a program (by basename) and an argv prefix.
+type ExecRule struct {
+	// Action is allow, ask or deny; deny is the only hard deny and stands under -y.
+	Action string `koanf:"action" json:"action"`
+	// Program is the program's basename, such as "rm".
+	Program string `koanf:"program" json:"program"`
+	// Args is an argv prefix after the program; empty matches any arguments.
+	Args []string `koanf:"args" json:"args,omitempty"`
+}
+
+// Deferred modes.
+const (
+	DeferredAuto = "auto"
+	DeferredOn   = "on"
+	DeferredOff  = "off"
+)
+
+// DefaultSchemaBudgetBytes is the listing budget when a profile sets none.
+const DefaultSchemaBudgetBytes = 24 * 1024
+
+// Budget returns the profile's schema budget, or the default.
+func (p *Profile) Budget() int {
+	if p == nil || p.SchemaBudgetBytes <= 0 {
+		return DefaultSchemaBudgetBytes
+	}
+	return p.SchemaBudgetBytes
+}
+
+// DeferredMode returns the profile's deferred mode, auto when unset.
+func (p *Profile) DeferredMode() string {
+	if p == nil || p.Deferred == "" {
+		return DeferredAuto
+	}
+	return p.Deferred
+}
