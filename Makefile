@@ -1,0 +1,68 @@
+# yagent — build, run, test.
+GO       ?= go
+BIN      := bin
+PLUGINS  := fs shell search browser cognitive
+EXAMPLES := hello hello/clash
+WORKSPACE ?= $(CURDIR)
+PROFILE   ?= full
+
+.PHONY: all build run test test-short bench lint mutants proto proto-check fuzz clean
+
+all: build
+
+## build: bin/yagent, bin/plugins/yagent-plugin-* and the example plugins under bin/examples
+build:
+	@mkdir -p $(BIN)/plugins $(BIN)/examples
+	$(GO) build -o $(BIN)/yagent ./cmd/yagent
+	@for p in $(PLUGINS); do \
+		if [ -f plugins/$$p/main.go ]; then \
+			echo "$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p"; \
+			$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p || exit 1; \
+		fi; \
+	done
+	@for e in $(EXAMPLES); do \
+		if [ -f examples/$$e/main.go ]; then \
+			n=$$(basename $$e); \
+			echo "$(GO) build -o $(BIN)/examples/yagent-plugin-$$n ./examples/$$e"; \
+			$(GO) build -o $(BIN)/examples/yagent-plugin-$$n ./examples/$$e || exit 1; \
+		fi; \
+	done
+
+## run: build everything and serve the merged surface of all plugins over MCP (stdio) on this folder
+run: build
+	$(BIN)/yagent serve --workspace "$(WORKSPACE)" --profile $(PROFILE)
+
+## test: build what the tests need, then every test with the race detector
+test: build
+	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -short ./...
+
+## bench: Go benchmarks and the scripts under bench/, rewriting BENCHMARKS.md
+bench: build
+	@if [ -x bench/run.sh ]; then bench/run.sh; else $(GO) test -run '^$$' -bench . -benchmem ./...; fi
+
+## lint: formatting and vet
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## mutants: apply each patch under testdata/mutants and demand that its gate test goes red
+mutants: build
+	scripts/mutants.sh
+
+## proto: regenerate sdk/proto with the pinned generators; proto-check fails when it is stale
+proto:
+	scripts/proto.sh
+
+proto-check:
+	scripts/proto.sh --check
+
+## fuzz: run every fuzz target for FUZZTIME each
+FUZZTIME ?= 30s
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf $(BIN)
