@@ -4,54 +4,54 @@ package config
 // they are listed, and what the guard allows without asking.
 type Profile struct {
 	// Name of the profile, such as "coder".
-	Name string `koanf:"name" json:"name"`
+	Name string `koanf:"name" json:"name" yaml:"name"`
 	// Description is one line for `yagent profiles list`.
-	Description string `koanf:"description" json:"description,omitempty"`
+	Description string `koanf:"description" json:"description,omitempty" yaml:"description,omitempty"`
 	// Families lists the enabled families; empty means every first-party family.
-	Families []string `koanf:"families" json:"families,omitempty"`
+	Families []string `koanf:"families" json:"families,omitempty" yaml:"families,omitempty"`
 	// Grant lists globs over tool names; when set, only matching tools are kept.
-	Grant []string `koanf:"grant" json:"grant,omitempty"`
+	Grant []string `koanf:"grant" json:"grant,omitempty" yaml:"grant,omitempty"`
 	// Deny lists globs over tool names removed from the surface; Deny wins over Grant.
-	Deny []string `koanf:"deny" json:"deny,omitempty"`
+	Deny []string `koanf:"deny" json:"deny,omitempty" yaml:"deny,omitempty"`
 	// Tiers overrides the default tier of static tools: name -> hot|warm|cold.
-	Tiers map[string]string `koanf:"tiers" json:"tiers,omitempty"`
+	Tiers map[string]string `koanf:"tiers" json:"tiers,omitempty" yaml:"tiers,omitempty"`
 	// Deferred is auto (default), on or off.
-	Deferred string `koanf:"deferred" json:"deferred,omitempty"`
+	Deferred string `koanf:"deferred" json:"deferred,omitempty" yaml:"deferred,omitempty"`
 	// SchemaBudgetBytes is the listing budget of deferred auto mode and of
 	// Warm demotion; 0 means the default (24 KiB).
-	SchemaBudgetBytes int `koanf:"schema_budget_bytes" json:"schema_budget_bytes,omitempty"`
+	SchemaBudgetBytes int `koanf:"schema_budget_bytes" json:"schema_budget_bytes,omitempty" yaml:"schema_budget_bytes,omitempty"`
 	// Network lists hosts the network tools may reach without asking.
-	Network NetworkRules `koanf:"network" json:"network,omitempty"`
+	Network NetworkRules `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
 	// Exec holds the exec rules, checked on every simple command.
-	Exec ExecRules `koanf:"exec" json:"exec,omitempty"`
+	Exec ExecRules `koanf:"exec" json:"exec,omitempty" yaml:"exec,omitempty"`
 	// Plugins holds per-family settings passed to that family's plugin,
 	// such as search.rg_path or browser.chromium.
-	Plugins map[string]map[string]string `koanf:"plugins" json:"plugins,omitempty"`
+	Plugins map[string]map[string]string `koanf:"plugins" json:"plugins,omitempty" yaml:"plugins,omitempty"`
 	// SkillDirs are folders holding skills (each a folder with a SKILL.md).
-	SkillDirs []string `koanf:"skill_dirs" json:"skill_dirs,omitempty"`
+	SkillDirs []string `koanf:"skill_dirs" json:"skill_dirs,omitempty" yaml:"skill_dirs,omitempty"`
 	// ReadPaths are extra folders outside the workspace readable without asking.
-	ReadPaths []string `koanf:"read_paths" json:"read_paths,omitempty"`
+	ReadPaths []string `koanf:"read_paths" json:"read_paths,omitempty" yaml:"read_paths,omitempty"`
 }
 
 // NetworkRules grants network access by host.
 type NetworkRules struct {
 	// Allow lists host names or globs ("*.example.com") reachable without asking.
-	Allow []string `koanf:"allow" json:"allow,omitempty"`
+	Allow []string `koanf:"allow" json:"allow,omitempty" yaml:"allow,omitempty"`
 }
 
 // ExecRules are the admin's rules on commands.
 type ExecRules struct {
-	Rules []ExecRule `koanf:"rules" json:"rules,omitempty"`
+	Rules []ExecRule `koanf:"rules" json:"rules,omitempty" yaml:"rules,omitempty"`
 }
 
 // ExecRule matches a program (by basename) and an argv prefix.
 type ExecRule struct {
 	// Action is allow, ask or deny; deny is the only hard deny and stands under -y.
-	Action string `koanf:"action" json:"action"`
+	Action string `koanf:"action" json:"action" yaml:"action"`
 	// Program is the program's basename, such as "rm".
-	Program string `koanf:"program" json:"program"`
+	Program string `koanf:"program" json:"program" yaml:"program"`
 	// Args is an argv prefix after the program; empty matches any arguments.
-	Args []string `koanf:"args" json:"args,omitempty"`
+	Args []string `koanf:"args" json:"args,omitempty" yaml:"args,omitempty"`
 }
 
 // Deferred modes.

@@ -1,0 +1,130 @@
+package config
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/yagent/yagent/host/toolspec"
+)
+
+// Exec rule actions.
+const (
+	ExecAllow = "allow"
+	ExecAsk   = "ask"
+	// ExecDeny is the only hard deny; it stands under -y.
+	ExecDeny = "deny"
+)
+
+// Profile file keys that the loader treats specially.
+const (
+	keyName        = "name"
+	keyDescription = "description"
+	keyProfile     = "profile"
+	keySkillDirs   = "skill_dirs"
+)
+
+var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// validProfileName reports whether name may name a profile (and its file).
+func validProfileName(name string) bool { return profileNameRE.MatchString(name) }
+
+// validate checks the values of one decoded layer; keys the layer does not
+// set are zero and pass. It returns one *KeyError per bad value.
+func validate(src string, p *Profile) []error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, &KeyError{Source: src, Key: key, Problem: fmt.Sprintf(format, args...)})
+	}
+	if p.Name != "" && !validProfileName(p.Name) {
+		bad(keyName, "invalid profile name %q (want lowercase letters, digits, - and _)", p.Name)
+	}
+	families := toolspec.Families()
+	for i, f := range p.Families {
+		if !slices.Contains(families, f) {
+			bad(fmt.Sprintf("families[%d]", i), "unknown family %q (want %s)", f, strings.Join(families, ", "))
+		}
+	}
+	for _, list := range []struct {
+		key   string
+		globs []string
+	}{{"grant", p.Grant}, {"deny", p.Deny}} {
+		for i, g := range list.globs {
+			if _, err := path.Match(g, ""); g == "" || err != nil {
+				bad(fmt.Sprintf("%s[%d]", list.key, i), "invalid glob %q over tool names", g)
+			}
+		}
+	}
+	for _, name := range sortedKeys(p.Tiers) {
+		key := "tiers." + name
+		s, ok := toolspec.Lookup(name)
+		switch {
+		case !ok:
+			hint := ""
+			if c := closest(name, staticNames()); c != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", c)
+			}
+			bad(key, "%q is not a static tool; only static tools have a tier to override (external tools are always cold)%s", name, hint)
+		case s.Family == toolspec.FamilyHost:
+			bad(key, "%s is a host tool and always hot", name)
+		default:
+			if _, err := toolspec.ParseTier(p.Tiers[name]); err != nil {
+				bad(key, "invalid tier %q (want hot, warm or cold)", p.Tiers[name])
+			}
+		}
+	}
+	switch p.Deferred {
+	case "", DeferredAuto, DeferredOn, DeferredOff:
+	default:
+		bad("deferred", "invalid value %q (want auto, on or off)", p.Deferred)
+	}
+	if p.SchemaBudgetBytes < 0 {
+		bad("schema_budget_bytes", "invalid value %d (want 0 for the default, or a positive number of bytes)", p.SchemaBudgetBytes)
+	}
+	for i, h := range p.Network.Allow {
+		if h == "" || strings.ContainsAny(h, "/ ") {
+			bad(fmt.Sprintf("network.allow[%d]", i), "invalid host %q (want a host name or glob such as *.example.com, no scheme or path)", h)
+		}
+	}
+	for i, r := range p.Exec.Rules {
+		key := fmt.Sprintf("exec.rules[%d]", i)
+		switch r.Action {
+		case ExecAllow, ExecAsk, ExecDeny:
+		default:
+			bad(key+".action", "invalid action %q (want allow, ask or deny)", r.Action)
+		}
+		if r.Program == "" || strings.Contains(r.Program, "/") {
+			bad(key+".program", "invalid program %q (want a base name such as rm)", r.Program)
+		}
+	}
+	for _, list := range []struct {
+		key   string
+		paths []string
+	}{{keySkillDirs, p.SkillDirs}, {"read_paths", p.ReadPaths}} {
+		for i, d := range list.paths {
+			if strings.TrimSpace(d) == "" || strings.ContainsRune(d, 0) {
+				bad(fmt.Sprintf("%s[%d]", list.key, i), "invalid path %q", d)
+			}
+		}
+	}
+	return errs
+}
+
+func staticNames() []string {
+	var names []string
+	for _, s := range toolspec.All() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

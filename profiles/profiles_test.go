@@ -1,0 +1,105 @@
+package profiles_test
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/yagent/yagent/profiles"
+)
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(profiles.Schema()))
+	if err != nil {
+		t.Fatalf("schema.json does not parse: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatalf("AddResource: %v", err)
+	}
+	sch, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatalf("schema.json does not compile: %v", err)
+	}
+	return sch
+}
+
+func parseYAML(t *testing.T, b []byte) any {
+	t.Helper()
+	var v map[string]any
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		t.Fatalf("yaml: %v", err)
+	}
+	return v
+}
+
+func TestNames_BuiltIns(t *testing.T) {
+	t.Parallel()
+	want := []string{"browser", "coder", "full", "readonly"}
+	if got := profiles.Names(); !slices.Equal(got, want) {
+		t.Fatalf("Names() = %q, want %q", got, want)
+	}
+	if !slices.Contains(want, profiles.Default) {
+		t.Fatalf("Default %q is not a built-in", profiles.Default)
+	}
+	if _, err := profiles.Read("nope"); err == nil {
+		t.Fatal(`Read("nope"): got nil error`)
+	}
+}
+
+func TestBuiltIns_ValidateAgainstSchema(t *testing.T) {
+	t.Parallel()
+	sch := compileSchema(t)
+	for _, name := range profiles.Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b, err := profiles.Read(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := parseYAML(t, b)
+			if err := sch.Validate(v); err != nil {
+				t.Fatalf("%s.yaml does not validate: %v", name, err)
+			}
+			if got := v.(map[string]any)["name"]; got != name {
+				t.Fatalf("%s.yaml: name = %v, want %q", name, got, name)
+			}
+			if d, _ := v.(map[string]any)["description"].(string); strings.TrimSpace(d) == "" {
+				t.Fatalf("%s.yaml: no description", name)
+			}
+		})
+	}
+}
+
+// The schema must reject what the loader rejects, or validating the
+// built-ins against it proves nothing.
+func TestSchema_RejectsBadProfiles(t *testing.T) {
+	t.Parallel()
+	sch := compileSchema(t)
+	tests := []struct {
+		name string
+		yaml string
+	}{
+		{"unknown key", "deferd: on\n"},
+		{"deferred word", "deferred: sometimes\n"},
+		{"unknown family", "families: [fs, mail]\n"},
+		{"tier word", "tiers: {grep: lukewarm}\n"},
+		{"exec action", "exec: {rules: [{action: maybe, program: rm}]}\n"},
+		{"exec rule without program", "exec: {rules: [{action: deny}]}\n"},
+		{"negative budget", "schema_budget_bytes: -1\n"},
+		{"unknown nested key", "network: {alow: [example.com]}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if err := sch.Validate(parseYAML(t, []byte(tt.yaml))); err == nil {
+				t.Fatalf("Validate(%q): got nil error", tt.yaml)
+			}
+		})
+	}
+}
