@@ -1,0 +1,255 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pluginpb "github.com/yagent/yagent/sdk/proto"
+)
+
+// Description is what a plugin says about itself.
+type Description struct {
+	Name            string
+	Version         string
+	ProtocolVersion int
+	Specs           []Spec
+}
+
+// Remote is the host's handle on one running plugin, dispensed from
+// ClientPluginSet. It is safe for concurrent use: calls run in parallel on
+// one connection.
+type Remote struct {
+	client pluginpb.PluginClient
+	// hostID is the broker id of the host's callback service, 0 when none.
+	hostID uint32
+	done   <-chan struct{}
+	host   Host
+	seq    atomic.Uint64
+
+	mu    sync.Mutex
+	calls map[string]*inflight
+}
+
+// inflight is one running call, so callbacks naming its id reach its ctx
+// and progress func.
+type inflight struct {
+	ctx      context.Context
+	info     CallInfo
+	progress func(Progress)
+	host     Host
+
+	mu   sync.Mutex
+	done bool
+}
+
+func newRemote(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn, host Host) *Remote {
+	if host == nil {
+		host = noHost{}
+	}
+	r := &Remote{
+		client: pluginpb.NewPluginClient(conn),
+		done:   ctx.Done(),
+		host:   host,
+		calls:  make(map[string]*inflight),
+	}
+	if broker != nil {
+		r.hostID = broker.NextId()
+		go broker.AcceptAndServe(r.hostID, func(opts []grpc.ServerOption) *grpc.Server {
+			s := newGRPCServer(opts)
+			pluginpb.RegisterHostServer(s, &hostServer{r: r})
+			return s
+		})
+	}
+	return r
+}
+
+// Done is closed when the plugin process has exited (go-plugin cancels the
+// client's context then, after it has read the last of the plugin's
+// stderr). It is never closed for a plugin run in-process.
+func (r *Remote) Done() <-chan struct{} { return r.done }
+
+// Describe asks the plugin for its identity and tool specs. The host calls
+// it right after dispensing: the plugin dials the host's callback service
+// when it first sees its broker id, and the broker holds that id's address
+// only for a few seconds.
+func (r *Remote) Describe(ctx context.Context) (Description, error) {
+	resp, err := r.client.Describe(ctx, &pluginpb.DescribeRequest{HostBrokerId: r.hostID})
+	if err != nil {
+		return Description{}, fmt.Errorf("describe: %w", err)
+	}
+	d := Description{
+		Name:            resp.GetName(),
+		Version:         resp.GetVersion(),
+		ProtocolVersion: int(resp.GetProtocolVersion()),
+	}
+	for _, s := range resp.GetSpecs() {
+		d.Specs = append(d.Specs, specFromWire(s))
+	}
+	return d, nil
+}
+
+// Call runs one tool in the plugin and returns its result.
+//
+// info.Tool names the tool; info.ID, when empty, gets a fresh id. Progress
+// events, from the call's stream and from the Host.Progress callback, go to
+// progress (which may be nil; calls to it are serialized and stop when Call
+// returns). The tool's failure is returned as a *ToolError; a failure of the
+// call itself (the plugin died, the connection broke) is another error
+// wrapping the gRPC status; when ctx ends first, the error wraps ctx.Err().
+func (r *Remote) Call(ctx context.Context, info CallInfo, input json.RawMessage, progress func(Progress)) (*Result, error) {
+	if info.ID == "" {
+		info.ID = "call-" + strconv.FormatUint(r.seq.Add(1), 10)
+	}
+	call := &inflight{ctx: ctx, info: info, progress: progress, host: r.host}
+	if err := r.register(call); err != nil {
+		return nil, err
+	}
+	defer r.unregister(call)
+
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := r.client.Call(streamCtx, callToWire(info, input, r.hostID))
+	if err != nil {
+		return nil, callError(ctx, info, err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("call %s: %w", info.Tool, status.Error(codes.Internal, "the plugin ended the call without a result"))
+		}
+		if err != nil {
+			return nil, callError(ctx, info, err)
+		}
+		switch e := ev.GetEvent().(type) {
+		case *pluginpb.CallEvent_Progress:
+			call.report(progressFromWire(e.Progress))
+		case *pluginpb.CallEvent_Result:
+			return resultFromWire(e.Result), nil
+		case *pluginpb.CallEvent_Error:
+			return nil, toolErrorFromWire(e.Error)
+		}
+	}
+}
+
+func callError(ctx context.Context, info CallInfo, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("call %s: %w", info.Tool, cerr)
+	}
+	return fmt.Errorf("call %s: %w", info.Tool, err)
+}
+
+// Shutdown asks the plugin to release what it holds (its OnShutdown); the
+// process keeps running until the host stops it.
+func (r *Remote) Shutdown(ctx context.Context) error {
+	if _, err := r.client.Shutdown(ctx, &pluginpb.ShutdownRequest{}); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func (r *Remote) register(c *inflight) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.calls[c.info.ID]; dup {
+		return fmt.Errorf("call id %q is already in flight", c.info.ID)
+	}
+	r.calls[c.info.ID] = c
+	return nil
+}
+
+func (r *Remote) unregister(c *inflight) {
+	r.mu.Lock()
+	delete(r.calls, c.info.ID)
+	r.mu.Unlock()
+	c.mu.Lock()
+	c.done = true
+	c.mu.Unlock()
+}
+
+func (r *Remote) lookup(id string) *inflight {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls[id]
+}
+
+func (c *inflight) report(p Progress) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return
+	}
+	if c.progress != nil {
+		c.progress(p)
+		return
+	}
+	_ = c.host.Progress(WithCall(c.ctx, c.info), p)
+}
+
+// hostServer is the host's side of the Host service: the plugin's
+// callbacks, routed to the call they name.
+type hostServer struct {
+	pluginpb.UnimplementedHostServer
+	r *Remote
+}
+
+// callInfo returns the CallInfo of the call id names, or what the request
+// itself says when that call is not (or no longer) in flight.
+func (h *hostServer) callInfo(id, session, tool string) (CallInfo, *inflight) {
+	if c := h.r.lookup(id); c != nil {
+		return c.info, c
+	}
+	return CallInfo{ID: id, SessionID: session, Tool: tool}, nil
+}
+
+func (h *hostServer) RequestApproval(ctx context.Context, req *pluginpb.ApprovalRequest) (*pluginpb.ApprovalResponse, error) {
+	info, call := h.callInfo(req.GetCallId(), req.GetSessionId(), req.GetTool())
+	if call != nil {
+		// The question dies with the call that asked it.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(call.ctx, cancel)()
+	}
+	resp, err := h.r.host.RequestApproval(WithCall(ctx, info), ApprovalRequest{
+		Reason:  req.GetReason(),
+		Paths:   req.GetPaths(),
+		Command: req.GetCommand(),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+		return nil, status.Errorf(codes.Unknown, "request approval: %v", err)
+	}
+	return &pluginpb.ApprovalResponse{Approved: resp.Approved, Reason: resp.Reason}, nil
+}
+
+func (h *hostServer) Progress(ctx context.Context, req *pluginpb.ProgressReport) (*pluginpb.Empty, error) {
+	info, call := h.callInfo(req.GetCallId(), "", "")
+	p := progressFromWire(req.GetProgress())
+	if call != nil {
+		call.report(p)
+		return &pluginpb.Empty{}, nil
+	}
+	_ = h.r.host.Progress(WithCall(ctx, info), p)
+	return &pluginpb.Empty{}, nil
+}
+
+func (h *hostServer) ReportProcessGroup(ctx context.Context, req *pluginpb.ProcessGroupReport) (*pluginpb.Empty, error) {
+	info, _ := h.callInfo(req.GetCallId(), req.GetSessionId(), "")
+	if err := h.r.host.ReportProcessGroup(WithCall(ctx, info), int(req.GetPgid()), req.GetLive()); err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "report process group %d: %v", req.GetPgid(), err)
+	}
+	return &pluginpb.Empty{}, nil
+}

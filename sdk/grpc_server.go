@@ -1,0 +1,306 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pluginpb "github.com/yagent/yagent/sdk/proto"
+)
+
+// pluginServer is the plugin side of the Plugin service: it runs the
+// plugin's tools for the host.
+type pluginServer struct {
+	pluginpb.UnimplementedPluginServer
+
+	plugin Plugin
+	tools  map[string]Tool
+	specs  []*pluginpb.ToolSpec
+	names  []string
+	logger hclog.Logger
+	// onPanic handles a tool's panic; see ServeOptions.OnPanic.
+	onPanic func(tool string, value any, stack []byte) error
+
+	// broker is set when go-plugin registers the server.
+	broker *plugin.GRPCBroker
+	hosts  hostDialer
+}
+
+func newPluginServer(p Plugin, opts ServeOptions) (*pluginServer, error) {
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	s := &pluginServer{
+		plugin:  p,
+		tools:   make(map[string]Tool, len(p.Tools)),
+		logger:  opts.Logger,
+		onPanic: opts.OnPanic,
+	}
+	if s.logger == nil {
+		s.logger = hclog.NewNullLogger()
+	}
+	if s.onPanic == nil {
+		// Taken now: go-plugin's Serve later points os.Stderr at a pipe
+		// to the host, while fd 2 stays the stderr the host reads lines from.
+		s.onPanic = exitOnPanic(os.Stderr)
+	}
+	for _, t := range p.Tools {
+		spec := t.Spec()
+		s.tools[spec.Name] = t
+		s.specs = append(s.specs, specToWire(spec))
+		s.names = append(s.names, spec.Name)
+	}
+	sort.Strings(s.names)
+	sort.Slice(s.specs, func(i, j int) bool { return s.specs[i].Name < s.specs[j].Name })
+	return s, nil
+}
+
+// exitOnPanic returns Serve's panic handler: the panic text and stack go to
+// the process's stderr, where the host reads them, and the process exits so
+// the host sees a crash rather than a call that quietly failed.
+func exitOnPanic(stderr io.Writer) func(tool string, value any, stack []byte) error {
+	return func(tool string, value any, stack []byte) error {
+		fmt.Fprintf(stderr, "panic: %v\n\n[in tool %s]\n%s\n", value, tool, stack)
+		os.Exit(2)
+		return nil
+	}
+}
+
+func (s *pluginServer) Describe(ctx context.Context, req *pluginpb.DescribeRequest) (*pluginpb.DescribeResponse, error) {
+	// Dial the host's callback service now: the broker only holds its
+	// address for a few seconds after the host offers it.
+	s.hosts.get(s.broker, req.GetHostBrokerId(), s.logger)
+	return &pluginpb.DescribeResponse{
+		Name:            s.plugin.Name,
+		Version:         s.plugin.Version,
+		ProtocolVersion: ProtocolVersion,
+		Specs:           s.specs,
+	}, nil
+}
+
+func (s *pluginServer) Shutdown(ctx context.Context, _ *pluginpb.ShutdownRequest) (*pluginpb.ShutdownResponse, error) {
+	if s.plugin.OnShutdown != nil {
+		if err := s.plugin.OnShutdown(ctx); err != nil {
+			return nil, status.Errorf(codes.Internal, "shutdown: %v", err)
+		}
+	}
+	return &pluginpb.ShutdownResponse{}, nil
+}
+
+func (s *pluginServer) Call(req *pluginpb.CallRequest, stream pluginpb.Plugin_CallServer) error {
+	events := &eventSender{stream: stream}
+	tool, ok := s.tools[req.GetTool()]
+	if !ok {
+		return events.final(errorEvent(Errorf(CodeUnknownTool,
+			"plugin %s has no tool %q; it serves: %s", s.plugin.Name, req.GetTool(), strings.Join(s.names, ", "))))
+	}
+	info := callFromWire(req)
+	ctx := stream.Context()
+	if !info.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, info.Deadline)
+		defer cancel()
+	}
+	host := &callHost{info: info, events: events, conn: s.hosts.get(s.broker, req.GetHostBrokerId(), s.logger)}
+	ctx = WithHost(WithCall(ctx, info), host)
+
+	res, err := s.run(ctx, tool, info.Tool, req.GetInput())
+	return events.final(s.finalEvent(ctx, info.Tool, res, err))
+}
+
+// run calls the tool, handing a panic to onPanic.
+func (s *pluginServer) run(ctx context.Context, tool Tool, name string, input []byte) (res *Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, s.onPanic(name, v, debug.Stack())
+			if err == nil {
+				err = Errorf(CodePluginCrashed, "tool %s panicked: %v", name, v)
+			}
+		}
+	}()
+	return tool.Call(ctx, json.RawMessage(input))
+}
+
+func (s *pluginServer) finalEvent(ctx context.Context, name string, res *Result, err error) *pluginpb.CallEvent {
+	if err != nil {
+		if te, ok := AsToolError(err); ok {
+			return errorEvent(te)
+		}
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			if errors.Is(cerr, context.DeadlineExceeded) {
+				return errorEvent(Errorf(CodeTimeout, "%s did not finish before its deadline", name))
+			}
+			return errorEvent(Errorf(CodeCancelled, "%s was cancelled", name))
+		}
+		return errorEvent(&ToolError{Code: CodeToolFailed, Message: err.Error()})
+	}
+	w, err := resultToWire(res)
+	if err != nil {
+		s.logger.Error("result not serializable", "tool", name, "error", err)
+		return errorEvent(Errorf(CodeResultUnencoding, "the result of %s cannot be serialized: %v", name, err))
+	}
+	return &pluginpb.CallEvent{Event: &pluginpb.CallEvent_Result{Result: w}}
+}
+
+func errorEvent(te *ToolError) *pluginpb.CallEvent {
+	return &pluginpb.CallEvent{Event: &pluginpb.CallEvent_Error{Error: toolErrorToWire(te)}}
+}
+
+// eventSender serializes sends on one call's stream: progress may come from
+// any goroutine of the tool, and nothing is sent after the final event.
+type eventSender struct {
+	mu     sync.Mutex
+	stream pluginpb.Plugin_CallServer
+	done   bool
+}
+
+var errCallFinished = errors.New("the call has already finished")
+
+func (e *eventSender) progress(p Progress) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return errCallFinished
+	}
+	return e.stream.Send(&pluginpb.CallEvent{Event: &pluginpb.CallEvent_Progress{Progress: progressToWire(p)}})
+}
+
+func (e *eventSender) final(ev *pluginpb.CallEvent) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return errCallFinished
+	}
+	e.done = true
+	return e.stream.Send(ev)
+}
+
+// callHost is the Host a tool sees during one call: progress travels on the
+// call's own stream, approvals and process groups over the broker to the
+// host's Host service.
+type callHost struct {
+	info   CallInfo
+	events *eventSender
+	conn   *hostConn // nil when the host offered no callback service
+}
+
+func (h *callHost) Progress(ctx context.Context, p Progress) error {
+	return h.events.progress(p)
+}
+
+func (h *callHost) RequestApproval(ctx context.Context, req ApprovalRequest) (ApprovalResponse, error) {
+	if h.conn == nil {
+		return noHost{}.RequestApproval(ctx, req)
+	}
+	c, err := h.conn.wait(ctx)
+	if err != nil {
+		return ApprovalResponse{}, err
+	}
+	resp, err := c.RequestApproval(ctx, &pluginpb.ApprovalRequest{
+		CallId:    h.info.ID,
+		SessionId: h.info.SessionID,
+		Tool:      h.info.Tool,
+		Reason:    req.Reason,
+		Paths:     req.Paths,
+		Command:   req.Command,
+	})
+	if err != nil {
+		return ApprovalResponse{}, fmt.Errorf("request approval: %w", err)
+	}
+	return ApprovalResponse{Approved: resp.GetApproved(), Reason: resp.GetReason()}, nil
+}
+
+func (h *callHost) ReportProcessGroup(ctx context.Context, pgid int, live bool) error {
+	if h.conn == nil {
+		return nil
+	}
+	c, err := h.conn.wait(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = c.ReportProcessGroup(ctx, &pluginpb.ProcessGroupReport{
+		CallId:    h.info.ID,
+		SessionId: h.info.SessionID,
+		Pgid:      int32(pgid),
+		Live:      live,
+	})
+	if err != nil {
+		return fmt.Errorf("report process group %d: %w", pgid, err)
+	}
+	return nil
+}
+
+// hostDialer dials the host's callback service once per broker id: the
+// broker hands out an id's address only once.
+type hostDialer struct {
+	mu    sync.Mutex
+	conns map[uint32]*hostConn
+}
+
+type hostConn struct {
+	ready  chan struct{}
+	client pluginpb.HostClient
+	err    error
+}
+
+// get returns the connection for id, dialing it in the background the first
+// time; nil when id is 0 (no callback service).
+func (d *hostDialer) get(broker *plugin.GRPCBroker, id uint32, logger hclog.Logger) *hostConn {
+	if id == 0 || broker == nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c, ok := d.conns[id]; ok {
+		return c
+	}
+	if d.conns == nil {
+		d.conns = make(map[uint32]*hostConn)
+	}
+	c := &hostConn{ready: make(chan struct{})}
+	d.conns[id] = c
+	go func() {
+		defer close(c.ready)
+		conn, err := broker.Dial(id)
+		if err != nil {
+			logger.Error("dial the host's callback service", "broker_id", id, "error", err)
+			c.err = fmt.Errorf("dial host callbacks (broker id %d): %w", id, err)
+			return
+		}
+		c.client = pluginpb.NewHostClient(conn)
+	}()
+	return c
+}
+
+func (c *hostConn) wait(ctx context.Context) (pluginpb.HostClient, error) {
+	select {
+	case <-c.ready:
+		return c.client, c.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// maxMessageBytes lifts gRPC's 4 MiB message limit: tool inputs (edits of
+// up to 10 MB each) and results (screenshots) are bigger.
+const maxMessageBytes = 256 << 20
+
+// newGRPCServer is the gRPC server factory of both sides (go-plugin's
+// DefaultGRPCServer with the message limit lifted).
+func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.MaxRecvMsgSize(maxMessageBytes), grpc.MaxSendMsgSize(maxMessageBytes))
+	return grpc.NewServer(opts...)
+}

@@ -1,0 +1,162 @@
+package sdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+)
+
+// Plugin is what a plugin binary serves: its identity and its tools.
+type Plugin struct {
+	// Name is the plugin's name, the <name> of its yagent-plugin-<name> binary.
+	Name string
+	// Version is the plugin's own version, shown by `yagent plugins list`.
+	Version string
+	// Tools are the tools the plugin serves; names must be unique.
+	Tools []Tool
+	// OnShutdown, when set, runs when the host asks the plugin to shut down,
+	// before the process is stopped: release what the plugin holds (browser
+	// processes, background shells).
+	OnShutdown func(context.Context) error
+}
+
+// ProtocolVersion is the version of the host–plugin protocol spoken by this
+// sdk; the go-plugin handshake refuses a plugin built for another one.
+const ProtocolVersion = 1
+
+// Environment variables the host sets when it launches a plugin.
+const (
+	// SettingsEnv holds the plugin's settings as a JSON object of strings;
+	// read them with Settings.
+	SettingsEnv = "YAGENT_PLUGIN_SETTINGS"
+	// LogLevelEnv holds the level of the plugin's log (trace, debug, info,
+	// warn, error); info when unset.
+	LogLevelEnv = "YAGENT_PLUGIN_LOG_LEVEL"
+)
+
+// pluginSetKey is the one plugin a yagent plugin binary dispenses.
+const pluginSetKey = "tools"
+
+// Handshake is the go-plugin handshake shared by the host and every plugin.
+// The magic cookie only keeps a plugin binary from being run by hand; it is
+// not a security measure. Treat it as a constant.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  ProtocolVersion,
+	MagicCookieKey:   "YAGENT_PLUGIN",
+	MagicCookieValue: "29ebc6b696a01aea86af0d31ec7276694bbb9516c9fa5e77",
+}
+
+// ServeOptions tunes ServerPluginSet; the zero value is what Serve uses.
+type ServeOptions struct {
+	// Logger receives the server's own log; nil discards it.
+	Logger hclog.Logger
+	// OnPanic handles a panic inside a tool. nil means Serve's behaviour:
+	// write "panic: <value>" and the stack to the process's stderr and exit
+	// with status 2, so the host reports plugin_crashed with the panic text.
+	// A handler that returns instead (sdk/plugintest does) has its error
+	// sent to the host as the call's error.
+	OnPanic func(tool string, value any, stack []byte) error
+}
+
+// Serve serves p to the yagent host that launched this process and returns
+// when the host stops it. It is the one call a plugin's main makes:
+//
+//	func main() {
+//		sdk.Serve(sdk.Plugin{Name: "hello", Version: "0.1.0", Tools: []sdk.Tool{hello()}})
+//	}
+//
+// Serve logs through go-hclog as JSON on stderr, at the level in
+// YAGENT_PLUGIN_LOG_LEVEL, and makes that logger hclog's default so tools
+// can use hclog.L(). An invalid Plugin (no name, duplicate or invalid specs)
+// is reported on stderr and exits with status 1. Run by hand, the binary
+// says it is a plugin and exits.
+func Serve(p Plugin) {
+	logger := hclog.New(&hclog.LoggerOptions{
+		Name:       p.Name,
+		Level:      logLevel(os.Getenv(LogLevelEnv)),
+		Output:     os.Stderr,
+		JSONFormat: true,
+	})
+	hclog.SetDefault(logger)
+	if raw, ok := os.LookupEnv(SettingsEnv); ok {
+		if _, err := parseSettings(raw); err != nil {
+			logger.Error("settings ignored", "env", SettingsEnv, "error", err)
+		}
+	}
+	set, err := ServerPluginSet(p, ServeOptions{Logger: logger})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "yagent plugin %q: %v\n", p.Name, err)
+		os.Exit(1)
+	}
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: set,
+		GRPCServer:       newGRPCServer,
+		Logger:           logger,
+	})
+}
+
+// ServerPluginSet returns the go-plugin plugin set that serves p, for
+// plugin.ServeConfig.VersionedPlugins. Serve uses it; so does sdk/plugintest
+// to run a plugin in-process. It fails when p is invalid.
+func ServerPluginSet(p Plugin, opts ServeOptions) (map[int]plugin.PluginSet, error) {
+	srv, err := newPluginServer(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	return map[int]plugin.PluginSet{
+		ProtocolVersion: {pluginSetKey: &grpcPlugin{server: srv}},
+	}, nil
+}
+
+func logLevel(s string) hclog.Level {
+	if l := hclog.LevelFromString(s); l != hclog.NoLevel {
+		return l
+	}
+	return hclog.Info
+}
+
+// validate reports what makes p unservable: a start-up error, found before
+// any model calls a tool.
+func (p Plugin) validate() error {
+	if p.Name == "" {
+		return errors.New("plugin has no name")
+	}
+	var errs []error
+	seen := make(map[string]bool, len(p.Tools))
+	for i, t := range p.Tools {
+		if t == nil {
+			errs = append(errs, fmt.Errorf("tool %d is nil", i))
+			continue
+		}
+		s := t.Spec()
+		switch {
+		case s.Name == "":
+			errs = append(errs, fmt.Errorf("tool %d has no name", i))
+			continue
+		case seen[s.Name]:
+			errs = append(errs, fmt.Errorf("tool %q is declared twice", s.Name))
+		}
+		seen[s.Name] = true
+		if !s.Effect.Valid() {
+			errs = append(errs, fmt.Errorf("tool %q: effect %q is not one of none, read, write, exec, network, browser, flow", s.Name, s.Effect))
+		}
+		for param, r := range s.Roles {
+			if !r.Valid() {
+				errs = append(errs, fmt.Errorf("tool %q: parameter %q has unknown role %q", s.Name, param, r))
+			}
+		}
+		if len(s.InputSchema) == 0 || !json.Valid(s.InputSchema) {
+			errs = append(errs, fmt.Errorf("tool %q: input schema is missing or not JSON", s.Name))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("plugin %s: %w", p.Name, err)
+	}
+	return nil
+}
