@@ -149,8 +149,11 @@ func TestStore_Persists(t *testing.T) {
 	mustCall(t, todoWriteTool(first), "../../escape", `{"todos":[{"id":"1","content":"odd id","status":"pending"}]}`)
 
 	fi, err := os.Stat(filepath.Join(dir, "sessions", "s1", stateFileName))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("state file: %v, mode %v; want it private (0600)", err, fi.Mode())
+	if err != nil {
+		t.Fatalf("state file: %v", err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("state file mode %v, want it private (0600)", fi.Mode())
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "sessions"))
 	for _, e := range entries {
