@@ -1,0 +1,210 @@
+package pluginmgr
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/yagent/yagent/sdk"
+)
+
+// cacheFormat versions the files of the spec cache; a file of another
+// format is ignored (and rewritten).
+const cacheFormat = 1
+
+// cachedDescription is one file of the spec cache: what a binary with this
+// sha256 said about itself.
+type cachedDescription struct {
+	Format          int        `json:"format"`
+	SHA256          string     `json:"sha256"`
+	Name            string     `json:"name"`
+	Version         string     `json:"version"`
+	ProtocolVersion int        `json:"protocol_version"`
+	Specs           []cachedSpec `json:"specs"`
+}
+
+// cachedSpec keeps the input schema as a string, byte for byte: a raw
+// message would be compacted and re-escaped, and a warm start must list
+// exactly what a cold one does.
+type cachedSpec struct {
+	sdk.Spec
+	InputSchema string `json:"input_schema"`
+}
+
+var shaPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// loadSpecs returns the cached description of the binary with sum, if any.
+func loadSpecs(dir, sum string) (sdk.Description, bool) {
+	if dir == "" || !shaPattern.MatchString(sum) {
+		return sdk.Description{}, false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, sum+".json"))
+	if err != nil {
+		return sdk.Description{}, false
+	}
+	var c cachedDescription
+	if err := json.Unmarshal(b, &c); err != nil || c.Format != cacheFormat || c.SHA256 != sum || c.ProtocolVersion != sdk.ProtocolVersion {
+		return sdk.Description{}, false
+	}
+	d := sdk.Description{Name: c.Name, Version: c.Version, ProtocolVersion: c.ProtocolVersion}
+	for _, cs := range c.Specs {
+		spec := cs.Spec
+		spec.InputSchema = json.RawMessage(cs.InputSchema)
+		d.Specs = append(d.Specs, spec)
+	}
+	return d, true
+}
+
+// storeSpecs writes d as the cached description of the binary with sum.
+func storeSpecs(dir, sum string, d sdk.Description) error {
+	if dir == "" {
+		return nil
+	}
+	c := cachedDescription{
+		Format: cacheFormat, SHA256: sum, Name: d.Name, Version: d.Version,
+		ProtocolVersion: d.ProtocolVersion,
+	}
+	for _, spec := range d.Specs {
+		schema := string(spec.InputSchema)
+		spec.InputSchema = nil
+		c.Specs = append(c.Specs, cachedSpec{Spec: spec, InputSchema: schema})
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode specs of %s: %w", d.Name, err)
+	}
+	return writeFileAtomic(filepath.Join(dir, sum+".json"), b, 0o600)
+}
+
+// fileID identifies one version of a file without reading it.
+type fileID struct {
+	Inode   uint64 `json:"inode"`
+	Size    int64  `json:"size"`
+	MtimeNS int64  `json:"mtime_ns"`
+}
+
+func statID(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	return fileID{Inode: inode(fi), Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}, nil
+}
+
+// shaIndex memoizes binaries' sums by (path, inode, size, mtime), so a warm
+// start hashes nothing. It is kept in the cache folder as index.json.
+type shaIndex struct {
+	Format  int                   `json:"format"`
+	Entries map[string]indexEntry `json:"entries"`
+
+	dirty bool
+}
+
+type indexEntry struct {
+	fileID
+	SHA256 string `json:"sha256"`
+}
+
+func loadIndex(dir string) *shaIndex {
+	idx := &shaIndex{Format: cacheFormat, Entries: map[string]indexEntry{}}
+	if dir == "" {
+		return idx
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		return idx
+	}
+	var stored shaIndex
+	if json.Unmarshal(b, &stored) == nil && stored.Format == cacheFormat && stored.Entries != nil {
+		idx.Entries = stored.Entries
+	}
+	return idx
+}
+
+func (idx *shaIndex) save(dir string) error {
+	if dir == "" || !idx.dirty {
+		return nil
+	}
+	b, err := json.MarshalIndent(idx, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "index.json"), b, 0o600); err != nil {
+		return err
+	}
+	idx.dirty = false
+	return nil
+}
+
+// sum returns the sha256 of the binary at path and its identity, hashing
+// only when the index has no entry for this very version of the file.
+func (idx *shaIndex) sum(path string, hash func(string) (string, error)) (string, fileID, error) {
+	id, err := statID(path)
+	if err != nil {
+		return "", fileID{}, err
+	}
+	if e, ok := idx.Entries[path]; ok && e.fileID == id && id.Inode != 0 && shaPattern.MatchString(e.SHA256) {
+		return e.SHA256, id, nil
+	}
+	s, err := hash(path)
+	if err != nil {
+		return "", fileID{}, err
+	}
+	// A file rewritten while it was hashed gets no entry: its next start
+	// hashes again.
+	if after, err := statID(path); err == nil && after == id {
+		idx.Entries[path] = indexEntry{fileID: id, SHA256: s}
+		idx.dirty = true
+	}
+	return s, id, nil
+}
+
+// sha256File hashes the file at path.
+func sha256File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// writeFileAtomic writes b to path through a temporary file in the same
+// folder and a rename, so readers see the old file or the new one.
+func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

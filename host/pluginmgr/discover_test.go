@@ -1,0 +1,154 @@
+package pluginmgr
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func jsonUnmarshal(data any, v any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeBinary writes an executable (or not) file named yagent-plugin-<name>.
+func fakeBinary(t *testing.T, dir, name string, mode os.FileMode) string {
+	t.Helper()
+	path := filepath.Join(dir, BinaryPrefix+name)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDiscover(t *testing.T) {
+	t.Parallel()
+	first, second := t.TempDir(), t.TempDir()
+	fsFirst := fakeBinary(t, first, "fs", 0o755)
+	fsSecond := fakeBinary(t, second, "fs", 0o755)
+	hello := fakeBinary(t, second, "hello", 0o755)
+	noExec := fakeBinary(t, second, "noexec", 0o644)
+	fakeBinary(t, second, "Bad.Name", 0o755)
+	if err := os.Mkdir(filepath.Join(first, BinaryPrefix+"adir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(hello, filepath.Join(first, BinaryPrefix+"linked")); err != nil {
+		t.Fatal(err)
+	}
+	fakeBinary(t, first, "", 0o755)                                        // "yagent-plugin-": no name
+	os.WriteFile(filepath.Join(first, "other-binary"), []byte("x"), 0o755) //nolint:errcheck // not a plugin
+	missing := filepath.Join(t.TempDir(), "does-not-exist")
+
+	m := New(Options{Dirs: []string{first, missing, second}, FirstParty: []string{"fs", "shell"}})
+	found, warnings := m.Discover()
+
+	want := []Found{
+		{Name: "fs", Path: fsFirst},
+		{Name: "hello", Path: hello},
+		{Name: "linked", Path: filepath.Join(first, BinaryPrefix+"linked")},
+	}
+	if !reflect.DeepEqual(found, want) {
+		t.Errorf("Discover found:\n got %+v\nwant %+v", found, want)
+	}
+	all := strings.Join(warnings, "\n")
+	checks := []struct {
+		what  string
+		parts []string
+	}{
+		{"the later duplicate, naming both", []string{"plugin fs", fsSecond, "is ignored", fsFirst, "found first"}},
+		{"the non-executable file", []string{noExec, "not executable"}},
+		{"the bad name", []string{`"Bad.Name" is not a plugin name`}},
+		{"the missing first-party binary and the folders searched", []string{"yagent-plugin-shell not found in", first, missing, second}},
+	}
+	for _, c := range checks {
+		ok := false
+		for _, w := range warnings {
+			hit := true
+			for _, p := range c.parts {
+				hit = hit && strings.Contains(w, p)
+			}
+			ok = ok || hit
+		}
+		if !ok {
+			t.Errorf("no warning about %s (want one line with %q); warnings:\n%s", c.what, c.parts, all)
+		}
+	}
+	if n := strings.Count(all, "yagent-plugin-shell"); n != 1 {
+		t.Errorf("the missing first-party binary is named in %d warnings, want 1:\n%s", n, all)
+	}
+	if strings.Contains(all, "yagent-plugin-fs not found") {
+		t.Errorf("fs was found but is reported missing:\n%s", all)
+	}
+	if strings.Contains(all, missing+" cannot be read") {
+		t.Errorf("a missing folder is not worth a warning:\n%s", all)
+	}
+	if len(warnings) != 4 {
+		t.Errorf("got %d warnings, want 4:\n%s", len(warnings), all)
+	}
+}
+
+func TestDiscover_MissingFirstPartyDoesNotFail(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	m := New(Options{Dirs: []string{dir}, CacheDir: t.TempDir(), FirstParty: []string{"browser"}})
+	plugins, warnings, err := m.Load(t.Context())
+	if err != nil || len(plugins) != 0 {
+		t.Fatalf("Load with a missing first-party plugin: %d plugins, %v; want none and no error", len(plugins), err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "yagent-plugin-browser") || !strings.Contains(warnings[0], dir) {
+		t.Errorf("warnings %q, want one naming yagent-plugin-browser and %s", warnings, dir)
+	}
+}
+
+func TestDefaultDirs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	extra1, extra2 := t.TempDir(), t.TempDir()
+	t.Setenv("YAGENT_PLUGIN_PATH", extra1+string(os.PathListSeparator)+string(os.PathListSeparator)+extra2+string(os.PathListSeparator)+extra1)
+	binDir := t.TempDir()
+	got := DefaultDirs(filepath.Join(binDir, "yagent"))
+	want := []string{filepath.Join(binDir, "plugins"), filepath.Join(home, ".yagent", "plugins"), extra1, extra2}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DefaultDirs:\n got %q\nwant %q", got, want)
+	}
+	if got := DefaultDirs(""); !reflect.DeepEqual(got, want[1:]) {
+		t.Errorf("DefaultDirs(\"\"):\n got %q\nwant %q", got, want[1:])
+	}
+}

@@ -1,0 +1,267 @@
+package pluginmgr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yagent/yagent/sdk"
+)
+
+// Options configures a Manager.
+type Options struct {
+	// Dirs are the plugin folders in search order (see DefaultDirs).
+	Dirs []string
+	// CacheDir holds the spec cache and the sha index; "" means
+	// ~/.yagent/cache/specs (no cache when the home folder is unknown).
+	CacheDir string
+	// LockFile is the pin lock file; "" means no pinning. A lock file
+	// that does not exist pins nothing.
+	LockFile string
+	// Logger receives the manager's log and the plugins' logs; nil
+	// discards them.
+	Logger hclog.Logger
+	// Host answers the plugins' approval requests; nil denies them with a
+	// reason.
+	Host HostServices
+	// Settings holds each plugin's settings by plugin name, passed to it
+	// at launch (sdk.Settings).
+	Settings map[string]map[string]string
+	// FirstParty names the plugins whose absence is warned about (fs,
+	// shell, search, browser, cognitive).
+	FirstParty []string
+	// Backoff is how long a plugin's next start waits after its attempt-th
+	// consecutive crash (0-based); nil means DefaultBackoff.
+	Backoff func(attempt int) time.Duration
+}
+
+// HostServices answers what plugins ask of the host while a call runs.
+// Progress needs no service: it reaches the progress func given to the
+// call's Execute.
+type HostServices interface {
+	// RequestApproval asks the user, for the call described by call (ID,
+	// Tool, SessionID, Workspace...) of plugin, and blocks for the answer.
+	// ctx ends when the call does.
+	RequestApproval(ctx context.Context, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error)
+}
+
+// DefaultBackoff waits 100ms·2^attempt, at most 5s.
+func DefaultBackoff(attempt int) time.Duration {
+	if attempt < 0 {
+		attempt = 0
+	}
+	if attempt > 6 {
+		return 5 * time.Second
+	}
+	return min(100*time.Millisecond<<attempt, 5*time.Second)
+}
+
+// Manager finds, launches and supervises the plugins. Its methods are safe
+// for concurrent use; Load is called once.
+type Manager struct {
+	opts   Options
+	logger hclog.Logger
+	// hashFile hashes a binary; a seam so tests can count hashes.
+	hashFile func(path string) (string, error)
+	// crashGrace bounds the wait for a plugin process to exit after its
+	// connection failed, before the failure is called a crash anyway.
+	crashGrace time.Duration
+
+	done chan struct{} // closed by Close
+
+	mu      sync.Mutex
+	plugins []*Plugin
+	closed  bool
+}
+
+// New returns a Manager; nothing is searched or launched before Discover or
+// Load.
+func New(opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Backoff == nil {
+		opts.Backoff = DefaultBackoff
+	}
+	if opts.CacheDir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			opts.CacheDir = filepath.Join(home, ".yagent", "cache", "specs")
+		}
+	}
+	return &Manager{
+		opts:       opts,
+		logger:     opts.Logger,
+		hashFile:   sha256File,
+		crashGrace: 2 * time.Second,
+		done:       make(chan struct{}),
+	}
+}
+
+var errClosed = errors.New("the plugin manager is closed")
+
+// Load discovers the plugins and describes each one: from the spec cache
+// when it holds the binary's sum (the plugin then starts on its first
+// Execute), else by launching it and asking (the answer is cached). A
+// plugin whose binary does not match its pin, or that cannot be launched
+// or described, is returned with Refused set and a warning. The warnings
+// include Discover's. The error is for a lock file that cannot be read and
+// for ctx ending.
+func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
+	found, warnings := m.Discover()
+	lock := Lock{Plugins: map[string]LockEntry{}}
+	if m.opts.LockFile != "" {
+		var err error
+		if lock, err = ReadLock(m.opts.LockFile); err != nil {
+			return nil, warnings, err
+		}
+	}
+	idx := loadIndex(m.opts.CacheDir)
+	plugins := make([]*Plugin, 0, len(found))
+	var launch []*Plugin
+	for _, f := range found {
+		p := &Plugin{Name: f.Name, Path: f.Path, m: m, groups: map[int]bool{}}
+		plugins = append(plugins, p)
+		sum, id, err := idx.sum(f.Path, m.hashFile)
+		if err != nil {
+			p.Refused = fmt.Errorf("plugin %s: %w", p.Name, err)
+			warnings = append(warnings, p.Refused.Error())
+			continue
+		}
+		p.SHA256, p.id = sum, id
+		pinned, err := lock.Check(p.Name, p.Path, sum)
+		if err != nil {
+			p.Refused = err
+			warnings = append(warnings, err.Error())
+			continue
+		}
+		p.Pinned = pinned
+		if d, ok := loadSpecs(m.opts.CacheDir, sum); ok && d.Name == p.Name {
+			p.Version, p.Specs = d.Version, d.Specs
+			continue
+		}
+		launch = append(launch, p)
+	}
+	if err := idx.save(m.opts.CacheDir); err != nil {
+		warnings = append(warnings, fmt.Sprintf("plugin sha index not saved: %v", err))
+	}
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(launch))
+	for i, p := range launch {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			inst, err := p.instance(ctx)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			p.Version, p.Specs = inst.desc.Version, inst.desc.Specs
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, warnings, fmt.Errorf("load plugins: %w", err)
+	}
+	for i, p := range launch {
+		if errs[i] != nil {
+			p.Refused = fmt.Errorf("plugin %s cannot be used: %w", p.Name, errs[i])
+			warnings = append(warnings, p.Refused.Error())
+			continue
+		}
+		if err := storeSpecs(m.opts.CacheDir, p.SHA256, sdk.Description{
+			Name: p.Name, Version: p.Version, ProtocolVersion: sdk.ProtocolVersion, Specs: p.Specs,
+		}); err != nil {
+			warnings = append(warnings, fmt.Sprintf("plugin %s: specs not cached: %v", p.Name, err))
+		}
+	}
+
+	m.mu.Lock()
+	m.plugins = plugins
+	m.mu.Unlock()
+	return plugins, warnings, nil
+}
+
+// Plugins returns the plugins of the last Load, sorted by name.
+func (m *Manager) Plugins() []*Plugin {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]*Plugin(nil), m.plugins...)
+}
+
+// Plugin returns the loaded plugin called name, nil when there is none.
+func (m *Manager) Plugin(name string) *Plugin {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i := sort.Search(len(m.plugins), func(i int) bool { return m.plugins[i].Name >= name })
+	if i < len(m.plugins) && m.plugins[i].Name == name {
+		return m.plugins[i]
+	}
+	return nil
+}
+
+// KillReportedGroups sends SIGKILL to every process group a plugin reported
+// live and has not reported ended: the host's hard exit on a second signal.
+func (m *Manager) KillReportedGroups() {
+	for _, p := range m.Plugins() {
+		p.killGroups()
+	}
+}
+
+// Close asks every running plugin to shut down (its OnShutdown), stops its
+// process, and kills the process groups still reported live. Later calls
+// fail with plugin_unavailable.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	close(m.done)
+	plugins := append([]*Plugin(nil), m.plugins...)
+	m.mu.Unlock()
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(plugins))
+	for i, p := range plugins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.stop(ctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// pluginEnv is the environment of plugin name: the host's, with the
+// plugin's settings and log level.
+func (m *Manager) pluginEnv(name string) ([]string, error) {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, sdk.SettingsEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if s := m.opts.Settings[name]; len(s) > 0 {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, sdk.SettingsEnv+"="+string(b))
+	}
+	if os.Getenv(sdk.LogLevelEnv) == "" {
+		env = append(env, sdk.LogLevelEnv+"="+m.logger.GetLevel().String())
+	}
+	return env, nil
+}

@@ -1,0 +1,21 @@
+package pluginmgr
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setParentDeathSignal makes the kernel SIGKILL the plugin when the host
+// dies, even by SIGKILL. The plugin stays in the host's process group
+// (Setpgid false) so a signal to the host's group reaches it too.
+//
+// Pdeathsig follows the OS thread that forked the child; Go keeps its
+// threads alive unless a goroutine exits while locked to one, and the
+// launching goroutine never locks its thread.
+func setParentDeathSignal(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	cmd.SysProcAttr.Setpgid = false
+}
