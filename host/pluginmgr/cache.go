@@ -20,11 +20,11 @@ const cacheFormat = 1
 // cachedDescription is one file of the spec cache: what a binary with this
 // sha256 said about itself.
 type cachedDescription struct {
-	Format          int        `json:"format"`
-	SHA256          string     `json:"sha256"`
-	Name            string     `json:"name"`
-	Version         string     `json:"version"`
-	ProtocolVersion int        `json:"protocol_version"`
+	Format          int          `json:"format"`
+	SHA256          string       `json:"sha256"`
+	Name            string       `json:"name"`
+	Version         string       `json:"version"`
+	ProtocolVersion int          `json:"protocol_version"`
 	Specs           []cachedSpec `json:"specs"`
 }
 
