@@ -1,0 +1,400 @@
+package adapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/yagent/yagent/host/bus"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
+)
+
+// DefaultMaxTextBytes caps the model text of a result when Options sets none.
+const DefaultMaxTextBytes = 256 << 10
+
+// Options configures an Adapter.
+type Options struct {
+	// Workspace is the absolute workspace root passed to the guard and the executor.
+	Workspace string
+	// Logger receives the structured warnings (unusable input); nil = slog.Default().
+	Logger *slog.Logger
+	// MaxTextBytes caps a result's model text; 0 = DefaultMaxTextBytes.
+	MaxTextBytes int
+	// Bus receives tool started, progress and finished events; nil = none.
+	Bus *bus.Dispatcher
+	// Trusted is false for tools of unpinned external plugins.
+	Trusted bool
+}
+
+// Adapter is one tool of the surface; Call is its pipeline. An Adapter is
+// safe for concurrent calls once its guard is attached.
+type Adapter struct {
+	spec      sdk.Spec
+	family    string
+	tier      toolspec.Tier
+	exec      Executor
+	opts      Options
+	logger    *slog.Logger
+	schema    *schema
+	schemaErr error
+
+	guard    Guard
+	approver Approver
+}
+
+// New returns the adapter of spec, served by exec. The input schema is
+// compiled here, once; a schema that does not compile is reported by
+// SchemaError and fails every call.
+func New(spec sdk.Spec, family string, tier toolspec.Tier, exec Executor, opts Options) *Adapter {
+	if opts.MaxTextBytes <= 0 {
+		opts.MaxTextBytes = DefaultMaxTextBytes
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	a := &Adapter{spec: spec, family: family, tier: tier, exec: exec, opts: opts, logger: logger}
+	a.schema, a.schemaErr = compileSchema(spec.InputSchema)
+	return a
+}
+
+// Name returns the tool's name.
+func (a *Adapter) Name() string { return a.spec.Name }
+
+// Spec returns the tool's spec, as bound by the registry for static tools.
+func (a *Adapter) Spec() sdk.Spec { return a.spec }
+
+// Family returns the family that serves the tool.
+func (a *Adapter) Family() string { return a.family }
+
+// Tier returns the tool's tier before any budget demotion.
+func (a *Adapter) Tier() toolspec.Tier { return a.tier }
+
+// Brief returns the spec's one-line brief, "" when it has none.
+func (a *Adapter) Brief() string { return a.spec.Brief }
+
+// Trusted reports whether the guard may believe the spec's Effect and roles.
+func (a *Adapter) Trusted() bool { return a.opts.Trusted }
+
+// SchemaError returns why the input schema did not compile, nil when it did.
+func (a *Adapter) SchemaError() error { return a.schemaErr }
+
+// AttachGuard sets the guard and the approver of the adapter. The surface
+// calls it once for every adapter, after building them all, before any call.
+func (a *Adapter) AttachGuard(g Guard, ap Approver) {
+	a.guard = g
+	a.approver = ap
+}
+
+// Call runs the pipeline on raw input: parse (unusable input falls back to
+// {"input": raw}) → repair → validate → guard → authorize → execute → wrap.
+// It never returns nil; failures are envelopes with a Code.
+func (a *Adapter) Call(ctx context.Context, sess *session.Session, raw json.RawMessage) *Result {
+	if sess == nil {
+		sess = session.New("")
+	}
+	callID := uuid.NewString()
+	a.opts.Bus.Publish(bus.Event{Type: bus.ToolStarted, SessionID: sess.ID(), CallID: callID, Tool: a.spec.Name})
+	res := a.run(ctx, sess, callID, raw)
+	if text, cut := capText(res.Text, a.opts.MaxTextBytes); cut {
+		res.Text, res.Truncated = text, true
+	}
+	a.opts.Bus.Publish(bus.Event{Type: bus.ToolFinished, SessionID: sess.ID(), CallID: callID, Tool: a.spec.Name, Payload: res})
+	return res
+}
+
+func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string, raw json.RawMessage) (res *Result) {
+	name := a.spec.Name
+	if a.schemaErr != nil {
+		return errorResult(sdk.CodeToolFailed, fmt.Sprintf("%s cannot be called: its %v. This is a fault of the tool, not of the call.", name, a.schemaErr))
+	}
+	if ctx.Err() != nil {
+		return a.ctxResult(ctx.Err())
+	}
+
+	// 1. Parse; unusable input falls back to {"input": raw}.
+	args, reason := parseArgs(raw)
+	var repairs []Repair
+	var warnings []string
+	changed := false
+	if args == nil {
+		args = map[string]any{"input": fallbackInput(raw)}
+		a.logger.Warn("unusable tool input",
+			"tool", name, "reason", reason, "raw_len", len(raw), "raw_prefix", prefix(raw, 64),
+			"session", sess.ID(), "call", callID)
+		repairs = append(repairs, Repair{Kind: RepairUnusableInput, Field: "input", Detail: reason})
+		warnings = append(warnings, fmt.Sprintf(`the arguments were not a JSON object (%s); they were passed on as {"input": ...}`, reason))
+		changed = true
+	}
+	if _, ok := args["description"]; ok && !a.schema.declares("description") {
+		delete(args, "description")
+		repairs = append(repairs, Repair{Kind: RepairDescriptionDropped, Field: "description", Detail: "undeclared description field removed"})
+		changed = true
+	}
+
+	// 2. Repair, 3. validate; when the repaired input is still wrong, give
+	// up on the repairs and speak of what the model sent.
+	fixed, fixes := repairArgs(a.schema.doc, a.spec.Roles, args)
+	problems := a.schema.validate(fixed)
+	if problems != nil && len(fixes) > 0 {
+		if orig := a.schema.validate(args); orig == nil {
+			fixed, fixes, problems = args, nil, nil
+		} else {
+			problems = orig
+		}
+	}
+	if problems != nil {
+		r := a.invalidInput(problems, reason)
+		r.Repairs, r.Warnings = repairs, warnings
+		return r
+	}
+	args = fixed
+	if len(fixes) > 0 {
+		repairs = append(repairs, fixes...)
+		changed = true
+	}
+	input := json.RawMessage(bytes.TrimSpace(raw))
+	if changed {
+		var err error
+		if input, err = encodeArgs(args); err != nil {
+			return errorResult(sdk.CodeToolFailed, fmt.Sprintf("%s: the repaired input does not encode: %v", name, err))
+		}
+	}
+	defer func() {
+		res.Repairs = append(repairs, res.Repairs...)
+		res.Warnings = append(warnings, res.Warnings...)
+	}()
+
+	// 4. Workspace boundary and authorization.
+	var approved []string
+	if a.guard != nil {
+		d := a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted})
+		switch d.Action {
+		case Allow:
+		case Deny:
+			return errorResult(sdk.CodeDenied, fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", name, d.Reason))
+		default:
+			if a.approver == nil {
+				return a.needsAuth(d)
+			}
+			ok, why, paths := a.approver.Authorize(ctx, sess, a.spec, d)
+			if !ok {
+				switch {
+				case ctx.Err() != nil:
+					return a.ctxResult(ctx.Err())
+				case sess.Answerer() == nil:
+					return a.needsAuth(d)
+				}
+				text := fmt.Sprintf("The user declined %s (%s).", name, d.Reason)
+				if why = strings.TrimSpace(why); why != "" {
+					text += " The user said: " + why
+				}
+				return errorResult(sdk.CodeDenied, text+" Do not retry the same call; follow what the user said or choose another way.")
+			}
+			approved = paths
+		}
+	}
+
+	// 5. Execute.
+	info := sdk.CallInfo{ID: callID, Tool: name, SessionID: sess.ID(), Workspace: a.opts.Workspace, ApprovedPaths: approved}
+	if dl, ok := ctx.Deadline(); ok {
+		info.Deadline = dl
+	}
+	hook := progressFrom(ctx)
+	progress := func(p sdk.Progress) {
+		a.opts.Bus.Publish(bus.Event{Type: bus.ToolProgress, SessionID: sess.ID(), CallID: callID, Tool: name, Payload: p})
+		if hook != nil {
+			hook(p)
+		}
+	}
+	out, err := a.execute(session.NewContext(ctx, sess), info, input, progress)
+
+	// 6. Wrap.
+	if err != nil {
+		return a.errorEnvelope(ctx, err)
+	}
+	return a.envelope(out)
+}
+
+func (a *Adapter) execute(ctx context.Context, info sdk.CallInfo, input json.RawMessage, progress func(sdk.Progress)) (out *sdk.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.logger.Error("tool panicked", "tool", a.spec.Name, "panic", p, "stack", string(debug.Stack()))
+			out, err = nil, fmt.Errorf("%s panicked: %v", a.spec.Name, p)
+		}
+	}()
+	return a.exec.Execute(ctx, info, input, progress)
+}
+
+func (a *Adapter) envelope(out *sdk.Result) *Result {
+	if out == nil {
+		out = &sdk.Result{}
+	}
+	res := &Result{Text: out.Text, Images: out.Images}
+	if out.Data != nil {
+		b, err := json.Marshal(out.Data)
+		if err != nil {
+			return errorResult(sdk.CodeResultUnencoding, fmt.Sprintf("%s returned a result that cannot be serialized (%T: %v); its output is lost. This is a fault of the tool.", a.spec.Name, out.Data, err))
+		}
+		if string(b) != "null" {
+			res.Data = b
+		}
+	}
+	if res.Text == "" && len(res.Data) > 0 {
+		res.Text = string(res.Data)
+	}
+	if res.Text == "" && len(res.Images) == 0 {
+		res.Text = "(no output)"
+	}
+	for _, n := range out.Notes {
+		res.Repairs = append(res.Repairs, Repair{Kind: n.Kind, Detail: n.Detail})
+	}
+	return res
+}
+
+func (a *Adapter) errorEnvelope(ctx context.Context, err error) *Result {
+	if te, ok := sdk.AsToolError(err); ok {
+		code := te.Code
+		if code == "" {
+			code = sdk.CodeToolFailed
+		}
+		res := errorResult(code, te.Message)
+		if te.Data != nil {
+			if b, mErr := json.Marshal(te.Data); mErr == nil {
+				res.Data = b
+			} else {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the error's data (%T) cannot be serialized: %v", te.Data, mErr))
+			}
+		}
+		return res
+	}
+	if ctx.Err() != nil {
+		return a.ctxResult(ctx.Err())
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return a.ctxResult(err)
+	}
+	return errorResult(sdk.CodeToolFailed, fmt.Sprintf("%s failed: %v", a.spec.Name, err))
+}
+
+// ctxResult is the envelope of a call ended by err, a cancel or a deadline.
+func (a *Adapter) ctxResult(err error) *Result {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errorResult(sdk.CodeTimeout, fmt.Sprintf("%s did not finish before its deadline and was stopped. Try a smaller request, or run long work in the background.", a.spec.Name))
+	}
+	return errorResult(sdk.CodeCancelled, fmt.Sprintf("%s was cancelled before it finished.", a.spec.Name))
+}
+
+func (a *Adapter) needsAuth(d Decision) *Result {
+	text := fmt.Sprintf("%s needs the user's authorization (%s), and nobody can be asked in this session, so the call did not run. To allow such calls, the user can start yagent with -y", a.spec.Name, d.Reason)
+	if d.Hint != "" {
+		text += ", or " + d.Hint
+	}
+	return errorResult(sdk.CodeNeedsAuth, text+". Until then, stay inside the workspace or choose another way.")
+}
+
+func (a *Adapter) invalidInput(problems []fieldProblem, unusable string) *Result {
+	name := a.spec.Name
+	var b strings.Builder
+	if unusable != "" {
+		fmt.Fprintf(&b, "The arguments for %s were not a usable JSON object (%s), so they were passed as {\"input\": ...}, which %s does not accept.\n", name, unusable, name)
+	}
+	fmt.Fprintf(&b, "Invalid input for %s:\n", name)
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.String()
+		fmt.Fprintf(&b, "- %s\n", p)
+	}
+	valid := a.schema.validFields()
+	if len(valid) > 0 {
+		fmt.Fprintf(&b, "Valid fields: %s.\n", strings.Join(valid, ", "))
+	}
+	fmt.Fprintf(&b, "Send a JSON object with these fields and call %s again.", name)
+	data, _ := json.Marshal(struct {
+		Problems    []fieldProblem `json:"problems"`
+		ValidFields []string       `json:"valid_fields"`
+	}{problems, propertyNames(a.schema.doc)})
+	return &Result{Code: sdk.CodeInvalidInput, Text: b.String(), Data: data}
+}
+
+// parseArgs decodes raw as a JSON object; for anything else it returns nil
+// and why the input is unusable.
+func parseArgs(raw []byte) (map[string]any, string) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 {
+		return nil, "empty input"
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, "invalid JSON: " + err.Error()
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, "invalid JSON: data after the top-level value"
+	}
+	switch o := v.(type) {
+	case map[string]any:
+		return o, ""
+	case nil:
+		return nil, "literal null"
+	default:
+		return nil, "a JSON " + goType(o) + ", not an object"
+	}
+}
+
+// fallbackInput is the value of "input" for unusable raw input: the raw text
+// itself, or the string a JSON string literal holds.
+func fallbackInput(raw []byte) string {
+	var s string
+	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+func prefix(raw []byte, n int) string {
+	if len(raw) <= n {
+		return string(raw)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return string(raw[:cut]) + "…"
+}
+
+// capText keeps the head and the tail of s within max bytes, with a line in
+// between saying how much was cut.
+func capText(s string, max int) (string, bool) {
+	if len(s) <= max {
+		return s, false
+	}
+	const reserve = 160
+	keep := max - reserve
+	if keep < 2 {
+		keep = 2
+	}
+	head := keep / 2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	tail := len(s) - (keep - keep/2)
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	cut := tail - head
+	marker := fmt.Sprintf("\n[... %d bytes cut from the middle: the result exceeded %d bytes; ask for less (a range, a filter) to see it ...]\n", cut, max)
+	return s[:head] + marker + s[tail:], true
+}

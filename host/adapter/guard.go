@@ -1,0 +1,69 @@
+package adapter
+
+import (
+	"context"
+
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// Guard decides, from a tool's Effect and parameter roles, whether a
+// validated call may run, must ask the user, or is refused.
+type Guard interface {
+	Check(ctx context.Context, req GuardRequest) Decision
+}
+
+// GuardRequest is one validated call the guard judges.
+type GuardRequest struct {
+	Spec sdk.Spec
+	// Args are the validated arguments.
+	Args      map[string]any
+	Workspace string
+	Session   *session.Session
+	// Trusted is false for tools of unpinned external plugins, whose
+	// declared Effect and roles the host does not believe.
+	Trusted bool
+}
+
+// Action is the guard's verdict.
+type Action int
+
+// Actions.
+const (
+	Allow Action = iota
+	Ask
+	Deny
+)
+
+func (a Action) String() string {
+	switch a {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	case Deny:
+		return "deny"
+	}
+	return "action(?)"
+}
+
+// Decision is the guard's answer on one call.
+type Decision struct {
+	Action Action
+	// Reason says, for the user and the model, why the call asks or is refused.
+	Reason string
+	// Paths outside the workspace the call touches; approving the call
+	// approves them for it.
+	Paths []string
+	// Command is the command line that made the call ask.
+	Command string
+	// Hint says how to allow such calls without asking (a profile line).
+	Hint string
+}
+
+// Approver resolves an Ask: session passes, YOLO, or the session's user.
+// It returns whether the call may run, the user's word back to the model,
+// and the external paths approved for the call.
+type Approver interface {
+	Authorize(ctx context.Context, sess *session.Session, spec sdk.Spec, d Decision) (allowed bool, reason string, approvedPaths []string)
+}

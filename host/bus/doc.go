@@ -1,0 +1,10 @@
+// Package bus is the host's in-process event bus: tool started, progress and
+// finished events for the fronts (MCP progress notifications, CLI output,
+// logs), and the user_help_needed / user_help_response events of the
+// authorization loop.
+//
+// Ordinary events are dropped, and counted, when a subscriber's queue is
+// full: a slow log must never stall a tool. The two user-help events ride a
+// critical side queue per subscriber instead: FIFO, and when it is full the
+// oldest event is dropped, never the newest.
+package bus

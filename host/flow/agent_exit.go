@@ -1,0 +1,89 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
+)
+
+// exitParam is one parameter of agent_exit.
+type exitParam struct {
+	name     string
+	schema   string
+	required bool
+}
+
+// exitParams is the one list agent_exit's schema and its echo are both made
+// from: a parameter added here is declared and echoed, never one without
+// the other.
+func exitParams() []exitParam {
+	return []exitParam{
+		{name: "summary", required: true, schema: `{"type":"string","description":"What was done, what was not, and anything the user must know."}`},
+		{name: "handoff", schema: `{"type":["string","object"],"description":"Notes or state for whoever continues the work."}`},
+		{name: "blueprint", schema: `{"type":["string","object"],"description":"A plan or structure for the next phase of the work."}`},
+	}
+}
+
+// AgentExit returns agent_exit: it echoes every declared argument back,
+// verbatim, in the result's data and text. The session goes on; ending it
+// is the client's choice.
+func AgentExit() (sdk.Spec, adapter.Executor) {
+	params := exitParams()
+	props := make([]string, len(params))
+	var req []string
+	for i, p := range params {
+		props[i] = fmt.Sprintf("%q:%s", p.name, p.schema)
+		if p.required {
+			req = append(req, fmt.Sprintf("%q", p.name))
+		}
+	}
+	schema := fmt.Sprintf(`{"type":"object","properties":{%s},"required":[%s],"additionalProperties":false}`,
+		strings.Join(props, ","), strings.Join(req, ","))
+	spec := bind(toolspec.AgentExit, sdk.Spec{
+		Description: "Finish the task: report what was done in summary, and pass on a handoff or a blueprint when the work " +
+			"continues elsewhere. Call it once, last. The arguments are returned to the client as given.",
+		InputSchema: json.RawMessage(schema),
+	})
+	exec := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(input, &got); err != nil {
+			return nil, sdk.Errorf(sdk.CodeInvalidInput, "agent_exit arguments are not a JSON object: %v", err)
+		}
+		echo := make(map[string]json.RawMessage, len(params))
+		var b strings.Builder
+		b.WriteString("Exit recorded; the arguments below go back to the client as given. The session stays open: ending it is the client's choice.\n")
+		for _, p := range params {
+			v, ok := got[p.name]
+			if !ok {
+				echo[p.name] = json.RawMessage("null")
+				continue
+			}
+			echo[p.name] = v
+			fmt.Fprintf(&b, "\n%s: %s", p.name, display(v))
+		}
+		return &sdk.Result{Text: b.String(), Data: echo}, nil
+	})
+	return spec, exec
+}
+
+// display shows a JSON string as its text and anything else as JSON.
+func display(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+func bind(name string, spec sdk.Spec) sdk.Spec {
+	st, ok := toolspec.Lookup(name)
+	if !ok {
+		panic(fmt.Sprintf("flow: %s is missing from the static registry", name))
+	}
+	return st.Bind(spec)
+}

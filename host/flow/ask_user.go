@@ -1,0 +1,66 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/bus"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
+)
+
+// NoAnswerer is the text ask_user_for_help returns when the session has
+// nobody to ask.
+const NoAnswerer = "Nobody is attached to answer questions in this session (no terminal and no client that supports " +
+	"elicitation). Decide on your own, pick the most reasonable option, and say in your summary what you assumed."
+
+// AskUserForHelp returns ask_user_for_help: the question goes to the
+// session's answerer, announced on d as user_help_needed and
+// user_help_response (the critical queue). With no answerer attached, the
+// result says so; it is not an error.
+func AskUserForHelp(d *bus.Dispatcher) (sdk.Spec, adapter.Executor) {
+	spec := bind(toolspec.AskUserForHelp, sdk.Spec{
+		Description: "Ask the user a question and wait for the answer. Use it when you are blocked on a decision only the " +
+			"user can make; ask one clear question.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string","description":"The question for the user."}},"required":["question"],"additionalProperties":false}`),
+	})
+	exec := adapter.ExecutorFunc(func(ctx context.Context, info sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+		var in struct {
+			Question string `json:"question"`
+		}
+		if err := json.Unmarshal(input, &in); err != nil {
+			return nil, sdk.Errorf(sdk.CodeInvalidInput, "question must be a string: %v", err)
+		}
+		sess := session.FromContext(ctx)
+		var ans session.Answerer
+		if sess != nil {
+			ans = sess.Answerer()
+		}
+		if ans == nil {
+			return &sdk.Result{Text: NoAnswerer, Data: map[string]any{"answered": false}}, nil
+		}
+		reqID := uuid.NewString()
+		ev := bus.Event{SessionID: info.SessionID, CallID: info.ID, RequestID: reqID, Tool: info.Tool}
+		ev.Type, ev.Payload = bus.UserHelpNeeded, in.Question
+		d.Publish(ev)
+		answer, err := ans.Help(ctx, in.Question)
+		ev.Type, ev.Payload = bus.UserHelpResponse, answer
+		d.Publish(ev)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return &sdk.Result{
+				Text: fmt.Sprintf("The user could not be asked (%v). Decide on your own and say in your summary what you assumed.", err),
+				Data: map[string]any{"answered": false},
+			}, nil
+		}
+		return &sdk.Result{Text: "The user answered: " + answer, Data: map[string]any{"answered": true, "answer": answer}}, nil
+	})
+	return spec, exec
+}

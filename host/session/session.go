@@ -1,0 +1,155 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// Answerer asks the session's user: a TTY prompt for the CLI, MCP
+// elicitation for clients that support it.
+type Answerer interface {
+	// Approve asks the user to allow a call the guard flagged.
+	Approve(ctx context.Context, req ApprovalPrompt) (ApprovalAnswer, error)
+	// Help asks the user a free-form question and returns the answer.
+	Help(ctx context.Context, question string) (string, error)
+}
+
+// ApprovalPrompt is what the user is asked to approve.
+type ApprovalPrompt struct {
+	// RequestID pairs the prompt with its answer.
+	RequestID string
+	Tool      string
+	// Reason says what is asked and why.
+	Reason string
+	// Paths are paths outside the workspace the call wants to touch.
+	Paths []string
+	// Command is the command line the call wants to run.
+	Command string
+}
+
+// Approval scopes.
+const (
+	ScopeOnce    = "once"
+	ScopeSession = "session"
+	ScopeProject = "project"
+)
+
+// ApprovalAnswer is the user's answer to an ApprovalPrompt.
+type ApprovalAnswer struct {
+	Approved bool
+	// Scope is ScopeOnce (default), ScopeSession or ScopeProject.
+	Scope string
+	// Reason is the user's optional word back to the model.
+	Reason string
+}
+
+// Session is one agent session. The zero value is not usable; call New.
+type Session struct {
+	id string
+
+	mu       sync.Mutex
+	loaded   map[string]struct{}
+	granted  map[string]struct{}
+	grantAll bool
+	answerer Answerer
+}
+
+// New returns a session named id; "" gets a fresh uuid.
+func New(id string) *Session {
+	if id == "" {
+		id = uuid.NewString()
+	}
+	return &Session{id: id, loaded: map[string]struct{}{}, granted: map[string]struct{}{}}
+}
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.id }
+
+// MarkLoaded records that the session has loaded the Cold tool name and
+// reports whether it was new.
+func (s *Session) MarkLoaded(name string) (newly bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.loaded[name]; ok {
+		return false
+	}
+	s.loaded[name] = struct{}{}
+	return true
+}
+
+// IsLoaded reports whether the session has loaded name.
+func (s *Session) IsLoaded(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.loaded[name]
+	return ok
+}
+
+// Loaded returns the loaded tool names, sorted.
+func (s *Session) Loaded() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.loaded))
+	for n := range s.loaded {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SetAnswerer attaches a (nil: detaches the) user-facing answerer.
+func (s *Session) SetAnswerer(a Answerer) {
+	s.mu.Lock()
+	s.answerer = a
+	s.mu.Unlock()
+}
+
+// Answerer returns the attached answerer, nil when none.
+func (s *Session) Answerer() Answerer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answerer
+}
+
+// GrantTool gives the session a pass for the tool name: its calls no longer
+// ask the user.
+func (s *Session) GrantTool(name string) {
+	s.mu.Lock()
+	s.granted[name] = struct{}{}
+	s.mu.Unlock()
+}
+
+// GrantAll gives the session a pass for every tool.
+func (s *Session) GrantAll() {
+	s.mu.Lock()
+	s.grantAll = true
+	s.mu.Unlock()
+}
+
+// Granted reports whether a session pass covers name.
+func (s *Session) Granted(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.grantAll {
+		return true
+	}
+	_, ok := s.granted[name]
+	return ok
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying s, so host-native tools can reach the
+// session of the call they serve.
+func NewContext(ctx context.Context, s *Session) context.Context {
+	return context.WithValue(ctx, ctxKey{}, s)
+}
+
+// FromContext returns the session ctx carries, nil when none.
+func FromContext(ctx context.Context) *Session {
+	s, _ := ctx.Value(ctxKey{}).(*Session)
+	return s
+}

@@ -1,0 +1,594 @@
+package surface
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/bus"
+	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/host/flow"
+	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
+)
+
+// Source is one plugin's contribution to the surface.
+type Source struct {
+	Plugin string
+	// Family is the plugin's family; only a static tool's own family may serve it.
+	Family string
+	// Pinned plugins are trusted with the Effect and roles they declare for
+	// external tools.
+	Pinned bool
+	Specs  []sdk.Spec
+	Exec   adapter.Executor
+}
+
+// Options configures a Surface.
+type Options struct {
+	// Profile filters and tiers the tools; nil = defaults: every family,
+	// deferred auto, a 24 KiB budget.
+	Profile   *config.Profile
+	Workspace string
+	// Yolo (-y) makes the default guard and approver allow everything.
+	Yolo bool
+	// FullYolo (-Y) implies Yolo and removes ask_user_for_help.
+	FullYolo bool
+	// Guard is attached to every adapter, once, after they are all built;
+	// nil = guard.New for Workspace and Profile.
+	Guard adapter.Guard
+	// Approver resolves the guard's asks; nil = guard.NewApprover.
+	Approver adapter.Approver
+	Bus      *bus.Dispatcher
+	Logger   *slog.Logger
+	// OnListChanged is told when a session loads a Cold tool it had not.
+	OnListChanged func(sess *session.Session)
+}
+
+// Skip is a tool left out of the surface, and why.
+type Skip struct {
+	Tool, Plugin, Reason string
+}
+
+// CatalogEntry is one deferred tool: its name and one-line brief.
+type CatalogEntry struct {
+	Name, Brief string
+}
+
+// Surface is the merged, guarded tool surface.
+type Surface struct {
+	opts     Options
+	logger   *slog.Logger
+	adapters map[string]*adapter.Adapter
+	names    []string                 // sorted
+	tiers    map[string]toolspec.Tier // effective tiers
+	deferred bool
+	skipped  []Skip
+	warnings []string
+	locks    serialLocks
+
+	// serialWait, when set (tests), is called when a Serial call must wait
+	// for another call of its session and family.
+	serialWait func(name string)
+}
+
+// maxQueryResults caps the tools one load_tool query loads.
+const maxQueryResults = 5
+
+// New builds the surface from the plugins' sources and the host-native tools.
+func New(sources []Source, opts Options) (*Surface, error) {
+	s := newSurface(opts)
+	if err := s.rebuild(sources); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewSurfaceFromAdapters builds a surface from ready adapters, through the
+// same filtering, tiering, deferral and guard attachment as New; the
+// host-native tools are not added (load_tool is, when deferred mode is on).
+// It panics on an invalid profile, a programming error in a test.
+func NewSurfaceFromAdapters(adapters []*adapter.Adapter, opts Options) *Surface {
+	s := newSurface(opts)
+	cands := make([]candidate, len(adapters))
+	for i, a := range adapters {
+		cands[i] = candidate{a: a, plugin: a.Family()}
+	}
+	if err := s.assemble(cands); err != nil {
+		panic(fmt.Sprintf("surface.NewSurfaceFromAdapters: %v", err))
+	}
+	return s
+}
+
+func newSurface(opts Options) *Surface {
+	if opts.FullYolo {
+		opts.Yolo = true
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Surface{
+		opts:     opts,
+		logger:   logger,
+		adapters: map[string]*adapter.Adapter{},
+		tiers:    map[string]toolspec.Tier{},
+	}
+}
+
+type candidate struct {
+	a      *adapter.Adapter
+	plugin string
+}
+
+// rebuild binds every source's specs, adds the host-native tools and
+// assembles the surface.
+func (s *Surface) rebuild(sources []Source) error {
+	var cands []candidate
+	for _, src := range sources {
+		for _, spec := range src.Specs {
+			a, reason := s.bind(src, spec)
+			if reason != "" {
+				s.skip(spec.Name, src.Plugin, reason)
+				continue
+			}
+			cands = append(cands, candidate{a: a, plugin: src.Plugin})
+		}
+	}
+	exitSpec, exitExec := flow.AgentExit()
+	askSpec, askExec := flow.AskUserForHelp(s.opts.Bus)
+	for _, h := range []struct {
+		spec sdk.Spec
+		exec adapter.Executor
+	}{{exitSpec, exitExec}, {askSpec, askExec}} {
+		cands = append(cands, candidate{a: s.hostAdapter(h.spec, h.exec), plugin: toolspec.FamilyHost})
+	}
+	return s.assemble(cands)
+}
+
+// bind turns one plugin spec into an adapter, or says why it is skipped.
+func (s *Surface) bind(src Source, spec sdk.Spec) (*adapter.Adapter, string) {
+	if spec.Name == "" {
+		return nil, "the spec has no name"
+	}
+	if src.Exec == nil {
+		return nil, "the plugin has no executor"
+	}
+	var tier toolspec.Tier
+	trusted := true
+	if st, ok := toolspec.Lookup(spec.Name); ok {
+		if st.Family == toolspec.FamilyHost {
+			return nil, "a host-native tool; only the host serves it"
+		}
+		if src.Family != st.Family {
+			return nil, fmt.Sprintf("a static %s tool; only the %s family's plugin may serve it, not family %q", st.Family, st.Family, src.Family)
+		}
+		spec, tier = st.Bind(spec), st.Tier
+	} else {
+		tier = toolspec.Cold
+		valid := spec.Effect.Valid()
+		for _, r := range spec.Roles {
+			valid = valid && r.Valid()
+		}
+		if !src.Pinned || !valid {
+			if src.Pinned {
+				s.warn(fmt.Sprintf("tool %s of plugin %s declares an unknown effect or role; it is treated as exec", spec.Name, src.Plugin))
+			}
+			spec.Effect, spec.Roles, spec.ReadOnly = sdk.EffectExec, nil, false
+			trusted = false
+		}
+	}
+	a := adapter.New(spec, src.Family, tier, src.Exec, s.adapterOptions(trusted))
+	if err := a.SchemaError(); err != nil {
+		return nil, err.Error()
+	}
+	return a, ""
+}
+
+func (s *Surface) adapterOptions(trusted bool) adapter.Options {
+	return adapter.Options{Workspace: s.opts.Workspace, Logger: s.logger, Bus: s.opts.Bus, Trusted: trusted}
+}
+
+func (s *Surface) hostAdapter(spec sdk.Spec, exec adapter.Executor) *adapter.Adapter {
+	st, _ := toolspec.Lookup(spec.Name)
+	return adapter.New(spec, toolspec.FamilyHost, st.Tier, exec, s.adapterOptions(true))
+}
+
+// assemble filters the candidates by the profile, sets the tiers, decides
+// deferred mode, adds load_tool when it is on, and attaches the guard.
+func (s *Surface) assemble(cands []candidate) error {
+	prof := s.opts.Profile
+	if err := checkProfile(prof); err != nil {
+		return err
+	}
+	for _, c := range cands {
+		name := c.a.Name()
+		switch {
+		case name == toolspec.LoadTool:
+			s.skip(name, c.plugin, "the surface adds it itself when deferred mode is on")
+			continue
+		case s.adapters[name] != nil:
+			s.skip(name, c.plugin, fmt.Sprintf("family %s already serves a tool of that name", s.adapters[name].Family()))
+			continue
+		case s.opts.FullYolo && name == toolspec.AskUserForHelp:
+			continue // -Y: nobody is there to ask
+		case !s.enabled(c.a):
+			continue // the profile leaves it out
+		}
+		s.adapters[name] = c.a
+		s.tiers[name] = s.tierOf(c.a)
+	}
+
+	switch prof.DeferredMode() {
+	case config.DeferredOn:
+		s.deferred = true
+	case config.DeferredAuto:
+		s.deferred = listingSize(s.defs(s.sortedNames(), nil)) > prof.Budget()
+	}
+	if s.deferred {
+		s.demote(prof.Budget())
+		spec, exec := flow.LoadTool(s, s.catalogLines())
+		s.adapters[toolspec.LoadTool] = s.hostAdapter(spec, exec)
+		s.tiers[toolspec.LoadTool] = toolspec.Hot
+	}
+	s.names = s.sortedNames()
+
+	// The guard, once, for every adapter, after the loop: no appender can
+	// forget it.
+	g, ap := s.opts.Guard, s.opts.Approver
+	if g == nil {
+		g = guard.New(guard.Options{Workspace: s.opts.Workspace, Profile: prof, Yolo: s.opts.Yolo})
+	}
+	if ap == nil {
+		ap = guard.NewApprover(guard.ApproverOptions{Yolo: s.opts.Yolo, Bus: s.opts.Bus, Logger: s.logger})
+	}
+	for _, name := range s.names {
+		s.adapters[name].AttachGuard(g, ap)
+	}
+	return nil
+}
+
+func checkProfile(p *config.Profile) error {
+	if p == nil {
+		return nil
+	}
+	switch m := p.DeferredMode(); m {
+	case config.DeferredAuto, config.DeferredOn, config.DeferredOff:
+	default:
+		return fmt.Errorf("profile %s: deferred %q: want auto, on or off", p.Name, m)
+	}
+	for _, g := range slices.Concat(p.Grant, p.Deny) {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("profile %s: tool glob %q: %w", p.Name, g, err)
+		}
+	}
+	for name, t := range p.Tiers {
+		if _, err := toolspec.ParseTier(t); err != nil {
+			return fmt.Errorf("profile %s: tier of %s: %w", p.Name, name, err)
+		}
+	}
+	return nil
+}
+
+// enabled applies the profile: first-party families must be enabled (other
+// families are external plugins, governed by Grant and Deny alone); Deny
+// wins over Grant; Grant never removes the host-native tools.
+func (s *Surface) enabled(a *adapter.Adapter) bool {
+	p := s.opts.Profile
+	if p == nil {
+		return true
+	}
+	fam := a.Family()
+	if len(p.Families) > 0 && slices.Contains(toolspec.Families(), fam) && !slices.Contains(p.Families, fam) {
+		return false
+	}
+	if matchAny(p.Deny, a.Name()) {
+		return false
+	}
+	return len(p.Grant) == 0 || fam == toolspec.FamilyHost || matchAny(p.Grant, a.Name())
+}
+
+func matchAny(globs []string, name string) bool {
+	return slices.ContainsFunc(globs, func(g string) bool {
+		ok, _ := path.Match(g, name)
+		return ok
+	})
+}
+
+// tierOf is the adapter's tier with the profile's override, which applies
+// to the static tools of plugin families only: external tools stay Cold and
+// host-native ones Hot.
+func (s *Surface) tierOf(a *adapter.Adapter) toolspec.Tier {
+	name, tier := a.Name(), a.Tier()
+	if s.opts.Profile == nil {
+		return tier
+	}
+	word, ok := s.opts.Profile.Tiers[name]
+	if !ok {
+		return tier
+	}
+	if st, static := toolspec.Lookup(name); !static || st.Family == toolspec.FamilyHost {
+		s.warn(fmt.Sprintf("profile tier for %s ignored: only the static tools of plugin families can be re-tiered", name))
+		return tier
+	}
+	t, _ := toolspec.ParseTier(word) // checkProfile has parsed it
+	return t
+}
+
+// demote moves Warm tools to Cold, largest schema first, until the listing
+// a fresh session sees fits budget. Hot tools never move.
+func (s *Surface) demote(budget int) {
+	for {
+		names := s.sortedNames()
+		listed := s.defs(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return s.tiers[n] == toolspec.Cold }), nil)
+		spec, _ := flow.LoadTool(s, s.catalogLines())
+		listed = append(listed, ToolDef{Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema})
+		if listingSize(listed) <= budget {
+			return
+		}
+		var victim string
+		for _, n := range names {
+			if s.tiers[n] != toolspec.Warm {
+				continue
+			}
+			if victim == "" || len(s.adapters[n].Spec().InputSchema) > len(s.adapters[victim].Spec().InputSchema) {
+				victim = n
+			}
+		}
+		if victim == "" {
+			s.warn(fmt.Sprintf("the listing exceeds the schema budget of %d bytes with every warm tool deferred", budget))
+			return
+		}
+		s.tiers[victim] = toolspec.Cold
+	}
+}
+
+func (s *Surface) sortedNames() []string {
+	names := make([]string, 0, len(s.adapters))
+	for n := range s.adapters {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (s *Surface) skip(tool, plugin, reason string) {
+	s.skipped = append(s.skipped, Skip{Tool: tool, Plugin: plugin, Reason: reason})
+	s.logger.Warn("tool skipped", "tool", tool, "plugin", plugin, "reason", reason)
+}
+
+func (s *Surface) warn(msg string) {
+	s.warnings = append(s.warnings, msg)
+	s.logger.Warn(msg)
+}
+
+// def is the ToolDef of one adapter.
+func (s *Surface) def(name string) ToolDef {
+	a := s.adapters[name]
+	spec := a.Spec()
+	return ToolDef{
+		Name:        name,
+		Description: spec.Description,
+		Brief:       catalogBrief(a),
+		Family:      a.Family(),
+		InputSchema: spec.InputSchema,
+		Tier:        s.tiers[name],
+		Effect:      spec.Effect,
+		Serial:      spec.Serial,
+	}
+}
+
+// defs returns the defs of names that keep (nil: all) admits.
+func (s *Surface) defs(names []string, keep func(name string) bool) []ToolDef {
+	out := make([]ToolDef, 0, len(names))
+	for _, n := range names {
+		if keep == nil || keep(n) {
+			out = append(out, s.def(n))
+		}
+	}
+	SortToolDefs(out)
+	return out
+}
+
+// catalogBrief is the one line naming a deferred tool: the adapter's brief,
+// else the registry's, else the first sentence of the description.
+func catalogBrief(a *adapter.Adapter) string {
+	if b := a.Brief(); b != "" {
+		return b
+	}
+	if b := toolspec.Brief(a.Name()); b != "" {
+		return b
+	}
+	return firstSentence(a.Spec().Description)
+}
+
+func (s *Surface) catalogLines() []flow.CatalogLine {
+	var out []flow.CatalogLine
+	for _, n := range s.sortedNames() {
+		if s.tiers[n] == toolspec.Cold {
+			out = append(out, flow.CatalogLine{Name: n, Brief: catalogBrief(s.adapters[n])})
+		}
+	}
+	return out
+}
+
+// List returns the tools sess sees now, sorted: everything when deferred
+// mode is off; else the Hot and Warm tools, load_tool, and the Cold tools
+// sess has loaded.
+func (s *Surface) List(sess *session.Session) []ToolDef {
+	if !s.deferred {
+		return s.defs(s.names, nil)
+	}
+	return s.defs(s.names, func(n string) bool {
+		return s.tiers[n] != toolspec.Cold || sess != nil && sess.IsLoaded(n)
+	})
+}
+
+// All returns every tool of the surface, sorted.
+func (s *Surface) All() []ToolDef { return s.defs(s.names, nil) }
+
+// Lookup returns the adapter of name.
+func (s *Surface) Lookup(name string) (*adapter.Adapter, bool) {
+	a, ok := s.adapters[name]
+	return a, ok
+}
+
+// Serial reports whether calls of name run one at a time per session and
+// family. It reads the surface's own adapters: what the loop asks is what
+// the surface holds.
+func (s *Surface) Serial(name string) bool {
+	a, ok := s.adapters[name]
+	return ok && a.Spec().Serial
+}
+
+// Skipped returns the tools left out for a conflict or a fault, in the
+// order met.
+func (s *Surface) Skipped() []Skip { return slices.Clone(s.skipped) }
+
+// Warnings returns the surface's start-up notes: ignored profile tiers, a
+// listing over budget.
+func (s *Surface) Warnings() []string { return slices.Clone(s.warnings) }
+
+// DeferredOn reports whether deferred mode is on.
+func (s *Surface) DeferredOn() bool { return s.deferred }
+
+// Catalog returns the Cold tools, sorted; empty when deferred mode is off.
+func (s *Surface) Catalog() []CatalogEntry {
+	if !s.deferred {
+		return nil
+	}
+	var out []CatalogEntry
+	for _, c := range s.catalogLines() {
+		out = append(out, CatalogEntry{Name: c.Name, Brief: c.Brief})
+	}
+	return out
+}
+
+// Suggest returns the known names closest to name: the "did you mean".
+func Suggest(name string, known []string) []string { return adapter.Suggest(name, known) }
+
+// Call runs name for sess. An unknown name gets an unknown_tool result with
+// suggestions. Serial tools wait for the session's other calls of their
+// family. A Cold tool called directly runs once its input validates, and is
+// loaded for sess from then on.
+func (s *Surface) Call(ctx context.Context, sess *session.Session, name string, raw json.RawMessage) *adapter.Result {
+	if sess == nil {
+		sess = session.New("")
+	}
+	a, ok := s.adapters[name]
+	if !ok {
+		return s.unknown(name)
+	}
+	if s.Serial(name) {
+		var onWait func()
+		if s.serialWait != nil {
+			onWait = func() { s.serialWait(name) }
+		}
+		release, err := s.locks.acquire(ctx, sess.ID()+"\x00"+a.Family(), onWait)
+		if err != nil {
+			return &adapter.Result{Code: sdk.CodeCancelled, Text: fmt.Sprintf("%s was cancelled while waiting for the session's other %s calls.", name, a.Family())}
+		}
+		defer release()
+	}
+	res := a.Call(ctx, sess, raw)
+	if s.deferred && s.tiers[name] == toolspec.Cold && res.Code != sdk.CodeInvalidInput && sess.MarkLoaded(name) {
+		s.listChanged(sess)
+	}
+	return res
+}
+
+func (s *Surface) unknown(name string) *adapter.Result {
+	text := fmt.Sprintf("There is no tool named %q.", name)
+	if sug := Suggest(name, s.names); len(sug) > 0 {
+		text += fmt.Sprintf(" Did you mean %s?", strings.Join(sug, ", "))
+	}
+	if s.deferred {
+		text += " Deferred tools are listed in load_tool's description; load_tool with a query finds them."
+	}
+	return &adapter.Result{Code: sdk.CodeUnknownTool, Text: text}
+}
+
+func (s *Surface) listChanged(sess *session.Session) {
+	if s.opts.OnListChanged != nil {
+		s.opts.OnListChanged(sess)
+	}
+}
+
+// LoadTools implements flow.Loader: the named tools and up to
+// maxQueryResults Cold tools matching query, marked loaded for sess.
+func (s *Surface) LoadTools(sess *session.Session, names []string, query string) ([]flow.LoadedTool, []flow.UnknownTool) {
+	var picked []string
+	var unknown []flow.UnknownTool
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if _, ok := s.adapters[n]; !ok || n == toolspec.LoadTool {
+			unknown = append(unknown, flow.UnknownTool{Name: n, Suggestions: Suggest(n, s.names)})
+			continue
+		}
+		if !slices.Contains(picked, n) {
+			picked = append(picked, n)
+		}
+	}
+	for _, n := range s.search(query) {
+		if !slices.Contains(picked, n) {
+			picked = append(picked, n)
+		}
+	}
+	changed := false
+	tools := make([]flow.LoadedTool, 0, len(picked))
+	for _, n := range picked {
+		spec := s.adapters[n].Spec()
+		tools = append(tools, flow.LoadedTool{Name: n, Description: spec.Description, InputSchema: spec.InputSchema})
+		if s.tiers[n] == toolspec.Cold && sess.MarkLoaded(n) {
+			changed = true
+		}
+	}
+	if changed {
+		s.listChanged(sess)
+	}
+	return tools, unknown
+}
+
+// search ranks the Cold tools by how many of query's words their name,
+// brief and description contain.
+func (s *Surface) search(query string) []string {
+	words := strings.Fields(strings.ToLower(query))
+	if len(words) == 0 {
+		return nil
+	}
+	type hit struct {
+		name  string
+		score int
+	}
+	var hits []hit
+	for _, n := range s.names {
+		if s.tiers[n] != toolspec.Cold {
+			continue
+		}
+		a := s.adapters[n]
+		hay := strings.ToLower(n + " " + strings.ReplaceAll(n, "_", " ") + " " + catalogBrief(a) + " " + a.Spec().Description)
+		score := 0
+		for _, w := range words {
+			if strings.Contains(hay, w) {
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, hit{n, score})
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
+	var out []string
+	for i := 0; i < len(hits) && i < maxQueryResults; i++ {
+		out = append(out, hits[i].name)
+	}
+	return out
+}
