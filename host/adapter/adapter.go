@@ -92,6 +92,8 @@ func (a *Adapter) SchemaError() error { return a.schemaErr }
 
 // AttachGuard sets the guard and the approver of the adapter. The surface
 // calls it once for every adapter, after building them all, before any call.
+// An adapter without a guard runs every valid call, and one without an
+// approver answers every ask with needs_auth.
 func (a *Adapter) AttachGuard(g Guard, ap Approver) {
 	a.guard = g
 	a.approver = ap
@@ -375,8 +377,9 @@ func prefix(raw []byte, n int) string {
 	return string(raw[:cut]) + "…"
 }
 
-// capText keeps the head and the tail of s within max bytes, with a line in
-// between saying how much was cut.
+// capText keeps the head and the tail of s, about max bytes in all (exactly
+// within max from a few hundred bytes up), with a line in between saying
+// how much was cut.
 func capText(s string, max int) (string, bool) {
 	if len(s) <= max {
 		return s, false

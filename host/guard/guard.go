@@ -113,6 +113,7 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 		case sdk.RoleCommand:
 			for _, s := range vals {
 				g.checkCommand(&v, s)
+				v.command = s // shown to the user whatever made the call ask
 			}
 		case sdk.RoleURL:
 			hasURL = true
@@ -177,7 +178,6 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	for _, p := range commandPaths(cmd) {
 		if filepath.Clean(p) == "/" {
 			v.ask("the command names / (the root folder)", "")
-			v.command = cmd
 			v.paths = append(v.paths, "/")
 			continue
 		}
@@ -192,7 +192,6 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 			continue
 		}
 		v.ask(fmt.Sprintf("the command names %s, outside the workspace", r), "add an exec rule allowing the program to the profile")
-		v.command = cmd
 		v.paths = append(v.paths, r)
 	}
 }

@@ -89,6 +89,9 @@ func TestWorkspaceGuard_Check(t *testing.T) {
 			if tc.want == adapter.Ask && d.Reason == "" {
 				t.Fatal("an ask must say why")
 			}
+			if cmd, _ := tc.args["command"].(string); tc.want == adapter.Ask && cmd != "" && d.Command != cmd {
+				t.Fatalf("Command = %q, want %q for the user to see", d.Command, cmd)
+			}
 			if tc.path != "" && !slices.Contains(d.Paths, tc.path) {
 				t.Fatalf("Paths = %v, want %s among them", d.Paths, tc.path)
 			}
