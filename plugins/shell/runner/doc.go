@@ -1,0 +1,38 @@
+// Package runner runs bash commands for the shell plugin and decides who
+// owns each process it starts.
+//
+// Ownership, exactly:
+//
+//   - Foreground (run_bash without is_background): bash runs in its own
+//     process group (Setpgid), its output comes back through pipes, and the
+//     group is registered in the Manager's live groups and reported to the
+//     host (sdk.Host.ReportProcessGroup) from start to end. The timeout
+//     (default 10 minutes) and the call's cancellation kill the whole group
+//     (cmd.Cancel = kill(-pgid, SIGKILL)). When the command exits, the call
+//     returns; cmd.WaitDelay bounds the wait for pipes that processes it
+//     left behind (`cmd &`, `nohup … &`) still hold open, and a cancel that
+//     comes after the call returned kills nothing.
+//   - Yielded: a foreground command still running after yield_time_ms
+//     (default 15 s; 2 s for known servers and watchers) goes on as a task of
+//     the call's session. The call returns a task id, the output so far and
+//     a diagnosis. The task stays owned: registered, reported, under the
+//     same timeout, killed by shell_cancel, by KillLiveProcessGroups and when
+//     the plugin shuts down. It runs under a context of its own, so the
+//     cancellation of the call that yielded it (which has returned) does not
+//     kill it.
+//   - Background (is_background): bash starts in its own session and group
+//     (Setsid) with stdout and stderr on a log file in the session folder
+//     (no pipes, so nothing breaks when the plugin goes) and is not
+//     registered: it outlives the call, the plugin and the host. It still
+//     gets a task id, to read its log with shell_wait and to stop it with
+//     shell_cancel.
+//
+// KillLiveProcessGroups kills every registered group: the plugin calls it on
+// Shutdown, and the host does the same with the groups it was told about
+// when the plugin itself is dead.
+//
+// The host decides, before a call reaches this package, whether a command
+// may run (its parse-time command analysis); this package only executes.
+// Programs that a command starts (make recipes, npm scripts, anything a
+// script execs) are never seen by that parse-time boundary.
+package runner

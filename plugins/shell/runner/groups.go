@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// LiveGroups is the set of process groups of foreground commands in flight
+// (running in a call, or yielded to a task). Background commands are never
+// in it: they belong to the user. It is safe for concurrent use.
+type LiveGroups struct {
+	mu     sync.Mutex
+	groups map[int]*liveGroup
+}
+
+type liveGroup struct {
+	// stopped is set when KillAll killed the group, so the receipt can say
+	// who did it.
+	stopped atomic.Bool
+}
+
+func (g *LiveGroups) register(pgid int) *liveGroup {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.groups == nil {
+		g.groups = make(map[int]*liveGroup)
+	}
+	e := &liveGroup{}
+	g.groups[pgid] = e
+	return e
+}
+
+func (g *LiveGroups) unregister(pgid int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.groups, pgid)
+}
+
+// PGIDs returns the registered groups, sorted.
+func (g *LiveGroups) PGIDs() []int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ids := make([]int, 0, len(g.groups))
+	for id := range g.groups {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// KillAll sends SIGKILL to every registered group and returns how many it
+// signalled. Entries stay until their command's wait ends and unregisters
+// them.
+func (g *LiveGroups) KillAll() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for pgid, e := range g.groups {
+		e.stopped.Store(true)
+		if err := syscall.Kill(-pgid, syscall.SIGKILL); err == nil {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,164 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/sdk"
+)
+
+// The §16 gates: a foreground wait is bounded, and each way a command ends
+// has its own receipt. Time goes through Options (WaitDelay,
+// MaxOutputBytes) and small timeout_ms values; the tests never sleep
+// waiting for a real timeout.
+
+func TestRunBash_BackgroundChildDoesNotHangCall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{WaitDelay: 100 * time.Millisecond})
+	pids := pidsFile(t)
+	// sleep inherits the output pipe and keeps it open for 100 s after bash
+	// exits; only the wait delay lets the call return.
+	cmd := fmt.Sprintf("sleep 100 & echo $! > '%s'; echo started", pids)
+	o := await(t, f.runAsync(f.ctx(t.Context()), RunRequest{Command: cmd, Timeout: time.Minute, Yield: time.Minute}),
+		5*time.Second, "run_bash with a background child holding the pipe")
+	if o.err != nil {
+		t.Fatalf("Run: %v", o.err)
+	}
+	d := data(t, o.res)
+	if d.Status != endExited || d.ExitCode == nil || *d.ExitCode != 0 || !d.HeldOpen {
+		t.Errorf("data = %+v, want exited with code 0 and output_held_open", d)
+	}
+	for _, want := range []string{"started\n", "(exit code 0;", "kept its output open", "is_background=true"} {
+		if !strings.Contains(o.res.Text, want) {
+			t.Errorf("text = %q, want it to contain %q", o.res.Text, want)
+		}
+	}
+	if got := waitForPidsWritten(t, pids, 1); !alive(got[0]) {
+		t.Errorf("the background child %d is gone: the call must not kill what the command left running", got[0])
+	}
+}
+
+func TestRunBash_SleepInBackgroundReturnsPromptly(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{WaitDelay: 200 * time.Millisecond})
+	pids := pidsFile(t)
+	start := time.Now()
+	o := await(t, f.runAsync(f.ctx(t.Context()), RunRequest{Command: fmt.Sprintf("sleep 100 & echo $! > '%s'", pids)}),
+		10*time.Second, "sleep 100 &")
+	if o.err != nil {
+		t.Fatalf("Run: %v", o.err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("sleep 100 & took %s, want far below 100 s", took)
+	}
+	waitForPidsWritten(t, pids, 1)
+}
+
+func TestRunBash_NoBareErrorText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		command  string
+		timeout  time.Duration
+		wantCode string
+		want     string
+	}{
+		{name: "timeout", command: "sleep 100", timeout: 300 * time.Millisecond, wantCode: sdk.CodeTimeout, want: "timed out after 300ms"},
+		{name: "killed by its own signal", command: "kill -KILL $$", want: "killed by signal SIGKILL, which this tool did not send"},
+		{name: "non-zero exit", command: "exit 3", want: "(exit code 3)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, Options{WaitDelay: 100 * time.Millisecond})
+			res, err := f.m.Run(f.ctx(t.Context()), RunRequest{Command: tt.command, Timeout: tt.timeout})
+			var text string
+			if tt.wantCode != "" {
+				te := toolError(t, err)
+				if te.Code != tt.wantCode {
+					t.Errorf("code = %q, want %q", te.Code, tt.wantCode)
+				}
+				text = te.Message
+			} else {
+				if err != nil {
+					t.Fatalf("Run: %v", err)
+				}
+				text = res.Text
+			}
+			if !strings.Contains(text, tt.want) {
+				t.Errorf("text = %q, want it to contain %q", text, tt.want)
+			}
+			for _, bare := range []string{"signal: killed", "exit status", "context deadline exceeded", "context canceled"} {
+				if strings.Contains(text, bare) {
+					t.Errorf("text = %q hands back the bare wait error %q", text, bare)
+				}
+			}
+		})
+	}
+}
+
+func TestRunBash_TimeoutAndCancelReadDifferently(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{WaitDelay: 100 * time.Millisecond})
+
+	pidsT := pidsFile(t)
+	_, errT := f.m.Run(f.ctx(t.Context()), RunRequest{Command: fmt.Sprintf("echo $$ > '%s'; sleep 100", pidsT), Timeout: 500 * time.Millisecond})
+	timeout := toolError(t, errT)
+
+	pidsC := pidsFile(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	ch := f.runAsync(f.ctx(ctx), RunRequest{Command: fmt.Sprintf("echo $$ > '%s'; sleep 100", pidsC)})
+	pids := waitForPidsWritten(t, pidsC, 1)
+	cancel()
+	o := await(t, ch, 5*time.Second, "cancelled run_bash")
+	cancelled := toolError(t, o.err)
+
+	if timeout.Code != sdk.CodeTimeout || cancelled.Code != sdk.CodeCancelled {
+		t.Errorf("codes = %q (timeout), %q (cancel); want %q and %q", timeout.Code, cancelled.Code, sdk.CodeTimeout, sdk.CodeCancelled)
+	}
+	if !strings.Contains(timeout.Message, "timed out") || strings.Contains(timeout.Message, "cancelled") {
+		t.Errorf("timeout text = %q, want it to say timed out and not cancelled", timeout.Message)
+	}
+	if !strings.Contains(cancelled.Message, "cancelled") || strings.Contains(cancelled.Message, "timed out") {
+		t.Errorf("cancel text = %q, want it to say cancelled and not timed out", cancelled.Message)
+	}
+	if timeout.Message == cancelled.Message {
+		t.Errorf("timeout and cancel read the same: %q", timeout.Message)
+	}
+	if left := waitDead(append(pids, readPids(pidsT)...)); len(left) > 0 {
+		t.Errorf("processes %v outlived the timeout or the cancel", left)
+	}
+}
+
+func TestRunBash_OutputCapAccountsAndDrains(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{MaxOutputBytes: 1000})
+	// 200000 bytes, then a marker: with the cap at 1000 bytes the writer
+	// must keep draining, or tr and echo die of SIGPIPE and the marker and
+	// the exit code are lost.
+	res, err := f.m.Run(f.ctx(t.Context()), RunRequest{Command: "head -c 200000 /dev/zero | tr '\\0' a; echo; echo END-MARKER"})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	d := data(t, res)
+	const total = int64(200000 + 1 + len("END-MARKER\n"))
+	if d.Status != endExited || d.ExitCode == nil || *d.ExitCode != 0 {
+		t.Fatalf("data = %+v, want exit code 0 (the drain must not break the command)", d)
+	}
+	if d.OutputBytes != total {
+		t.Errorf("output_bytes = %d, want %d: every byte is counted", d.OutputBytes, total)
+	}
+	wantMarker := fmt.Sprintf("[... %d bytes left out ...]", total-1000)
+	if !strings.Contains(res.Text, wantMarker) {
+		t.Errorf("text does not say how much was left out: want %q in %q", wantMarker, clip(res.Text, 300))
+	}
+	if !strings.HasSuffix(res.Text, "END-MARKER\n") || !strings.HasPrefix(res.Text, "aaaa") {
+		t.Errorf("text = %q..%q, want the head (a...) and the tail (END-MARKER)", clip(res.Text, 20), res.Text[max(0, len(res.Text)-20):])
+	}
+	if d.OmittedBytes != total-1000 {
+		t.Errorf("omitted_bytes = %d, want %d", d.OmittedBytes, total-1000)
+	}
+}

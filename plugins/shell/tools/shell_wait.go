@@ -1,0 +1,38 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/yagent/yagent/plugins/shell/runner"
+	"github.com/yagent/yagent/sdk"
+)
+
+// ShellWaitName is the name of the tool that waits for a task.
+const ShellWaitName = "shell_wait"
+
+//go:embed shell_wait.md
+var shellWaitDescription string
+
+type shellWaitInput struct {
+	TaskID    string `json:"task_id" jsonschema:"The task id run_bash returned."`
+	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"Wait at most this many milliseconds for the task to end. Default 30000, at most 600000."`
+}
+
+// ShellWait returns the shell_wait tool.
+func ShellWait(m *runner.Manager) sdk.Tool {
+	return sdk.NewTool(sdk.Spec{
+		Name:        ShellWaitName,
+		Description: shellWaitDescription,
+		Brief:       "Wait for a shell task and collect its output.",
+		Effect:      sdk.EffectNone,
+		ReadOnly:    true,
+		InputSchema: schemaFor[shellWaitInput](func(s *jsonschema.Schema) {
+			s.Properties["timeout_ms"].Minimum = minimum(1)
+		}),
+	}, func(ctx context.Context, in shellWaitInput) (*sdk.Result, error) {
+		return m.Wait(ctx, in.TaskID, millis(in.TimeoutMS))
+	})
+}
