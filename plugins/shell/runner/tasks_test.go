@@ -390,3 +390,37 @@ func TestSessionFolderName(t *testing.T) {
 		}
 	}
 }
+
+func TestRunBash_PipeStdinIsEmpty(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	// On pipes, a command that reads stdin gets end-of-file at once, never
+	// an open pipe nobody writes.
+	o := await(t, f.runAsync(f.ctx(t.Context()), RunRequest{Command: `read -r x; echo "read=$? x=$x"`, Yield: time.Minute, Timeout: time.Minute}),
+		5*time.Second, "a pipe-mode command reading stdin")
+	if o.err != nil {
+		t.Fatalf("Run: %v", o.err)
+	}
+	if o.res.Text != "read=1 x=\n" {
+		t.Errorf("text = %q, want read to hit end-of-file", o.res.Text)
+	}
+}
+
+func TestResolveMode(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ mode, command, want string }{
+		{"", "sudo ls", ModePTY},
+		{ModeAuto, "python3", ModePTY},
+		{"", "ls -la", ModePipe},
+		{"", `read -p "name? " n`, ModePipe},
+		{ModePTY, "ls", ModePTY},
+		{ModePipe, "sudo ls", ModePipe},
+		{" PTY ", "ls", ModePTY},
+	}
+	for _, tt := range tests {
+		got, err := resolveMode(tt.mode, tt.command)
+		if err != nil || got != tt.want {
+			t.Errorf("resolveMode(%q, %q) = %q, %v; want %q", tt.mode, tt.command, got, err, tt.want)
+		}
+	}
+}
