@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/host/app"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// globals are the flags every command shares.
+type globals struct {
+	workspace  string
+	profile    string
+	yolo       bool
+	fullYolo   bool
+	pluginDirs []string
+	logLevel   string
+}
+
+func (g *globals) appOptions(log io.Writer) app.Options {
+	return app.Options{
+		Workspace:  g.workspace,
+		Profile:    g.profile,
+		Yolo:       g.yolo || g.fullYolo,
+		FullYolo:   g.fullYolo,
+		PluginDirs: nilIfEmpty(g.pluginDirs),
+		Log:        log,
+		LogLevel:   g.logLevel,
+	}
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// exitError carries a process exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "yagent",
+		Short:         "The hands of an LLM agent: a tool surface served by plugins",
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.StringVarP(&g.workspace, "workspace", "w", "", "folder the tools work in (default: the current folder)")
+	pf.StringVarP(&g.profile, "profile", "p", "", "profile name (default: coder)")
+	pf.BoolVarP(&g.yolo, "yolo", "y", false, "approve every ask")
+	pf.BoolVarP(&g.fullYolo, "full-yolo", "Y", false, "approve every ask, remove ask_user_for_help, tell the model to decide alone")
+	pf.StringArrayVar(&g.pluginDirs, "plugin-dir", nil, "plugin folder to search (repeatable; replaces the default folders)")
+	pf.StringVar(&g.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+
+	root.AddCommand(
+		newServeCmd(g),
+		newToolsCmd(g),
+		newCallCmd(g),
+		newPluginsCmd(g),
+		newProfilesCmd(g),
+	)
+	return root
+}
+
+func workspaceOf(g *globals) (string, error) {
+	ws := g.workspace
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		ws = wd
+	}
+	return filepath.Abs(ws)
+}

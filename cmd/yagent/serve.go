@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/host/app"
+	"github.com/yagent/yagent/host/mcpserver"
+	"github.com/yagent/yagent/host/session"
+)
+
+func newServeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the tool surface over MCP on stdin/stdout",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			stderr := cmd.ErrOrStderr()
+			a, err := app.Open(ctx, g.appOptions(stderr))
+			if err != nil {
+				return err
+			}
+			defer a.Close(context.WithoutCancel(ctx))
+			for _, w := range a.Warnings {
+				fmt.Fprintln(stderr, "yagent: warning:", w)
+			}
+			srv := mcpserver.New(a.Surface, &mcpserver.Options{
+				Version:      version,
+				Instructions: a.Instructions,
+				Logger:       a.Logger(),
+			})
+			a.OnListChanged(func(s *session.Session) { srv.NotifyListChanged(s) })
+			fmt.Fprintln(stderr, banner(a))
+
+			// A second interrupt kills every process group the plugins
+			// reported, then exits: go-plugin plugins ignore SIGINT, so the
+			// host has to do it.
+			hard := make(chan os.Signal, 2)
+			signal.Notify(hard, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(hard)
+			go func() {
+				<-hard
+				<-hard
+				a.Plugins.KillReportedGroups()
+				os.Exit(130)
+			}()
+
+			err = srv.Run(ctx, &mcp.StdioTransport{})
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		},
+	}
+}
+
+func banner(a *app.App) string {
+	defs := a.Surface.All()
+	listed := len(a.Surface.List(session.New("banner")))
+	return fmt.Sprintf("yagent %s: %d tools (%d listed) from %d plugins [%s]; profile %s; workspace %s",
+		version, len(defs), listed, len(a.Loaded), strings.Join(a.PluginNames(), " "), a.Profile.Name, a.Workspace)
+}

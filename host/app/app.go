@@ -1,0 +1,316 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yagent/yagent/host/bus"
+	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/pluginmgr"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/host/surface"
+	"github.com/yagent/yagent/host/toolspec"
+)
+
+// AutonomousInstructions are sent to the model under -Y (over MCP: in the
+// initialize result's instructions).
+const AutonomousInstructions = `You are running autonomously: nobody is watching this session to answer questions.
+Do not ask the user for help or confirmation. When a choice is ambiguous, pick the most
+reasonable option, say in one line which you picked and why, and carry on. Every tool call
+is approved; stay inside the task you were given.`
+
+// Options configures Open.
+type Options struct {
+	// Workspace is the folder the tools work in; "" = the current folder.
+	Workspace string
+	// Profile names the profile; "" = environment, config files, then "coder".
+	Profile string
+	// Yolo (-y) turns every ask into allow. FullYolo (-Y) implies Yolo,
+	// removes ask_user_for_help and sends AutonomousInstructions.
+	Yolo, FullYolo bool
+	// Home is the user's home; "" = os.UserHomeDir().
+	Home string
+	// PluginDirs are searched in order; nil = pluginmgr.DefaultDirs.
+	PluginDirs []string
+	// LockFile pins plugin checksums; "" = ~/.yagent/plugins.lock.
+	LockFile string
+	// CacheDir holds the spec cache; "" = ~/.yagent/cache/specs.
+	CacheDir string
+	// Overrides are flag values on top of every config layer (koanf keys).
+	Overrides map[string]any
+	// Log receives the host's and the plugins' logs; nil = discarded.
+	Log io.Writer
+	// LogLevel is "debug", "info", "warn" (default) or "error".
+	LogLevel string
+}
+
+// App is a running host.
+type App struct {
+	Workspace string
+	Profile   *config.Profile
+	Plugins   *pluginmgr.Manager
+	// Loaded are the plugins whose tools joined the surface; All also has
+	// the refused ones and those of disabled families.
+	Loaded, All []*pluginmgr.Plugin
+	// LockFile is the pin lock file in use.
+	LockFile string
+	Surface  *surface.Surface
+	Bus      *bus.Dispatcher
+	// Warnings are start-up problems that did not stop the host: a missing
+	// plugin binary, a duplicate, a refused pin, a skipped tool.
+	Warnings []string
+	// Instructions for the model; set under FullYolo.
+	Instructions string
+
+	logger *slog.Logger
+
+	mu          sync.Mutex
+	listChanged func(*session.Session)
+}
+
+// Open resolves the profile, loads the plugins (from the spec cache when it
+// can, so plugins start lazily) and builds the surface.
+func Open(ctx context.Context, opts Options) (*App, error) {
+	ws, err := resolveWorkspace(opts.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	home := opts.Home
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil {
+			return nil, fmt.Errorf("find home folder: %w", err)
+		}
+	}
+	loaded, err := config.Load(config.LoadOptions{
+		Profile:   opts.Profile,
+		Workspace: ws,
+		Home:      home,
+		Overrides: opts.Overrides,
+	})
+	if err != nil {
+		return nil, err
+	}
+	prof := loaded.Profile
+
+	logOut := opts.Log
+	if logOut == nil {
+		logOut = io.Discard
+	}
+	level := opts.LogLevel
+	if level == "" {
+		level = "warn"
+	}
+	hlog := hclog.New(&hclog.LoggerOptions{Name: "yagent", Output: logOut, Level: hclog.LevelFromString(level)})
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slogLevel(level)}))
+
+	a := &App{Workspace: ws, Profile: prof, logger: logger}
+	if opts.FullYolo {
+		opts.Yolo = true
+		a.Instructions = AutonomousInstructions
+	}
+
+	userDir := config.UserDir(home)
+	dirs := opts.PluginDirs
+	if dirs == nil {
+		exe, _ := os.Executable()
+		dirs = pluginmgr.DefaultDirs(exe)
+	}
+	lock := opts.LockFile
+	if lock == "" {
+		lock = filepath.Join(userDir, "plugins.lock")
+	}
+	cache := opts.CacheDir
+	if cache == "" {
+		cache = filepath.Join(userDir, "cache", "specs")
+	}
+	a.Bus = bus.New()
+
+	settings := map[string]map[string]string{}
+	for fam, kv := range prof.Plugins {
+		settings[fam] = maps.Clone(kv)
+	}
+	// Plugins keep per-session state (plans, todos, shell logs) under one
+	// private folder of the user's.
+	for _, fam := range toolspec.Families() {
+		if settings[fam] == nil {
+			settings[fam] = map[string]string{}
+		}
+		if settings[fam]["state_dir"] == "" {
+			settings[fam]["state_dir"] = filepath.Join(userDir, "state")
+		}
+	}
+	if len(prof.SkillDirs) > 0 {
+		if settings[toolspec.FamilyCognitive] == nil {
+			settings[toolspec.FamilyCognitive] = map[string]string{}
+		}
+		settings[toolspec.FamilyCognitive]["skill_dirs"] = strings.Join(prof.SkillDirs, string(os.PathListSeparator))
+	}
+
+	a.Plugins = pluginmgr.New(pluginmgr.Options{
+		Dirs:       dirs,
+		CacheDir:   cache,
+		LockFile:   lock,
+		Logger:     hlog,
+		Settings:   settings,
+		FirstParty: enabledFamilies(prof),
+	})
+	plugins, warnings, err := a.Plugins.Load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load plugins: %w", err)
+	}
+	a.Warnings = append(a.Warnings, warnings...)
+	a.All = plugins
+	a.LockFile = lock
+	var sources []surface.Source
+	for _, p := range plugins {
+		if p.Refused != nil {
+			a.Warnings = append(a.Warnings, p.Refused.Error())
+			continue
+		}
+		if !familyEnabled(prof, p.Name) {
+			continue
+		}
+		a.Loaded = append(a.Loaded, p)
+		sources = append(sources, surface.Source{
+			Plugin: p.Name,
+			Family: p.Name,
+			Pinned: p.Pinned,
+			Specs:  p.Specs,
+			Exec:   p,
+		})
+	}
+
+	g := guard.New(guard.Options{Workspace: ws, Profile: prof, Yolo: opts.Yolo})
+	surf, err := surface.New(sources, surface.Options{
+		Profile:       prof,
+		Workspace:     ws,
+		FullYolo:      opts.FullYolo,
+		Guard:         g,
+		Approver:      guard.NewApprover(guard.ApproverOptions{Yolo: opts.Yolo}),
+		Bus:           a.Bus,
+		Logger:        logger,
+		OnListChanged: a.notifyListChanged,
+	})
+	if err != nil {
+		_ = a.Plugins.Close(ctx)
+		return nil, err
+	}
+	a.Surface = surf
+	for _, sk := range surf.Skipped() {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("skipped tool %s of plugin %s: %s", sk.Tool, sk.Plugin, sk.Reason))
+	}
+	return a, nil
+}
+
+// OnListChanged sets the function told when a session's tool list changes.
+func (a *App) OnListChanged(fn func(*session.Session)) {
+	a.mu.Lock()
+	a.listChanged = fn
+	a.mu.Unlock()
+}
+
+func (a *App) notifyListChanged(s *session.Session) {
+	a.mu.Lock()
+	fn := a.listChanged
+	a.mu.Unlock()
+	if fn != nil {
+		fn(s)
+	}
+}
+
+// Logger is the host's logger.
+func (a *App) Logger() *slog.Logger { return a.logger }
+
+// PluginNames lists the loaded plugins' names, sorted.
+func (a *App) PluginNames() []string {
+	var names []string
+	for _, p := range a.Loaded {
+		names = append(names, p.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Close shuts the plugins down.
+func (a *App) Close(ctx context.Context) error {
+	if a.Plugins == nil {
+		return nil
+	}
+	return a.Plugins.Close(ctx)
+}
+
+func resolveWorkspace(ws string) (string, error) {
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("find the current folder: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(ws)
+	if err != nil {
+		return "", fmt.Errorf("workspace %q: %w", ws, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace %q: %w", ws, err)
+	}
+	if !fi.IsDir() {
+		return "", errors.New("workspace " + abs + " is not a folder")
+	}
+	return abs, nil
+}
+
+func enabledFamilies(p *config.Profile) []string {
+	if len(p.Families) == 0 {
+		return toolspec.Families()
+	}
+	return append([]string(nil), p.Families...)
+}
+
+// familyEnabled reports whether plugin name may join the surface: a
+// first-party family only when the profile enables it; any other (custom)
+// plugin always, its tools being Cold and filtered by Grant/Deny.
+func familyEnabled(p *config.Profile, name string) bool {
+	first := false
+	for _, f := range toolspec.Families() {
+		if f == name {
+			first = true
+		}
+	}
+	if !first {
+		return true
+	}
+	for _, f := range enabledFamilies(p) {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+func slogLevel(s string) slog.Level {
+	switch strings.ToLower(s) {
+	case "debug", "trace":
+		return slog.LevelDebug
+	case "info":
+		return slog.LevelInfo
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelWarn
+}

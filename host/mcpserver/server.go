@@ -1,0 +1,291 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/host/surface"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
+)
+
+// Options configures a Server. A nil *Options means defaults.
+type Options struct {
+	// Name and Version identify the server in the initialize result.
+	Name, Version string
+	// Instructions go into the initialize result (the -Y autonomous-decision
+	// instructions).
+	Instructions string
+	// NewSession creates the host session of a new MCP connection; nil uses
+	// session.New.
+	NewSession func(id string) *session.Session
+	// Answerer returns the answerer of a new connection's session, given a
+	// way to reach its client; nil attaches the MCP elicitation answerer when
+	// the client supports elicitation, else none.
+	Answerer func(ss *mcp.ServerSession) session.Answerer
+	Logger   *slog.Logger
+}
+
+// Server is an MCP server over one surface.
+type Server struct {
+	surf   *surface.Surface
+	opts   Options
+	server *mcp.Server
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*session.Session
+}
+
+// New returns a server for surf. Register nothing else on it: its tool list
+// is the surface's.
+func New(surf *surface.Surface, opts *Options) *Server {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "yagent"
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.NewSession == nil {
+		o.NewSession = session.New
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		surf:     surf,
+		opts:     o,
+		logger:   logger,
+		sessions: map[*mcp.ServerSession]*session.Session{},
+	}
+	s.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
+		Instructions: o.Instructions,
+		Logger:       logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	for _, def := range surf.All() {
+		s.server.AddTool(toMCPTool(def), s.handle)
+	}
+	s.server.AddReceivingMiddleware(s.middleware)
+	return s
+}
+
+// MCP returns the underlying SDK server.
+func (s *Server) MCP() *mcp.Server { return s.server }
+
+// Run serves one connection over t until the client leaves or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.server.Run(ctx, t)
+}
+
+// NotifyListChanged tells clients that the tool list of sess changed (a
+// Cold tool was loaded).
+//
+// The SDK sends list_changed to every connection when a tool is (re)added;
+// re-adding load_tool's unchanged definition is how a change is signalled.
+// Connections whose own list did not change re-list and see the same tools.
+func (s *Server) NotifyListChanged(*session.Session) {
+	for _, def := range s.surf.All() {
+		if def.Name == toolspec.LoadTool {
+			s.server.AddTool(toMCPTool(def), s.handle)
+			return
+		}
+	}
+}
+
+func (s *Server) sessionFor(ss *mcp.ServerSession) *session.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess, ok := s.sessions[ss]; ok {
+		return sess
+	}
+	sess := s.opts.NewSession(ss.ID())
+	if s.opts.Answerer != nil {
+		sess.SetAnswerer(s.opts.Answerer(ss))
+	} else if supportsElicitation(ss) {
+		sess.SetAnswerer(&elicitAnswerer{ss: ss})
+	}
+	s.sessions[ss] = sess
+	go func() {
+		_ = ss.Wait()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+	}()
+	return sess
+}
+
+func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list":
+			r, ok := req.(*mcp.ListToolsRequest)
+			if !ok {
+				break
+			}
+			sess := s.sessionFor(r.Session)
+			defs := s.surf.List(sess)
+			out := &mcp.ListToolsResult{Tools: make([]*mcp.Tool, 0, len(defs))}
+			for _, d := range defs {
+				out.Tools = append(out.Tools, toMCPTool(d))
+			}
+			return out, nil
+		case "tools/call":
+			r, ok := req.(*mcp.CallToolRequest)
+			if !ok || r.Params == nil {
+				break
+			}
+			if _, known := s.surf.Lookup(r.Params.Name); !known {
+				res := s.surf.Call(ctx, s.sessionFor(r.Session), r.Params.Name, r.Params.Arguments)
+				return toCallResult(res), nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	sess := s.sessionFor(req.Session)
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		ss := req.Session
+		ctx = adapter.WithProgress(ctx, func(p sdk.Progress) {
+			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: tok,
+				Message:       p.Message,
+				Progress:      p.Progress,
+				Total:         p.Total,
+			})
+		})
+	}
+	res := s.surf.Call(ctx, sess, req.Params.Name, req.Params.Arguments)
+	return toCallResult(res), nil
+}
+
+func toMCPTool(d surface.ToolDef) *mcp.Tool {
+	schema := d.InputSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	t := &mcp.Tool{
+		Name:        d.Name,
+		Description: d.Description,
+		InputSchema: schema,
+	}
+	readOnly := d.Effect == sdk.EffectNone || d.Effect == sdk.EffectFlow || d.Effect == sdk.EffectRead
+	t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: readOnly}
+	return t
+}
+
+func toCallResult(r *adapter.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError()}
+	text := r.Text
+	if text == "" && r.IsError() {
+		text = r.Code
+	}
+	out.Content = append(out.Content, &mcp.TextContent{Text: text})
+	for _, img := range r.Images {
+		out.Content = append(out.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})
+	}
+	structured := map[string]any{}
+	if r.Code != "" {
+		structured["code"] = r.Code
+	}
+	if len(r.Data) > 0 {
+		var v any
+		if err := json.Unmarshal(r.Data, &v); err == nil {
+			structured["data"] = v
+		}
+	}
+	if len(r.Repairs) > 0 {
+		structured["repairs"] = r.Repairs
+	}
+	if len(r.Warnings) > 0 {
+		structured["warnings"] = r.Warnings
+	}
+	if r.Truncated {
+		structured["truncated"] = true
+	}
+	if len(structured) > 0 {
+		out.StructuredContent = structured
+	}
+	return out
+}
+
+func supportsElicitation(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// elicitAnswerer asks the MCP client's user through elicitation.
+type elicitAnswerer struct{ ss *mcp.ServerSession }
+
+func (e *elicitAnswerer) Approve(ctx context.Context, req session.ApprovalPrompt) (session.ApprovalAnswer, error) {
+	msg := fmt.Sprintf("yagent: %s wants approval: %s", req.Tool, req.Reason)
+	if len(req.Paths) > 0 {
+		msg += "\npaths: " + strings.Join(req.Paths, ", ")
+	}
+	if req.Command != "" {
+		msg += "\ncommand: " + req.Command
+	}
+	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{
+		Message: msg,
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"scope": map[string]any{
+					"type":        "string",
+					"enum":        []string{"once", "session", "project"},
+					"description": "How long the approval holds",
+					"default":     "once",
+				},
+				"reason": map[string]any{"type": "string", "description": "Optional word back to the agent"},
+			},
+		},
+	})
+	if err != nil {
+		return session.ApprovalAnswer{}, fmt.Errorf("elicit approval: %w", err)
+	}
+	ans := session.ApprovalAnswer{Approved: res.Action == "accept", Scope: "once"}
+	if sc, ok := res.Content["scope"].(string); ok && sc != "" {
+		ans.Scope = sc
+	}
+	if rs, ok := res.Content["reason"].(string); ok {
+		ans.Reason = rs
+	}
+	if !ans.Approved && ans.Reason == "" {
+		ans.Reason = "the user declined (" + res.Action + ")"
+	}
+	return ans, nil
+}
+
+func (e *elicitAnswerer) Help(ctx context.Context, question string) (string, error) {
+	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{
+		Message: question,
+		RequestedSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"answer": map[string]any{"type": "string"}},
+			"required":   []string{"answer"},
+		},
+	})
+	if err != nil {
+		return "", fmt.Errorf("elicit help: %w", err)
+	}
+	if res.Action != "accept" {
+		return "", fmt.Errorf("the user did not answer (%s)", res.Action)
+	}
+	ans, _ := res.Content["answer"].(string)
+	return ans, nil
+}

@@ -1,0 +1,80 @@
+// Command yagent-plugin-probe is a plugin for yagent's end-to-end tests: it
+// reports its PID, blocks until cancelled, and measures how many of its calls
+// are in flight at once.
+package main
+
+import (
+	"context"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/yagent/yagent/sdk"
+)
+
+func main() {
+	sdk.Serve(sdk.Plugin{Name: "probe", Version: "0.0.1", Tools: []sdk.Tool{
+		sdk.NewTool(sdk.Spec{Name: "probe_pid", Description: "Return the plugin's PID.", Effect: sdk.EffectNone},
+			func(context.Context, struct{}) (map[string]int, error) {
+				return map[string]int{"pid": os.Getpid()}, nil
+			}),
+		sdk.NewTool(sdk.Spec{Name: "probe_block", Description: "Block until the call is cancelled.", Effect: sdk.EffectNone},
+			func(ctx context.Context, _ struct{}) (string, error) {
+				sdk.ReportProgress(ctx, "blocking", 0, 0)
+				<-ctx.Done()
+				return "cancelled", nil
+			}),
+		rendezvous("probe_meet", false),
+		rendezvous("probe_meet_serial", true),
+	}})
+}
+
+type meetIn struct {
+	Want     int `json:"want" jsonschema:"how many calls must be in flight together"`
+	WindowMS int `json:"window_ms" jsonschema:"how long to wait for them"`
+}
+
+var meter = struct {
+	sync.Mutex
+	inflight map[string]int
+	meetings map[string]int
+	cond     *sync.Cond
+}{inflight: map[string]int{}, meetings: map[string]int{}}
+
+func init() { meter.cond = sync.NewCond(&meter.Mutex) }
+
+// rendezvous returns a tool that reports whether want calls of it were in
+// flight at the same time within the window.
+func rendezvous(name string, serial bool) sdk.Tool {
+	return sdk.NewTool(sdk.Spec{Name: name, Description: "Wait for other calls of this tool to be in flight.", Effect: sdk.EffectNone, Serial: serial},
+		func(ctx context.Context, in meetIn) (map[string]bool, error) {
+			deadline := time.Now().Add(time.Duration(in.WindowMS) * time.Millisecond)
+			timer := time.AfterFunc(time.Until(deadline), func() {
+				meter.Lock()
+				meter.cond.Broadcast()
+				meter.Unlock()
+			})
+			defer timer.Stop()
+			meter.Lock()
+			defer meter.Unlock()
+			start := meter.meetings[name]
+			meter.inflight[name]++
+			if meter.inflight[name] >= in.Want {
+				meter.meetings[name]++
+				meter.cond.Broadcast()
+			}
+			met := false
+			for {
+				if meter.meetings[name] > start {
+					met = true
+					break
+				}
+				if time.Now().After(deadline) || ctx.Err() != nil {
+					break
+				}
+				meter.cond.Wait()
+			}
+			meter.inflight[name]--
+			return map[string]bool{"met": met}, nil
+		})
+}
