@@ -42,7 +42,9 @@ func BenchmarkCallOverhead(b *testing.B) {
 	probe := plugins[0]
 
 	local := sdk.NewTool(sdk.Spec{Name: "probe_pid", Description: "Return the plugin's PID.", Effect: sdk.EffectNone},
-		func(context.Context, struct{}) (map[string]int, error) { return map[string]int{"pid": os.Getpid()}, nil })
+		func(context.Context, struct{}) (map[string]int, error) {
+			return map[string]int{"pid": os.Getpid()}, nil
+		})
 
 	cases := []struct {
 		name string
