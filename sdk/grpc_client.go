@@ -101,7 +101,8 @@ func (r *Remote) Describe(ctx context.Context) (Description, error) {
 
 // Call runs one tool in the plugin and returns its result.
 //
-// info.Tool names the tool; info.ID, when empty, gets a fresh id. Progress
+// info.Tool names the tool; info.ID, when empty, gets a fresh id;
+// info.Deadline, when zero, is ctx's deadline if it has one. Progress
 // events, from the call's stream and from the Host.Progress callback, go to
 // progress (which may be nil; calls to it are serialized and stop when Call
 // returns). The tool's failure is returned as a *ToolError; a failure of the
@@ -110,6 +111,9 @@ func (r *Remote) Describe(ctx context.Context) (Description, error) {
 func (r *Remote) Call(ctx context.Context, info CallInfo, input json.RawMessage, progress func(Progress)) (*Result, error) {
 	if info.ID == "" {
 		info.ID = "call-" + strconv.FormatUint(r.seq.Add(1), 10)
+	}
+	if d, ok := ctx.Deadline(); ok && info.Deadline.IsZero() {
+		info.Deadline = d
 	}
 	call := &inflight{ctx: ctx, info: info, progress: progress, host: r.host}
 	if err := r.register(call); err != nil {

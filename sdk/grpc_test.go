@@ -325,3 +325,22 @@ func TestCall_DeadlineReachesTool(t *testing.T) {
 		})
 	}
 }
+
+func TestCall_ContextDeadlineFillsCallInfo(t *testing.T) {
+	t.Parallel()
+	c := plugintest.Start(t, testPlugin(), nil)
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	res, err := c.Call(ctx, "echo", sdk.CallInfo{}, echoIn{Text: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct{ Call sdk.CallInfo }
+	if err := json.Unmarshal(res.Data.(json.RawMessage), &data); err != nil {
+		t.Fatal(err)
+	}
+	if !data.Call.Deadline.Equal(deadline) {
+		t.Errorf("CallInfo.Deadline seen by the tool: %v, want ctx's deadline %v", data.Call.Deadline, deadline)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -74,7 +76,8 @@ type ServeOptions struct {
 // YAGENT_PLUGIN_LOG_LEVEL, and makes that logger hclog's default so tools
 // can use hclog.L(). An invalid Plugin (no name, duplicate or invalid specs)
 // is reported on stderr and exits with status 1. Run by hand, the binary
-// says it is a plugin and exits.
+// says it is a plugin and exits. Outside Linux (where the host has the
+// kernel kill its plugins when it dies) Serve exits when the host is gone.
 func Serve(p Plugin) {
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       p.Name,
@@ -87,6 +90,11 @@ func Serve(p Plugin) {
 		if _, err := parseSettings(raw); err != nil {
 			logger.Error("settings ignored", "env", SettingsEnv, "error", err)
 		}
+	}
+	if runtime.GOOS != "linux" {
+		// Linux hosts have the kernel kill their plugins when they die
+		// (Pdeathsig); elsewhere, a plugin notices it was orphaned.
+		go exitWhenOrphaned(logger)
 	}
 	set, err := ServerPluginSet(p, ServeOptions{Logger: logger})
 	if err != nil {
@@ -112,6 +120,18 @@ func ServerPluginSet(p Plugin, opts ServeOptions) (map[int]plugin.PluginSet, err
 	return map[int]plugin.PluginSet{
 		ProtocolVersion: {pluginSetKey: &grpcPlugin{server: srv}},
 	}, nil
+}
+
+// exitWhenOrphaned exits the process once its parent, the host, is gone
+// and it has been handed to another parent.
+func exitWhenOrphaned(logger hclog.Logger) {
+	parent := os.Getppid()
+	for range time.Tick(time.Second) {
+		if os.Getppid() != parent {
+			logger.Info("the host is gone; exiting")
+			os.Exit(0)
+		}
+	}
 }
 
 func logLevel(s string) hclog.Level {

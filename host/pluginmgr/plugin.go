@@ -195,8 +195,24 @@ func (p *Plugin) crashed(inst *instance) {
 // Starts are single-flight: concurrent callers wait on the same start,
 // which runs on its own so a caller giving up does not abort it.
 func (p *Plugin) instance(ctx context.Context) (*instance, error) {
+	for {
+		p.mu.Lock()
+		inst := p.inst
+		p.mu.Unlock()
+		if inst == nil {
+			break
+		}
+		select {
+		case <-inst.remote.Done():
+			// It died between calls: a crash no call was in flight for.
+			p.m.logger.Error("plugin exited while idle", "plugin", p.Name, "pid", inst.pid, "panic", inst.tail.panicText())
+			p.crashed(inst)
+		default:
+			return inst, nil
+		}
+	}
 	p.mu.Lock()
-	if p.inst != nil {
+	if p.inst != nil { // started meanwhile
 		inst := p.inst
 		p.mu.Unlock()
 		return inst, nil

@@ -419,3 +419,22 @@ func TestClose_ShutsPluginsDown(t *testing.T) {
 	_, err := call(context.Background(), p, "test_echo", map[string]string{"text": "x"}, nil)
 	wantToolError(t, "Execute after Close", err, sdk.CodePluginFailed, "closed")
 }
+
+func TestIdleCrash_NextCallStartsFresh(t *testing.T) {
+	t.Parallel()
+	p := loadTest(t, newManager(t, Options{}))
+	p.mu.Lock()
+	inst := p.inst
+	p.mu.Unlock()
+	if err := syscall.Kill(inst.pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-inst.remote.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed plugin was not noticed to exit")
+	}
+	if out := echo(t, p, "fresh"); out.PID == inst.pid {
+		t.Errorf("call after the idle plugin died ran in its old pid %d", inst.pid)
+	}
+}
