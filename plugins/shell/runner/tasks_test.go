@@ -186,13 +186,17 @@ func TestRunBash_TasksPerSessionAreBounded(t *testing.T) {
 		id := data(t, res).TaskID
 		t.Cleanup(func() { f.m.Cancel(f.ctx(context.Background()), id) })
 	}
-	_, err := f.m.Run(f.ctx(t.Context()), RunRequest{Command: "exec sleep 100", Background: true})
+	res, err := f.m.Run(f.ctx(t.Context()), RunRequest{Command: "exec sleep 100", Background: true})
+	if err == nil {
+		f.m.Cancel(f.ctx(context.Background()), data(t, res).TaskID)
+		t.Fatalf("a third task started past the bound of 2")
+	}
 	te := toolError(t, err)
 	if te.Code != "too_many_tasks" || !strings.Contains(te.Message, "shell_cancel") {
 		t.Errorf("third task = %q %q, want too_many_tasks naming what to do", te.Code, te.Message)
 	}
 	// Another session has its own slots.
-	res, err := f.m.Run(f.ctxFor(t.Context(), "s2"), RunRequest{Command: "exec sleep 100", Background: true})
+	res, err = f.m.Run(f.ctxFor(t.Context(), "s2"), RunRequest{Command: "exec sleep 100", Background: true})
 	if err != nil {
 		t.Fatalf("other session: %v", err)
 	}
