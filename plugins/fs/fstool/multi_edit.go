@@ -1,0 +1,46 @@
+package fstool
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/yagent/yagent/plugins/fs/internal/edit"
+	"github.com/yagent/yagent/sdk"
+)
+
+//go:embed multi_edit.md
+var multiEditDoc string
+
+type multiEditStep struct {
+	OldString  string `json:"old_string" jsonschema:"The exact text to replace, as the file reads after the edits before this one."`
+	NewString  string `json:"new_string" jsonschema:"The text to put in its place."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence (exact matches only). Default false."`
+}
+
+type multiEditInput struct {
+	Path  string          `json:"path" jsonschema:"The file to edit: relative to the workspace, or absolute."`
+	Edits []multiEditStep `json:"edits" jsonschema:"The replacements, applied in order, each to the result of the one before; all or nothing."`
+}
+
+func (s *Service) multiEditTool() sdk.Tool {
+	return sdk.NewTool(sdk.Spec{
+		Name:        "multi_edit",
+		Description: multiEditDoc,
+		Brief:       "Apply several replacements to one file, all or nothing.",
+		Effect:      sdk.EffectWrite,
+		Roles:       map[string]sdk.Role{"path": sdk.RolePathWrite},
+	}, s.multiEdit)
+}
+
+func (s *Service) multiEdit(ctx context.Context, in multiEditInput) (*sdk.Result, error) {
+	reqs := make([]edit.Request, len(in.Edits))
+	for i, e := range in.Edits {
+		reqs[i] = edit.Request{Old: e.OldString, New: e.NewString, ReplaceAll: e.ReplaceAll}
+	}
+	if err := edit.ValidateAll(reqs); err != nil {
+		return nil, err
+	}
+	return s.editFile(ctx, "multi_edit", in.Path, func(text string) (edit.Outcome, []int, error) {
+		return edit.ApplyAll(text, reqs)
+	})
+}

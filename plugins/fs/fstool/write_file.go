@@ -1,0 +1,153 @@
+package fstool
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/yagent/yagent/plugins/fs/internal/atomicfile"
+	"github.com/yagent/yagent/plugins/fs/internal/edit"
+	"github.com/yagent/yagent/plugins/fs/internal/textenc"
+	"github.com/yagent/yagent/plugins/fs/internal/wsroot"
+	"github.com/yagent/yagent/sdk"
+)
+
+//go:embed write_file.md
+var writeFileDoc string
+
+type writeFileInput struct {
+	Path    string `json:"path" jsonschema:"The file to write: relative to the workspace, or absolute. Missing folders are created."`
+	Content string `json:"content" jsonschema:"The whole new content of the file."`
+}
+
+// WriteFileData is write_file's structured result.
+type WriteFileData struct {
+	Path     string `json:"path"`
+	Created  bool   `json:"created"`
+	Bytes    int    `json:"bytes"`
+	Lines    int    `json:"lines"`
+	Encoding string `json:"encoding,omitempty"`
+}
+
+func (s *Service) writeFileTool() sdk.Tool {
+	return sdk.NewTool(sdk.Spec{
+		Name:        "write_file",
+		Description: writeFileDoc,
+		Brief:       "Create or overwrite a file.",
+		Effect:      sdk.EffectWrite,
+		Roles:       map[string]sdk.Role{"path": sdk.RolePathWrite},
+	}, s.writeFile)
+}
+
+func (s *Service) writeFile(ctx context.Context, in writeFileInput) (*sdk.Result, error) {
+	c, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	t, err := c.res.Resolve(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	unlock := s.lock(t.Abs)
+	defer unlock()
+
+	var (
+		old     []byte
+		oldInfo fs.FileInfo
+	)
+	existed := t.Exists
+	if existed {
+		old, oldInfo, err = readAll("write_file", in.Path, t, maxEditFileSize)
+		if err != nil {
+			return nil, err
+		}
+		if st, ok := s.states.get(c.info.SessionID, t.Abs); ok && !st.matches(old, oldInfo) {
+			return nil, errConflict(in.Path, "file changed on disk since you last read or wrote it")
+		}
+	}
+
+	content, enc, notes := s.shape(in.Path, in.Content, existed, old)
+	newRaw, err := textenc.Encode(content, enc)
+	if err != nil {
+		return nil, sdk.Errorf(sdk.CodeInvalidInput, "content cannot be written as %s (the file's encoding): %v", enc, err)
+	}
+	data := WriteFileData{Path: in.Path, Created: !existed, Bytes: len(newRaw), Lines: countTextLines(content)}
+	if enc != textenc.UTF8 {
+		data.Encoding = enc.String()
+	}
+	if existed && bytes.Equal(old, newRaw) {
+		s.states.put(c.info.SessionID, t.Abs, stateOfBytes(newRaw))
+		return &sdk.Result{Text: fmt.Sprintf("%s already has this content; nothing written.", in.Path), Data: data, Notes: notes}, nil
+	}
+	if !existed {
+		if err := t.Root.MkdirAll(filepath.Dir(t.Rel), 0o777); err != nil {
+			return nil, wsroot.Describe(in.Path, err)
+		}
+	}
+	if err := s.commit(ctx, in.Path, t, old, existed, newRaw, atomicfile.Options{Replaces: oldInfo}); err != nil {
+		return nil, err
+	}
+	s.states.put(c.info.SessionID, t.Abs, stateOfBytes(newRaw))
+
+	verb := "Overwrote"
+	if !existed {
+		verb = "Created"
+	}
+	text := fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, in.Path, data.Lines, data.Bytes)
+	if len(t.Via) > 0 {
+		text += fmt.Sprintf(" %s is a symlink; its target %s was written.", in.Path, t.Abs)
+	}
+	return &sdk.Result{Text: text, Data: data, Notes: notes}, nil
+}
+
+// shape gives new content the conventions of the file it replaces: its
+// encoding and byte order mark, and its line ending when the file used one
+// kind throughout. A new file gets UTF-8 and its name's line ending (CRLF
+// for .bat and .cmd).
+func (s *Service) shape(path, content string, existed bool, old []byte) (string, textenc.Encoding, []sdk.Note) {
+	var notes []sdk.Note
+	style := textenc.NewFileStyle(path)
+	enc := textenc.UTF8
+	if existed {
+		style = textenc.NoEndings
+		if e, err := textenc.Detect(old); err == nil {
+			enc = e
+			if oldText, err := textenc.Decode(old, e); err == nil {
+				style = textenc.CountEndings(oldText).Style()
+			}
+			if enc != textenc.UTF8 {
+				notes = append(notes, sdk.Note{Kind: "encoding", Detail: enc.String() + " kept"})
+			}
+		} else if len(old) > 0 {
+			notes = append(notes, sdk.Note{Kind: "encoding", Detail: "utf-8 (the old content was not text in a known encoding)"})
+		}
+	}
+	switch style {
+	case textenc.LF, textenc.CRLF, textenc.CR:
+		if conv := textenc.Apply(content, style); conv != content {
+			notes = append(notes, sdk.Note{Kind: edit.KindLineEndings, Detail: style.String() + "-applied"})
+			content = conv
+		}
+	case textenc.Mixed:
+		if strings.Contains(content, "\n") {
+			notes = append(notes, sdk.Note{Kind: edit.KindLineEndings, Detail: edit.MixedNotConverted})
+		}
+	}
+	return content, enc, notes
+}
+
+func countTextLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}

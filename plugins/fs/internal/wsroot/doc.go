@@ -1,0 +1,6 @@
+// Package wsroot turns the path a tool call names into a file opened
+// through os.Root: the workspace's, or an approved external path's (rooted
+// at its parent folder). Symlinks are resolved component by component, so
+// a link inside pointing inside is followed to its real target, and one
+// leading outside — or a parent folder swapped for such a link — is refused.
+package wsroot

@@ -1,0 +1,10 @@
+package main
+
+import (
+	"github.com/yagent/yagent/plugins/fs/fstool"
+	"github.com/yagent/yagent/sdk"
+)
+
+func main() {
+	sdk.Serve(sdk.Plugin{Name: "fs", Version: "0.1.0", Tools: fstool.New().Tools()})
+}
