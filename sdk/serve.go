@@ -86,6 +86,9 @@ func Serve(p Plugin) {
 		JSONFormat: true,
 	})
 	hclog.SetDefault(logger)
+	if err := detachStdin(); err != nil {
+		logger.Warn("stdin still shared with the host", "error", err)
+	}
 	if raw, ok := os.LookupEnv(SettingsEnv); ok {
 		if _, err := parseSettings(raw); err != nil {
 			logger.Error("settings ignored", "env", SettingsEnv, "error", err)

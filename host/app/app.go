@@ -176,8 +176,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	var sources []surface.Source
 	for _, p := range plugins {
 		if p.Refused != nil {
-			a.Warnings = append(a.Warnings, p.Refused.Error())
-			continue
+			continue // Load's warnings already say why
 		}
 		if !familyEnabled(prof, p.Name) {
 			continue

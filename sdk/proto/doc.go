@@ -2,4 +2,4 @@
 // protocol between the yagent host and its tool plugins.
 package pluginpb
 
-//go:generate protoc --go_out=paths=source_relative:. --go-grpc_out=paths=source_relative:. plugin.proto
+//go:generate ../../scripts/proto.sh

@@ -209,3 +209,18 @@ func TestServe_HostSIGKILLTakesPluginsDown(t *testing.T) {
 		return true
 	})
 }
+
+// TestServe_PluginsDoNotShareTheMCPStdin: under `yagent serve` stdin is the
+// MCP stream; a plugin reading its stdin gets end of file, not the client's
+// messages.
+func TestServe_PluginsDoNotShareTheMCPStdin(t *testing.T) {
+	e := newEnv(t)
+	c := e.serve(nil, "-y")
+	r := c.call(t, "probe_stdin", map[string]any{})
+	if got := text(r); got != "error: EOF" {
+		t.Fatalf("a plugin reading stdin: got %q, want end of file", got)
+	}
+	if r := c.call(t, "think", map[string]any{"thought": "still connected"}); r.IsError {
+		t.Fatalf("the MCP stream broke: %s", text(r))
+	}
+}

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,6 +24,24 @@ func main() {
 				sdk.ReportProgress(ctx, "blocking", 0, 0)
 				<-ctx.Done()
 				return "cancelled", nil
+			}),
+		sdk.NewTool(sdk.Spec{Name: "probe_stdin", Description: "Try to read the plugin's stdin.", Effect: sdk.EffectNone},
+			func(context.Context, struct{}) (string, error) {
+				got := make(chan string, 1)
+				go func() {
+					n, err := os.Stdin.Read(make([]byte, 64))
+					if err != nil {
+						got <- "error: " + err.Error()
+						return
+					}
+					got <- "read " + strconv.Itoa(n) + " bytes"
+				}()
+				select {
+				case s := <-got:
+					return s, nil
+				case <-time.After(2 * time.Second):
+					return "blocked", nil
+				}
 			}),
 		rendezvous("probe_meet", false),
 		rendezvous("probe_meet_serial", true),
