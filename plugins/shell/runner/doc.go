@@ -13,7 +13,8 @@
 //     left behind (`cmd &`, `nohup … &`) still hold open, and a cancel that
 //     comes after the call returned kills nothing.
 //   - Yielded: a foreground command still running after yield_time_ms
-//     (default 15 s; 2 s for known servers and watchers) goes on as a task of
+//     (default 15 s; 2 s for known servers and watchers; earlier when the
+//     call's deadline would come first) goes on as a task of
 //     the call's session. The call returns a task id, the output so far and
 //     a diagnosis. The task stays owned: registered, reported, under the
 //     same timeout, killed by shell_cancel, by KillLiveProcessGroups and when

@@ -154,3 +154,25 @@ func TestShutdown_StopsForegroundNotBackground(t *testing.T) {
 		t.Errorf("background command %d died at Shutdown: it belongs to the user", bgPids[0])
 	}
 }
+
+func TestRunBash_YieldsBeforeTheCallsDeadline(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	pids := pidsFile(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	res, err := f.m.Run(f.ctx(ctx), RunRequest{Command: fmt.Sprintf("echo $$ > '%s'; sleep 100", pids)})
+	if err != nil {
+		t.Fatalf("Run with a 1s deadline and the default 15s yield: %v; want a yielded task", err)
+	}
+	d := data(t, res)
+	if d.Status != "running" {
+		t.Fatalf("data = %+v, want a running task", d)
+	}
+	<-ctx.Done()
+	procs := waitForPidsWritten(t, pids, 1)
+	if !stillAliveAfter(procs, 200*time.Millisecond) {
+		t.Errorf("the task died with the call's deadline")
+	}
+	f.m.Cancel(f.ctx(t.Context()), d.TaskID)
+}

@@ -150,6 +150,9 @@ func (m *Manager) endHeadline(t *task) string {
 	case endTimedOut:
 		return fmt.Sprintf("%s timed out %s after it started, and its whole process group was killed.", what, t.timeout)
 	case endCancelled:
+		if errors.Is(e.cause, errShellCancel) && t.mode == modeBackground {
+			return fmt.Sprintf("%s was stopped by shell_cancel: SIGTERM to its process group, then SIGKILL to whatever was left.", what)
+		}
 		if errors.Is(e.cause, errShellCancel) {
 			return fmt.Sprintf("%s was stopped by shell_cancel, and its whole process group was killed.", what)
 		}

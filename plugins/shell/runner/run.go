@@ -68,6 +68,13 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (*sdk.Result, error) 
 			yield = ServerYield
 		}
 	}
+	if deadline, ok := ctx.Deadline(); ok {
+		// The host stops waiting at its deadline: hand the command back as
+		// a task before that, rather than lose the call's answer.
+		if before := time.Until(deadline) * 9 / 10; before < yield {
+			yield = max(before, time.Millisecond)
+		}
+	}
 	if err := m.startForeground(ctx, t, info.Workspace); err != nil {
 		return nil, sdk.Errorf(sdk.CodeToolFailed, "could not start the command in %s: %v", info.Workspace, err)
 	}
