@@ -71,7 +71,7 @@ func (s *Service) writeFile(ctx context.Context, in writeFileInput) (*sdk.Result
 		}
 	}
 
-	content, enc, notes := s.shape(in.Path, in.Content, existed, old)
+	content, enc, notes := shape(in.Path, in.Content, existed, old)
 	newRaw, err := textenc.Encode(content, enc)
 	if err != nil {
 		return nil, sdk.Errorf(sdk.CodeInvalidInput, "content cannot be written as %s (the file's encoding): %v", enc, err)
@@ -109,7 +109,7 @@ func (s *Service) writeFile(ctx context.Context, in writeFileInput) (*sdk.Result
 // encoding and byte order mark, and its line ending when the file used one
 // kind throughout. A new file gets UTF-8 and its name's line ending (CRLF
 // for .bat and .cmd).
-func (s *Service) shape(path, content string, existed bool, old []byte) (string, textenc.Encoding, []sdk.Note) {
+func shape(path, content string, existed bool, old []byte) (string, textenc.Encoding, []sdk.Note) {
 	var notes []sdk.Note
 	style := textenc.NewFileStyle(path)
 	enc := textenc.UTF8

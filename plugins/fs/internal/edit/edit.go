@@ -32,11 +32,14 @@ type Repair struct {
 
 // Repair kinds and the line_endings details.
 const (
-	KindWhitespace  = "whitespace_relaxed"
-	KindReindent    = "reindented"
-	KindJSONEscape  = "json_escape_unwrapped"
-	KindUnicode     = "unicode_normalized"
-	KindLineEndings = "line_endings"
+	KindWhitespace = "whitespace_relaxed"
+	KindReindent   = "reindented"
+	// KindReindentSkipped: the indentation differed in no consistent way
+	// and new_string went in as written.
+	KindReindentSkipped = "reindent_skipped"
+	KindJSONEscape      = "json_escape_unwrapped"
+	KindUnicode         = "unicode_normalized"
+	KindLineEndings     = "line_endings"
 
 	// CRLFNormalized: a uniformly CRLF file was matched with its "\r"
 	// stripped, edited, and had CRLF restored.

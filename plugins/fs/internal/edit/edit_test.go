@@ -172,3 +172,19 @@ func TestValidateSizeLimit(t *testing.T) {
 		t.Errorf("Validate at the limit: %v", err)
 	}
 }
+
+func TestApplyInconsistentIndentIsNamed(t *testing.T) {
+	t.Parallel()
+	// One line lost a level, the next did not: no mapping fits both.
+	content := "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n"
+	got, err := Apply(content, Request{Old: "if x {\n\t\ty()\n}", New: "if x {\n\t\tz()\n}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := kinds(got.Repairs); !slices.Equal(k, []string{"whitespace_relaxed:leading", "reindent_skipped:old_string's"}) {
+		t.Errorf("repairs: got %q", k)
+	}
+	if want := "func f() {\nif x {\n\t\tz()\n}\n}\n"; got.Content != want {
+		t.Errorf("content: got %q, want %q", got.Content, want)
+	}
+}

@@ -79,8 +79,11 @@ func reindent(fileLines, oldLines []string, newText string, fileUnit func() int)
 			return out, d
 		}
 	}
-	return newText, "not re-indented: old_string's indentation differs from the file's in no consistent way, so new_string went in as written; check the result"
+	return newText, notReindented
 }
+
+// notReindented is reindent's detail when no mapping fits.
+const notReindented = "old_string's indentation differs from the file's in no consistent way, so new_string went in as written; check the result"
 
 func hasSpaceIndent(pairs []indentPair, file bool) bool {
 	for _, p := range pairs {

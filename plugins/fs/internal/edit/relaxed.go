@@ -133,17 +133,20 @@ func relaxed(work, old, newText string) (*match, error) {
 		}
 	}
 
-	normWork, idx := normPunctMap(work)
-	normOld := normPunct(old)
+	normWork, normOld := normPunct(work), normPunct(old)
 	if normWork == work && normOld == old {
 		return nil, nil
 	}
 	rep := Repair{KindUnicode, "matched after normalizing Unicode punctuation (curly quotes, dashes, odd spaces)"}
 	var at []int
-	for _, a := range indexAll(normWork, normOld) {
-		b := a + len(normOld)
-		if punctBoundary(idx, a) && punctBoundary(idx, b) {
-			at = append(at, a)
+	var idx []int
+	if strings.Contains(normWork, normOld) {
+		// The offset map costs a word per byte: built only when it will be used.
+		normWork, idx = normPunctMap(work)
+		for _, a := range indexAll(normWork, normOld) {
+			if punctBoundary(idx, a) && punctBoundary(idx, a+len(normOld)) {
+				at = append(at, a)
+			}
 		}
 	}
 	switch {
@@ -218,7 +221,11 @@ func (m *match) reindent(work string, fl []span, at int, b block) {
 	}
 	text, detail := reindent(fileLines, b.lines, m.newText, func() int { return fileSpaceUnit(work, fl) })
 	m.newText = text
-	if detail != "" {
+	switch detail {
+	case "":
+	case notReindented:
+		m.repairs = append(m.repairs, Repair{KindReindentSkipped, detail})
+	default:
 		m.repairs = append(m.repairs, Repair{KindReindent, detail})
 	}
 }
