@@ -1,0 +1,5 @@
+// Package fetch gets one web page over http or https and turns it into
+// text a model can read: HTML converted to Markdown, other text as it is.
+// Every step is bounded: the body by a byte cap, the whole exchange by a
+// timeout, redirects by count, and each redirect must stay on http(s).
+package fetch
