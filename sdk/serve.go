@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -76,8 +79,9 @@ type ServeOptions struct {
 // YAGENT_PLUGIN_LOG_LEVEL, and makes that logger hclog's default so tools
 // can use hclog.L(). An invalid Plugin (no name, duplicate or invalid specs)
 // is reported on stderr and exits with status 1. Run by hand, the binary
-// says it is a plugin and exits. Outside Linux (where the host has the
-// kernel kill its plugins when it dies) Serve exits when the host is gone.
+// says it is a plugin and exits. When the host is gone (SIGTERM, which the
+// host has the kernel send on its death, or a change of parent) Serve runs
+// OnShutdown, at most shutdownGrace long, and exits.
 func Serve(p Plugin) {
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       p.Name,
@@ -94,11 +98,14 @@ func Serve(p Plugin) {
 			logger.Error("settings ignored", "env", SettingsEnv, "error", err)
 		}
 	}
-	if runtime.GOOS != "linux" {
-		// Linux hosts have the kernel kill their plugins when they die
-		// (Pdeathsig); elsewhere, a plugin notices it was orphaned.
-		go exitWhenOrphaned(logger)
-	}
+	// The host's death reaches the plugin as SIGTERM (on Linux, the
+	// kernel's parent-death signal) or, elsewhere, as a change of parent.
+	// Either way the plugin releases what it holds — OnShutdown kills the
+	// process groups of commands still in flight, closes a browser — before
+	// it exits.
+	shutdown := onceShutdown(p.OnShutdown)
+	p.OnShutdown = shutdown
+	go exitWhenHostGone(logger, shutdown, runtime.GOOS != "linux")
 	set, err := ServerPluginSet(p, ServeOptions{Logger: logger})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "yagent plugin %q: %v\n", p.Name, err)
@@ -125,16 +132,60 @@ func ServerPluginSet(p Plugin, opts ServeOptions) (map[int]plugin.PluginSet, err
 	}, nil
 }
 
-// exitWhenOrphaned exits the process once its parent, the host, is gone
-// and it has been handed to another parent.
-func exitWhenOrphaned(logger hclog.Logger) {
-	parent := os.Getppid()
-	for range time.Tick(time.Second) {
-		if os.Getppid() != parent {
-			logger.Info("the host is gone; exiting")
-			os.Exit(0)
-		}
+// shutdownGrace bounds how long a plugin whose host is gone spends in
+// OnShutdown before it exits anyway.
+const shutdownGrace = 3 * time.Second
+
+// onceShutdown wraps fn so that it runs at most once, whoever asks first:
+// the host's Shutdown call, SIGTERM, or the orphan check.
+func onceShutdown(fn func(context.Context) error) func(context.Context) error {
+	var once sync.Once
+	var err error
+	return func(ctx context.Context) error {
+		once.Do(func() {
+			if fn != nil {
+				err = fn(ctx)
+			}
+		})
+		return err
 	}
+}
+
+// exitWhenHostGone runs shutdown and exits on SIGTERM, or, when
+// watchParent is set, once the plugin's parent, the host, is gone and it
+// has been handed to another.
+func exitWhenHostGone(logger hclog.Logger, shutdown func(context.Context) error, watchParent bool) {
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	parent := os.Getppid()
+	var tick <-chan time.Time
+	if watchParent {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-term:
+			logger.Info("terminated; shutting down")
+		case <-tick:
+			if os.Getppid() == parent {
+				continue
+			}
+			logger.Info("the host is gone; shutting down")
+		}
+		break
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		os.Exit(1)
+	}()
+	if err := shutdown(ctx); err != nil {
+		logger.Warn("shutdown", "error", err)
+	}
+	os.Exit(0)
 }
 
 func logLevel(s string) hclog.Level {
