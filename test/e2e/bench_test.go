@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -89,7 +88,7 @@ func BenchmarkServeStartToList(b *testing.B) {
 	run := func(b *testing.B, home string) time.Duration {
 		ws := b.TempDir()
 		cmd := exec.Command(yagent, "serve", "--workspace", ws, "--profile", "full",
-			"--plugin-dir", filepath.Join(repoRoot, "bin", "plugins"))
+			"--plugin-dir", pluginsDir)
 		cmd.Env = append(os.Environ(), "HOME="+home)
 		start := time.Now()
 		mc := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)

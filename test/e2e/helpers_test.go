@@ -20,9 +20,11 @@ import (
 
 // Paths shared by the tests, set by TestMain.
 var (
-	repoRoot string
-	yagent   string // bin/yagent
-	probeDir string // folder holding yagent-plugin-probe
+	repoRoot   string
+	binDir     string // a fresh build: yagent, plugins/, examples/
+	yagent     string // binDir/yagent
+	probeDir   string // folder holding yagent-plugin-probe
+	pluginsDir string // binDir/plugins
 )
 
 func TestMain(m *testing.M) {
@@ -34,32 +36,42 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		code = m.Run()
 	}
-	os.RemoveAll(probeDir)
+	os.RemoveAll(binDir)
 	os.Exit(code)
 }
 
+// setup builds the host and every plugin from the source under test into a
+// temporary folder, so the tests never run a stale binary.
 func setup() (int, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return 1, err
 	}
 	repoRoot = filepath.Clean(filepath.Join(wd, "..", ".."))
-	yagent = filepath.Join(repoRoot, "bin", "yagent")
-	if _, err := os.Stat(yagent); err != nil {
-		cmd := exec.Command("make", "build")
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return 1, fmt.Errorf("make build: %v\n%s", err, out)
-		}
-	}
-	probeDir, err = os.MkdirTemp("", "yagent-e2e-probe-")
+	binDir, err = os.MkdirTemp("", "yagent-e2e-bin-")
 	if err != nil {
 		return 1, err
 	}
-	cmd := exec.Command("go", "build", "-o", filepath.Join(probeDir, "yagent-plugin-probe"), "./testplugin")
-	cmd.Dir = wd
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return 1, fmt.Errorf("build probe plugin: %v\n%s", err, out)
+	yagent = filepath.Join(binDir, "yagent")
+	pluginsDir = filepath.Join(binDir, "plugins")
+	probeDir = filepath.Join(binDir, "probe")
+	builds := [][2]string{
+		{yagent, "./cmd/yagent"},
+		{filepath.Join(probeDir, "yagent-plugin-probe"), "./test/e2e/testplugin"},
+		{filepath.Join(binDir, "examples", "yagent-plugin-hello"), "./examples/hello"},
+		{filepath.Join(binDir, "examples", "yagent-plugin-clash"), "./examples/hello/clash"},
+	}
+	for _, fam := range []string{"fs", "shell", "search", "browser", "cognitive"} {
+		if _, err := os.Stat(filepath.Join(repoRoot, "plugins", fam, "main.go")); err == nil {
+			builds = append(builds, [2]string{filepath.Join(pluginsDir, "yagent-plugin-"+fam), "./plugins/" + fam})
+		}
+	}
+	for _, b := range builds {
+		cmd := exec.Command("go", "build", "-o", b[0], b[1])
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 1, fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+		}
 	}
 	return 0, nil
 }
@@ -79,8 +91,8 @@ func newEnv(t *testing.T) *env {
 		home:      t.TempDir(),
 		workspace: t.TempDir(),
 		dirs: []string{
-			filepath.Join(repoRoot, "bin", "plugins"),
-			filepath.Join(repoRoot, "bin", "examples"),
+			pluginsDir,
+			filepath.Join(binDir, "examples"),
 			probeDir,
 		},
 	}
@@ -301,6 +313,12 @@ func eventually(t *testing.T, what string, cond func() bool) {
 type callResult struct {
 	res *mcp.CallToolResult
 	err error
+}
+
+func callWithArgs(c *client, name string, args any) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return c.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
 
 func callWithProgress(c *client, name string) (*mcp.CallToolResult, error) {
