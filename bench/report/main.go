@@ -23,7 +23,7 @@ var pairs = []pair{
 	{"call overhead: plugin vs in-process (median)", "BenchmarkCallOverhead/plugin", "BenchmarkCallOverhead/in-process", "median-µs"},
 	{"call overhead: plugin vs in-process (p99)", "BenchmarkCallOverhead/plugin", "BenchmarkCallOverhead/in-process", "p99-µs"},
 	{"serve start to first tools/list: warm vs cold spec cache", "BenchmarkServeStartToList/warm", "BenchmarkServeStartToList/cold", "median-ms"},
-	{"run_bash true through the tool vs bash -c true", "BenchmarkRunBashTrue/tool", "BenchmarkRunBashTrue/direct", "ns/op"},
+	{"run_bash true through the tool vs bash -c true", "BenchmarkRunBash_True", "BenchmarkExecBash_True", "ns/op"},
 }
 
 var line = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+(\d+)\s+(.*)$`)

@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"os/exec"
 	"slices"
 	"testing"
@@ -122,4 +127,97 @@ func BenchmarkServeStartToList(b *testing.B) {
 		}
 		reportLatencies(b, lat, "ms", time.Millisecond)
 	})
+}
+
+// peakRSSMiB reads the peak resident set (VmHWM) of pid in MiB.
+func peakRSSMiB(b *testing.B, pid int) float64 {
+	b.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatalf("read status of %d: %v", pid, err)
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	b.Fatalf("no VmHWM for %d", pid)
+	return 0
+}
+
+// pluginSurface loads one first-party plugin from pluginsDir behind a surface.
+func pluginSurface(b *testing.B, name, ws string) (*surface.Surface, *pluginmgr.Plugin) {
+	b.Helper()
+	mgr := pluginmgr.New(pluginmgr.Options{Dirs: []string{pluginsDir}, CacheDir: b.TempDir()})
+	if _, _, err := mgr.Load(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = mgr.Close(context.Background()) })
+	p := mgr.Plugin(name)
+	if p == nil {
+		b.Fatalf("no %s plugin in %s", name, pluginsDir)
+	}
+	surf, err := surface.New([]surface.Source{{Plugin: name, Family: name, Specs: p.Specs, Exec: p}}, surface.Options{Workspace: ws, Yolo: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return surf, p
+}
+
+// BenchmarkReadFileNearEndOf1GiB: read_file of a 2000-line window near the
+// end of a 1 GiB file, through the host and the fs plugin; reports the
+// plugin's peak RSS.
+func BenchmarkReadFileNearEndOf1GiB(b *testing.B) {
+	ws := b.TempDir()
+	f, err := os.Create(filepath.Join(ws, "big.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := []byte(strings.Repeat("x", 99) + "\n") // 100 bytes a line
+	block := bytes.Repeat(line, 1<<14)
+	lines := 0
+	for written := 0; written < 1<<30; written += len(block) {
+		if _, err := f.Write(block); err != nil {
+			b.Fatal(err)
+		}
+		lines += 1 << 14
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	surf, p := pluginSurface(b, "fs", ws)
+	sess := session.New("bench")
+	in := json.RawMessage(fmt.Sprintf(`{"path":"big.log","offset":%d,"limit":2000}`, lines-2100))
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		r := surf.Call(context.Background(), sess, "read_file", in)
+		lat = append(lat, time.Since(start))
+		if r.IsError() {
+			b.Fatalf("read_file: %s", r.Text)
+		}
+	}
+	reportLatencies(b, lat, "ms", time.Millisecond)
+	b.ReportMetric(peakRSSMiB(b, p.PID()), "plugin-peak-rss-MiB")
+}
+
+// BenchmarkRunBashHugeOutput: `yes | head -c 2G` through the host and the
+// shell plugin; the output is capped, the plugin's peak RSS reported.
+func BenchmarkRunBashHugeOutput(b *testing.B) {
+	ws := b.TempDir()
+	surf, p := pluginSurface(b, "shell", ws)
+	sess := session.New("bench")
+	in := json.RawMessage(`{"command":"yes | head -c 2G","yield_time_ms":600000}`)
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		r := surf.Call(context.Background(), sess, "run_bash", in)
+		lat = append(lat, time.Since(start))
+		if r.IsError() || !r.Truncated && !strings.Contains(r.Text, "left out") {
+			b.Fatalf("run_bash: code %q, %d bytes of text", r.Code, len(r.Text))
+		}
+	}
+	reportLatencies(b, lat, "ms", time.Millisecond)
+	b.ReportMetric(peakRSSMiB(b, p.PID()), "plugin-peak-rss-MiB")
 }
