@@ -1,0 +1,17 @@
+// Package nav answers code-navigation questions: the definitions in a
+// file (Outline), where a name is defined (FindSymbol), where it is used
+// and, for Go functions, who calls it (FindReferences), and what a Go
+// function calls (Callees).
+//
+// Go sources are read with go/parser always, because it is exact (kinds,
+// receivers, signatures, end lines) and because an answer about Go code
+// should not change with whether ctags happens to be installed. Other
+// languages go through Universal Ctags when it is available
+// (ctags --output-format=json --fields=+nKSe); without it, Python has a
+// small indentation-based reader and the rest is reported as unsupported.
+// References are word-boundary matches (package grep) minus definition
+// lines; in Go packages that type-check (golang.org/x/tools/go/packages),
+// they are resolved with go/types instead: only identifiers bound to an
+// object of that name count, grouped by object, and calls are attributed
+// to the enclosing function.
+package nav

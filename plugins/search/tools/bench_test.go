@@ -1,0 +1,77 @@
+package tools
+
+import (
+	"io"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/yagent/yagent/plugins/search/internal/grep"
+)
+
+// BenchmarkGrepGOROOT searches $(go env GOROOT)/src three ways: through the
+// grep tool with ripgrep (tool-rg), with ripgrep run directly (rg-direct),
+// and through the tool with ripgrep hidden (tool-go). Aim: tool-rg within
+// 1.3x of rg-direct, tool-go within 4x.
+//
+//	go test -run '^$' -bench BenchmarkGrepGOROOT -count 5 ./plugins/search/tools
+func BenchmarkGrepGOROOT(b *testing.B) {
+	src := filepath.Join(runtime.GOROOT(), "src")
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		src = filepath.Join(string(trimNL(out)), "src")
+	}
+	queries := []struct {
+		name string
+		in   grepInput
+		args []string
+	}{
+		{"literal", grepInput{Pattern: "func NewReaderSize", Literal: true}, []string{"-F", "-e", "func NewReaderSize"}},
+		{"alternation", grepInput{Pattern: `(Unmarshal|Decode)[A-Z]\w*\(`}, []string{"-e", `(Unmarshal|Decode)[A-Z]\w*\(`}},
+		{"ignore-case", grepInput{Pattern: "deadline", IgnoreCase: true}, []string{"-i", "-e", "deadline"}},
+	}
+	rg, _ := grep.RgPath("", lookPath())
+	for _, q := range queries {
+		b.Run(q.name+"/tool-rg", func(b *testing.B) {
+			if rg == "" {
+				b.Skip("ripgrep hidden or missing")
+			}
+			tool := Grep(Config{LookPath: lookPath()})
+			for b.Loop() {
+				res := mustCall(b, tool, src, q.in)
+				if res.Data.(*grep.Result).Backend != grep.BackendRg {
+					b.Fatal("did not run on ripgrep")
+				}
+			}
+		})
+		b.Run(q.name+"/rg-direct", func(b *testing.B) {
+			if rg == "" {
+				b.Skip("ripgrep hidden or missing")
+			}
+			for b.Loop() {
+				cmd := exec.Command(rg, append([]string{"-n"}, append(q.args, ".")...)...)
+				cmd.Dir = src
+				cmd.Stdout = io.Discard
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(q.name+"/tool-go", func(b *testing.B) {
+			tool := Grep(Config{LookPath: lookPath("rg")})
+			for b.Loop() {
+				res := mustCall(b, tool, src, q.in)
+				if res.Data.(*grep.Result).Backend != grep.BackendGo {
+					b.Fatal("did not run on the Go back-end")
+				}
+			}
+		})
+	}
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
