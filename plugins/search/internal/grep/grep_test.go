@@ -68,6 +68,9 @@ var searchCases = []struct {
 		"deep/er/nest.go:3:func hello() {}", "important.log:1:hello from log", "sub/keep.md:1:hello keep"}},
 	{name: "anchored glob", q: Query{Pattern: "hello", Globs: []string{"sub/*"}}, want: []string{
 		"sub/keep.md:1:hello keep", "sub/rootonly.txt:1:hello sub"}},
+	// ripgrep lets a glob override an ignore rule; the search does not.
+	{name: "glob does not override ignore files", q: Query{Pattern: "hello", Globs: []string{"*.log"}}, want: []string{
+		"important.log:1:hello from log"}},
 	{name: "glob list", q: Query{Pattern: "hello", Globs: []string{"*.go,*.md"}}, want: []string{
 		"deep/er/nest.go:3:func hello() {}", "sub/keep.md:1:hello keep"}},
 	{name: "hidden", q: Query{Pattern: "hello", Hidden: true}, want: append([]string{".dotfile:1:hello dot", ".hidden/h.txt:1:hello hidden"}, helloAll...)},
