@@ -42,6 +42,17 @@ func fetchServer(t *testing.T) *httptest.Server {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, strings.Repeat("0123456789", 1000))
 	})
+	mux.HandleFunc("/endless", func(w http.ResponseWriter, r *http.Request) {
+		// Streams until the client hangs up (bounded at 1 GiB): only a
+		// reader that stops at its cap returns before its timeout.
+		w.Header().Set("Content-Type", "text/plain")
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		for range (1 << 30) / len(chunk) {
+			if _, err := w.Write(chunk); err != nil || r.Context().Err() != nil {
+				return
+			}
+		}
+	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		// Holds the answer until the client gives up: no real wait.
 		<-r.Context().Done()
@@ -99,6 +110,15 @@ func TestWebFetch(t *testing.T) {
 	}
 	if p := res.Data.(*fetch.Page); !p.Truncated || p.Bytes != 25 {
 		t.Errorf("size cap: page %+v", p)
+	}
+
+	// The cap stops the read itself, not only what is shown.
+	endless, err := call(t, WebFetch(Config{Fetch: &fetch.Options{Timeout: 3 * time.Second, MaxBytes: 1 << 20}}), ws, webFetchInput{URL: srv.URL + "/endless"})
+	if err != nil {
+		t.Fatalf("endless body: %v (the read did not stop at the cap)", err)
+	}
+	if p := endless.Data.(*fetch.Page); !p.Truncated || p.Bytes != 1<<20 {
+		t.Errorf("endless body: page %+v", p)
 	}
 }
 
