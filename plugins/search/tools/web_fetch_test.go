@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,17 +42,6 @@ func fetchServer(t *testing.T) *httptest.Server {
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, strings.Repeat("0123456789", 1000))
-	})
-	mux.HandleFunc("/endless", func(w http.ResponseWriter, r *http.Request) {
-		// Streams until the client hangs up (bounded at 1 GiB): only a
-		// reader that stops at its cap returns before its timeout.
-		w.Header().Set("Content-Type", "text/plain")
-		chunk := []byte(strings.Repeat("x", 64<<10))
-		for range (1 << 30) / len(chunk) {
-			if _, err := w.Write(chunk); err != nil || r.Context().Err() != nil {
-				return
-			}
-		}
 	})
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		// Holds the answer until the client gives up: no real wait.
@@ -112,13 +102,31 @@ func TestWebFetch(t *testing.T) {
 		t.Errorf("size cap: page %+v", p)
 	}
 
-	// The cap stops the read itself, not only what is shown.
-	endless, err := call(t, WebFetch(Config{Fetch: &fetch.Options{Timeout: 3 * time.Second, MaxBytes: 1 << 20}}), ws, webFetchInput{URL: srv.URL + "/endless"})
+	// The cap stops the read itself, not only what is shown: a server
+	// streaming up to 256 MiB gets to write little more than the cap and
+	// the socket buffers before the client hangs up.
+	var written atomic.Int64
+	endlessSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		chunk := []byte(strings.Repeat("x", 64<<10))
+		for range (256 << 20) / len(chunk) {
+			if _, err := w.Write(chunk); err != nil || r.Context().Err() != nil {
+				return
+			}
+			written.Add(int64(len(chunk)))
+		}
+	}))
+	defer endlessSrv.Close()
+	endless, err := call(t, WebFetch(Config{Fetch: &fetch.Options{Timeout: 5 * time.Second, MaxBytes: 1 << 20}}), ws, webFetchInput{URL: endlessSrv.URL})
 	if err != nil {
 		t.Fatalf("endless body: %v (the read did not stop at the cap)", err)
 	}
 	if p := endless.Data.(*fetch.Page); !p.Truncated || p.Bytes != 1<<20 {
 		t.Errorf("endless body: page %+v", p)
+	}
+	endlessSrv.CloseClientConnections()
+	if n := written.Load(); n > 32<<20 {
+		t.Errorf("the server wrote %d bytes: the client read far past its 1 MiB cap", n)
 	}
 }
 

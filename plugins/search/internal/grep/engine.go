@@ -74,6 +74,11 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, fmt.Errorf("grep: %w", err)
 	}
 	s := &search{q: q, m: m, globs: globs, isDir: info.IsDir(), col: newCollector(q.MaxResults, q.Context)}
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		// A named pipe or device would block a reader: only regular files
+		// are searched, as in a walk.
+		return s.col.result(BackendGo), nil
+	}
 	if e.RgPath != "" {
 		if err := s.runRg(ctx, e.RgPath); err != nil {
 			return nil, err

@@ -98,6 +98,7 @@ func fixture(t testing.TB) string {
 		"special.txt":      "x{,3}\na{b\n[a[b]]\nfoo.bar\nfooXbar\n",
 		"ctx.txt":          "line 1\nline 2\nneedle 3\nline 4\nneedle 5\nline 6\nline 7\nline 8\nline 9\nneedle 10\n",
 		"deep/er/nest.go":  "package er\n\nfunc hello() {}\n",
+		"latin1.txt":       "caf\xe9 au lait\nreal \xef\xbf\xbd here\n",
 	})
 	if err := os.Symlink("a.go", filepath.Join(root, "link.go")); err != nil {
 		t.Fatal(err)

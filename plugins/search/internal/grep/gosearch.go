@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"unicode/utf8"
 
 	"golang.org/x/text/encoding/unicode"
 
@@ -136,10 +137,18 @@ func (sc *scanner) scan(data []byte) *fileHits {
 			}
 			ls := bytes.LastIndexByte(data[:c], '\n') + 1
 			le := lineEnd(data, c)
-			if sc.m.exact || sc.m.re.Match(data[ls:le]) {
+			if sc.m.exact || sc.m.matchLine(data[ls:le]) {
 				record(ls, le)
 			}
 			pos = le + 1
+		}
+	} else if !utf8.Valid(data) {
+		for ls := 0; ls < end; {
+			le := lineEnd(data, ls)
+			if sc.m.matchLine(data[ls:le]) {
+				record(ls, le)
+			}
+			ls = le + 1
 		}
 	} else {
 		pos := 0

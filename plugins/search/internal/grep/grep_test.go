@@ -81,6 +81,9 @@ var searchCases = []struct {
 		"ctx.txt-1-line 1", "ctx.txt-2-line 2", "ctx.txt:3:needle 3", "ctx.txt-4-line 4", "ctx.txt:5:needle 5",
 		"ctx.txt-6-line 6", "ctx.txt-7-line 7"}},
 	{name: "capped", q: Query{Pattern: "hello", MaxResults: 3}, truncated: true, want: helloAll[:3]},
+	{name: "invalid utf-8 is never matched by a class", q: Query{Pattern: `caf. au|caf[^x] au|caf\S au`}},
+	{name: "invalid utf-8 in a line", q: Query{Pattern: `caf`}, want: []string{"latin1.txt:1:caf\uFFFD au lait"}},
+	{name: "invalid utf-8 with anchors", q: Query{Pattern: `^caf.*lait$|^ au`}},
 	{name: "no match", q: Query{Pattern: "nothing matches this"}},
 }
 
@@ -147,6 +150,13 @@ func TestSearchFileRoot(t *testing.T) {
 			if got := res.Text(); got != want {
 				t.Errorf("%s: Search(%s) = %q, want %q", b.name, file, got, want)
 			}
+		}
+		ignoredDir, err := b.engine.Search(context.Background(), Query{Root: filepath.Join(root, "build"), Base: root, Pattern: "hello", MaxResults: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := ignoredDir.Text(), "build/out.txt:1:hello build\n"; got != want {
+			t.Errorf("%s: Search(build), an ignored folder named explicitly = %q, want %q", b.name, got, want)
 		}
 		res, err := b.engine.Search(context.Background(), Query{Root: filepath.Join(root, "sub"), Base: root, Pattern: "hello", MaxResults: 10})
 		if err != nil {

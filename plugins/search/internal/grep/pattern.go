@@ -32,6 +32,9 @@ type matcher struct {
 	// re matches within one line: no class matches '\n', ^ $ \A \z are line
 	// anchors.
 	re *regexp.Regexp
+	// reLine is re with ^ and $ anchored to the text, for matching one line
+	// in which invalid UTF-8 bytes were replaced by '\n' (see matchLine).
+	reLine *regexp.Regexp
 	// rgExpr and rgFixed are what ripgrep is given (-e, and -F when fixed).
 	rgExpr  string
 	rgFixed bool
@@ -83,6 +86,10 @@ func compile(pattern string, literal, ignoreCase bool) (*matcher, error) {
 		return nil, explain(pattern, err)
 	}
 	m.re = re
+	textAnchors(tree)
+	if m.reLine, err = regexp.Compile(tree.String()); err != nil {
+		return nil, explain(pattern, err)
+	}
 	lits, fold, ok := required(tree)
 	if ok {
 		for _, l := range lits {
@@ -125,6 +132,47 @@ func lineSafe(pattern string, re *syntax.Regexp) error {
 		}
 	}
 	return nil
+}
+
+// textAnchors turns line anchors into text anchors, for a regexp run on
+// one line at a time.
+func textAnchors(re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpBeginLine:
+		re.Op = syntax.OpBeginText
+	case syntax.OpEndLine:
+		re.Op = syntax.OpEndText
+	}
+	for _, sub := range re.Sub {
+		textAnchors(sub)
+	}
+}
+
+// matchLine reports whether line (without its '\n') matches. Rust's
+// Unicode regexps, and so ripgrep, never match an invalid UTF-8 byte with
+// . or a class, where Go's match it as U+FFFD; such bytes are replaced by
+// '\n', which no class or . here matches, before matching.
+func (m *matcher) matchLine(line []byte) bool {
+	if utf8.Valid(line) {
+		return m.re.Match(line)
+	}
+	return m.reLine.Match(sanitize(line))
+}
+
+// sanitize returns line with every invalid UTF-8 byte replaced by '\n'.
+func sanitize(line []byte) []byte {
+	out := make([]byte, 0, len(line))
+	for i := 0; i < len(line); {
+		r, size := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && size <= 1 {
+			out = append(out, '\n')
+			i++
+			continue
+		}
+		out = append(out, line[i:i+size]...)
+		i += size
+	}
+	return out
 }
 
 // removeNL removes '\n' from the range list of a class.

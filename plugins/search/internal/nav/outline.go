@@ -96,7 +96,7 @@ func (f *Finder) FindSymbol(ctx context.Context, root, name string, max int) (*S
 		if !e.IsRegular() {
 			return
 		}
-		src, err := os.ReadFile(e.Path)
+		src, err := readSource(e.Path)
 		if err != nil || !bytes.Contains(src, needle) || bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0 {
 			return
 		}
@@ -153,4 +153,20 @@ func (f *Finder) FindSymbol(ctx context.Context, root, name string, max int) (*S
 	}
 	res.Symbols = found
 	return res, nil
+}
+
+// maxSourceBytes is the largest file read as source code; bigger files are
+// data, not definitions.
+const maxSourceBytes = 8 << 20
+
+// readSource reads path unless it is larger than maxSourceBytes.
+func readSource(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > maxSourceBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxSourceBytes)
+	}
+	return os.ReadFile(path)
 }
