@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -357,6 +358,48 @@ func TestRgPath(t *testing.T) {
 		got, note := RgPath(tt.setting, look(tt.found))
 		if got != tt.want || !strings.Contains(note, tt.wantNote) || (tt.wantNote == "" && note != "") {
 			t.Errorf("RgPath(%q) = %q, %q; want %q, %q", tt.setting, got, note, tt.want, tt.wantNote)
+		}
+	}
+}
+
+// TestSearchBackendsAgreeOnGOROOT compares the back-ends on a real tree:
+// parts of $GOROOT/src, with non-ASCII text, testdata, ignore files and
+// context lines.
+func TestSearchBackendsAgreeOnGOROOT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("searches GOROOT")
+	}
+	t.Parallel()
+	bs := backends(t)
+	if len(bs) < 2 {
+		t.Skip("ripgrep hidden or missing: nothing to compare")
+	}
+	src := filepath.Join(runtime.GOROOT(), "src")
+	queries := []Query{
+		{Pattern: `(Unmarshal|Decode)[A-Z]\w*\(`, Root: "encoding"},
+		{Pattern: "deadline", IgnoreCase: true, Root: "net"},
+		{Pattern: `[^\x00-\x7F]`, Root: "unicode"},
+		{Pattern: `\w+\s*:=\s*make\(`, Context: 2, Root: "net/http"},
+		{Pattern: `^$`, Globs: []string{"*_test.go"}, Root: "strings"},
+		{Pattern: `\Btest\B`, Root: "cmd/go/testdata"},
+	}
+	for _, q := range queries {
+		q.Root, q.Base, q.MaxResults = filepath.Join(src, q.Root), src, 3000
+		var results []*Result
+		for _, b := range bs {
+			res, err := b.engine.Search(context.Background(), q)
+			if err != nil {
+				t.Fatalf("%s: Search(%q): %v", b.name, q.Pattern, err)
+			}
+			res.Backend = ""
+			results = append(results, res)
+		}
+		if !reflect.DeepEqual(results[0], results[1]) {
+			t.Errorf("Search(%q in %s): back-ends differ: go %d matches in %d files, rg %d in %d",
+				q.Pattern, q.Root, results[0].TotalMatches, results[0].TotalFiles, results[1].TotalMatches, results[1].TotalFiles)
+		}
+		if results[0].TotalMatches == 0 {
+			t.Errorf("Search(%q in %s) found nothing: the comparison is vacuous", q.Pattern, q.Root)
 		}
 	}
 }

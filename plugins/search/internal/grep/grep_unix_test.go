@@ -27,4 +27,3 @@ func TestSearchSpecialFileRoot(t *testing.T) {
 		}
 	}
 }
-
