@@ -1,0 +1,5 @@
+package session
+
+import "encoding/json"
+
+func unmarshalJSON(raw []byte, v any) error { return json.Unmarshal(raw, v) }

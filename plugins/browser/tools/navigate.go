@@ -1,0 +1,36 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/yagent/yagent/plugins/browser/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// NavigateName is the name of the tool that opens a URL.
+const NavigateName = "browser_navigate"
+
+//go:embed navigate.md
+var navigateDescription string
+
+type navigateInput struct {
+	URL string `json:"url" jsonschema:"The address to open, like https://example.com/page. A bare host name gets https:// (http:// for localhost)."`
+}
+
+// Navigate returns browser_navigate. Its url has the role url: the host's
+// guard asks the user before schemes other than http and https, so every
+// URL that reaches the plugin is opened.
+func Navigate(m *session.Manager) sdk.Tool {
+	s := spec(NavigateName, "Open a URL in the browser tab.", navigateDescription, schemaFor[navigateInput](nil))
+	s.Roles = map[string]sdk.Role{"url": sdk.RoleURL}
+	return sdk.NewTool(s, func(ctx context.Context, in navigateInput) (*sdk.Result, error) {
+		u, _, err := normalizeURL(in.URL)
+		if err != nil {
+			return nil, err
+		}
+		return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return s.Navigate(ctx, u)
+		})
+	})
+}

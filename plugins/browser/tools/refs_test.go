@@ -1,0 +1,84 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/yagent/yagent/plugins/browser/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// TestRefFromOlderSnapshotIsRefused: a ref names an element of the
+// document its snapshot saw. After a navigation the same number must not
+// reach whatever now sits at that node: the model is told to snapshot
+// again.
+func TestRefFromOlderSnapshotIsRefused(t *testing.T) {
+	c := browser(t)
+	home := c.open("/")
+	old := refOf(t, home.Text, `link "Next page"`)
+	c.open("/second")
+	te := c.fails(ClickName, map[string]any{"ref": old}, session.CodeStaleRef)
+	if !strings.Contains(te.Message, "older snapshot") || !strings.Contains(te.Message, "browser_snapshot") {
+		t.Fatalf("stale ref: message %q does not say to snapshot again", te.Message)
+	}
+	// Coming back to the same URL is a new document: the old ref stays refused.
+	c.open("/")
+	c.fails(ClickName, map[string]any{"ref": old}, session.CodeStaleRef)
+	c.fails(HoverName, map[string]any{"ref": old}, session.CodeStaleRef)
+	c.fails(TypeName, map[string]any{"ref": old, "text": "x"}, session.CodeStaleRef)
+}
+
+// TestRefsHoldWithinOneDocument: within one document an element keeps its
+// ref across snapshots, so a form can be filled from one snapshot.
+func TestRefsHoldWithinOneDocument(t *testing.T) {
+	c := browser(t)
+	first := c.open("/form").Text
+	second := c.ok(SnapshotName, nil).Text
+	for _, what := range []string{`textbox "Name"`, `combobox "Color"`, `button "Send"`} {
+		if a, b := refOf(t, first, what), refOf(t, second, what); a != b {
+			t.Fatalf("%s: ref %s in the first snapshot, %s in the second", what, a, b)
+		}
+	}
+	c.ok(TypeName, map[string]any{"ref": refOf(t, first, `textbox "Name"`), "text": "Ada Lovelace"})
+	c.ok(SelectOptionName, map[string]any{"ref": refOf(t, first, `combobox "Color"`), "values": []string{"Blue"}})
+	c.ok(TypeName, map[string]any{"ref": refOf(t, first, `textbox "Notes"`), "text": "line one"})
+	res := c.ok(ClickName, map[string]any{"ref": refOf(t, first, `button "Send"`)})
+	for _, want := range []string{"- Page Title: Thanks", "Thanks Ada Lovelace", "color=b notes=line one"} {
+		if !strings.Contains(res.Text, want) {
+			t.Fatalf("submitted form: missing %q in:\n%s\nnow:\n%s", want, res.Text, c.ok(SnapshotName, nil).Text)
+		}
+	}
+}
+
+func TestElementArgumentsAreChecked(t *testing.T) {
+	c := browser(t)
+	c.open("/dup")
+	cases := []struct {
+		name  string
+		input map[string]any
+		code  string
+		says  string
+	}{
+		{"no element", map[string]any{}, sdk.CodeInvalidInput, "ref"},
+		{"both ref and selector", map[string]any{"ref": "e1", "selector": "button"}, sdk.CodeInvalidInput, "not both"},
+		{"not a ref", map[string]any{"ref": "Submit"}, sdk.CodeInvalidInput, "e12"},
+		{"ref never handed out", map[string]any{"ref": "e999999"}, session.CodeStaleRef, "never handed out"},
+		{"selector matches nothing", map[string]any{"selector": "#nope"}, sdk.CodeNotFound, "no element matches"},
+		{"selector matches two", map[string]any{"selector": "button.b"}, sdk.CodeInvalidInput, "matches 2 elements"},
+		{"invalid selector", map[string]any{"selector": "button[["}, sdk.CodeInvalidInput, "not valid CSS"},
+		{"hidden element", map[string]any{"selector": "#hidden"}, sdk.CodeNotFound, "no box"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			te := c.fails(ClickName, tc.input, tc.code)
+			if !strings.Contains(te.Message, tc.says) {
+				t.Fatalf("message %q does not say %q", te.Message, tc.says)
+			}
+		})
+	}
+	// A unique selector works.
+	res := c.ok(ClickName, map[string]any{"selector": "button.b:nth-of-type(2)"})
+	if !strings.Contains(res.Text, `button "Two" [focused]`) {
+		t.Fatalf("click by selector did not focus the second button:\n%s", res.Text)
+	}
+}

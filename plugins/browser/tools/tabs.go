@@ -1,0 +1,82 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/yagent/yagent/plugins/browser/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// TabsName is the name of the tool that manages tabs.
+const TabsName = "browser_tabs"
+
+//go:embed tabs.md
+var tabsDescription string
+
+// Tab actions.
+const (
+	tabsList   = "list"
+	tabsNew    = "new"
+	tabsSelect = "select"
+	tabsClose  = "close"
+)
+
+type tabsInput struct {
+	Action string `json:"action" jsonschema:"list, new, select or close."`
+	Index  *int   `json:"index,omitempty" jsonschema:"The tab to select or close, from list (0 is the first). close defaults to the current tab."`
+	URL    string `json:"url,omitempty" jsonschema:"For new: an http or https address to open in the new tab."`
+}
+
+// Tabs returns browser_tabs.
+func Tabs(m *session.Manager) sdk.Tool {
+	schema := schemaFor[tabsInput](func(s *jsonschema.Schema) {
+		s.Properties["action"].Enum = []any{tabsList, tabsNew, tabsSelect, tabsClose}
+		idx := s.Properties["index"]
+		idx.Types, idx.Type = nil, "integer"
+		idx.Minimum = new(float64)
+	})
+	return sdk.NewTool(spec(TabsName, "List, open, select or close tabs.", tabsDescription, schema),
+		func(ctx context.Context, in tabsInput) (*sdk.Result, error) {
+			var url string
+			switch in.Action {
+			case tabsList, tabsClose:
+			case tabsNew:
+				if in.URL != "" {
+					u, _, err := normalizeURL(in.URL)
+					if err != nil {
+						return nil, err
+					}
+					// Only browser_navigate's url is seen by the host's
+					// guard, so a new tab opens web addresses only.
+					if !webScheme(u) {
+						return nil, sdk.Errorf(sdk.CodeInvalidInput, "a new tab opens only http, https or about: addresses; open the tab without url, then use browser_navigate for %s", in.URL)
+					}
+					url = u
+				}
+			case tabsSelect:
+				if in.Index == nil {
+					return nil, sdk.Errorf(sdk.CodeInvalidInput, "select needs index: the tab's number from browser_tabs with action list")
+				}
+			default:
+				return nil, sdk.Errorf(sdk.CodeInvalidInput, "action %q is not one of list, new, select, close", in.Action)
+			}
+			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+				switch in.Action {
+				case tabsNew:
+					return s.NewTab(ctx, url)
+				case tabsSelect:
+					return s.SelectTab(ctx, *in.Index)
+				case tabsClose:
+					i := -1
+					if in.Index != nil {
+						i = *in.Index
+					}
+					return s.CloseTab(ctx, i)
+				}
+				return s.Tabs(ctx)
+			})
+		})
+}

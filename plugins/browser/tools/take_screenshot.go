@@ -1,0 +1,33 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/yagent/yagent/plugins/browser/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// TakeScreenshotName is the name of the tool that takes a screenshot.
+const TakeScreenshotName = "browser_take_screenshot"
+
+//go:embed take_screenshot.md
+var takeScreenshotDescription string
+
+type takeScreenshotInput struct {
+	Filename string `json:"filename,omitempty" jsonschema:"A file name for the PNG; only its base name is used, in the workspace's .yagent/screenshots folder. Default: page-<time>.png."`
+	FullPage bool   `json:"full_page,omitempty" jsonschema:"Capture the whole scrollable page instead of the visible part."`
+}
+
+// TakeScreenshot returns browser_take_screenshot. Whatever path the model
+// asks for, the file lands in <workspace>/.yagent/screenshots under a plain
+// base name: the browser never writes where the model points.
+func TakeScreenshot(m *session.Manager) sdk.Tool {
+	return sdk.NewTool(spec(TakeScreenshotName, "Take a screenshot of the page.", takeScreenshotDescription, schemaFor[takeScreenshotInput](nil)),
+		func(ctx context.Context, in takeScreenshotInput) (*sdk.Result, error) {
+			workspace := sdk.CallFrom(ctx).Workspace
+			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+				return s.Screenshot(ctx, workspace, in.Filename, in.FullPage)
+			})
+		})
+}

@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/yagent/yagent/plugins/browser/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// Version is the browser plugin's version.
+const Version = "0.1.0"
+
+// All returns the fourteen browser tools over m, sorted by name.
+func All(m *session.Manager) []sdk.Tool {
+	return []sdk.Tool{
+		Click(m),
+		Close(m),
+		ConsoleMessages(m),
+		Evaluate(m),
+		Hover(m),
+		Navigate(m),
+		NavigateBack(m),
+		PressKey(m),
+		SelectOption(m),
+		Snapshot(m),
+		Tabs(m),
+		TakeScreenshot(m),
+		Type(m),
+		WaitFor(m),
+	}
+}
+
+// spec returns the Spec every browser tool shares: Effect browser, Serial,
+// never ReadOnly.
+func spec(name, brief, description string, schema json.RawMessage) sdk.Spec {
+	return sdk.Spec{
+		Name:        name,
+		Description: strings.TrimSpace(description),
+		Brief:       brief,
+		InputSchema: schema,
+		Effect:      sdk.EffectBrowser,
+		Serial:      true,
+	}
+}
+
+// schemaFor infers In's schema and lets edit refine it (enums, bounds)
+// before it is frozen into the spec.
+func schemaFor[In any](edit func(s *jsonschema.Schema)) json.RawMessage {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("browser tools: schema: %v", err))
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	if edit != nil {
+		edit(s)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("browser tools: schema: %v", err))
+	}
+	return b
+}
+
+func bound(lo, hi float64) (*float64, *float64) { return &lo, &hi }
+
+// element is the part of an input that names an element.
+type element struct {
+	Ref      string `json:"ref,omitempty" jsonschema:"The element's ref from the latest browser_snapshot, like e12. Give ref or selector."`
+	Selector string `json:"selector,omitempty" jsonschema:"A CSS selector matching exactly one element, when there is no ref for it."`
+}
+
+func (e element) target() session.Element {
+	return session.Element{Ref: strings.TrimSpace(e.Ref), Selector: e.Selector}
+}
+
+// opaqueSchemes are the schemes whose URLs have no "//", so that
+// "localhost:3000" is not read as scheme "localhost".
+var opaqueSchemes = map[string]bool{"about": true, "data": true, "javascript": true, "blob": true, "mailto": true, "view-source": true, "chrome": true, "file": true}
+
+// normalizeURL returns raw with a scheme: https:// is added to a bare host
+// name, http:// to localhost and loopback addresses. It refuses what does
+// not parse.
+func normalizeURL(raw string) (string, bool, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", false, sdk.Errorf(sdk.CodeInvalidInput, "url is empty; give the address to open, like https://example.com")
+	}
+	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && (strings.Contains(raw, "://") || opaqueSchemes[strings.ToLower(u.Scheme)]) {
+		return raw, false, nil
+	}
+	host := raw
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		host = host[:i]
+	}
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	scheme := "https://"
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		scheme = "http://"
+	} else if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
+		scheme = "http://"
+	}
+	u, err := url.Parse(scheme + raw)
+	if err != nil || u.Host == "" {
+		return "", false, sdk.Errorf(sdk.CodeInvalidInput, "url %q is not an address; give a full URL like https://example.com/page", raw)
+	}
+	return u.String(), true, nil
+}
+
+// webScheme reports whether u is an http, https or about URL, the schemes
+// a tab may open without the host's guard having seen the URL.
+func webScheme(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(p.Scheme) {
+	case "http", "https", "about":
+		return true
+	}
+	return false
+}
+
+// do runs fn on the calling session's browser.
+func do(m *session.Manager, ctx context.Context, fn func(context.Context, *session.Session) (*sdk.Result, error)) (*sdk.Result, error) {
+	return m.Do(ctx, fn)
+}

@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/yagent/yagent/plugins/browser/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// WaitForName is the name of the tool that waits on the page.
+const WaitForName = "browser_wait_for"
+
+//go:embed wait_for.md
+var waitForDescription string
+
+// Bounds of browser_wait_for.
+const (
+	defaultWaitMS = 10_000
+	maxWaitMS     = 120_000
+	waitPoll      = 100 * time.Millisecond
+)
+
+type waitForInput struct {
+	Text     string `json:"text,omitempty" jsonschema:"Wait until this text appears on the page."`
+	TextGone string `json:"text_gone,omitempty" jsonschema:"Wait until this text is no longer on the page."`
+	TimeMS   int    `json:"time_ms,omitempty" jsonschema:"Alone: how long to wait, in milliseconds. With text or text_gone: the most to wait (default 10000)."`
+}
+
+// WaitFor returns browser_wait_for.
+func WaitFor(m *session.Manager) sdk.Tool {
+	schema := schemaFor[waitForInput](func(s *jsonschema.Schema) {
+		s.Properties["time_ms"].Minimum, s.Properties["time_ms"].Maximum = bound(0, maxWaitMS)
+	})
+	return sdk.NewTool(spec(WaitForName, "Wait for text to appear or disappear, or for a time.", waitForDescription, schema),
+		func(ctx context.Context, in waitForInput) (*sdk.Result, error) {
+			if in.Text == "" && in.TextGone == "" && in.TimeMS <= 0 {
+				return nil, sdk.Errorf(sdk.CodeInvalidInput, "say what to wait for: text, text_gone, or time_ms")
+			}
+			ms := in.TimeMS
+			if ms <= 0 {
+				ms = defaultWaitMS
+			}
+			limit := time.Duration(min(ms, maxWaitMS)) * time.Millisecond
+			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+				return s.WaitFor(ctx, in.Text, in.TextGone, limit, waitPoll)
+			})
+		})
+}
