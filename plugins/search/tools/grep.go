@@ -89,6 +89,9 @@ func runGrep(ctx context.Context, cfg Config, in grepInput) (*sdk.Result, error)
 	case err != nil:
 		return nil, toolError(err)
 	}
+	if rg != "" && res.Backend == grep.BackendGo {
+		notes = append(notes, sdk.Note{Kind: "engine", Detail: "ripgrep at " + rg + " could not start; searched with the Go back-end"})
+	}
 	return grepResult(ctx, in, root, res, notes), nil
 }
 

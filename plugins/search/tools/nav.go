@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"os/exec"
 
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 	"github.com/yagent/yagent/plugins/search/internal/nav"
@@ -27,6 +28,9 @@ func finder(ctx context.Context, cfg Config) (*nav.Finder, []sdk.Note) {
 // binPath is grep.RgPath for any program: the setting when it names an
 // executable, else name on PATH; "off" means none.
 func binPath(setting, name string, lookPath func(string) (string, error)) (string, string) {
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
 	switch setting {
 	case "off", "none", "false":
 		return "", ""

@@ -48,6 +48,10 @@ type Engine struct {
 // ErrNotFound is returned when Query.Root does not exist.
 var ErrNotFound = errors.New("path not found")
 
+// errRgStart marks a ripgrep that could not be started; the search then
+// runs on the Go back-end.
+var errRgStart = errors.New("ripgrep could not start")
+
 // Search runs q. A bad pattern or glob is a *PatternError; a missing root
 // wraps ErrNotFound.
 func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
@@ -80,10 +84,15 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		return s.col.result(BackendGo), nil
 	}
 	if e.RgPath != "" {
-		if err := s.runRg(ctx, e.RgPath); err != nil {
+		err := s.runRg(ctx, e.RgPath)
+		if err == nil {
+			return s.col.result(BackendRg), nil
+		}
+		if !errors.Is(err, errRgStart) {
 			return nil, err
 		}
-		return s.col.result(BackendRg), nil
+		// The binary went away or cannot run: search without it.
+		s.col = newCollector(q.MaxResults, q.Context)
 	}
 	workers := e.Workers
 	if workers <= 0 {

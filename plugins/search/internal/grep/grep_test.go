@@ -332,6 +332,20 @@ func TestSearchCancelled(t *testing.T) {
 	}
 }
 
+// A ripgrep that cannot be started leaves the search to the Go back-end.
+func TestSearchRgMissingFallsBack(t *testing.T) {
+	t.Parallel()
+	root := fixture(t)
+	e := &Engine{RgPath: filepath.Join(t.TempDir(), "no-such-rg")}
+	res, err := e.Search(context.Background(), Query{Root: root, Base: root, Pattern: "hello", Literal: true, MaxResults: 100})
+	if err != nil {
+		t.Fatalf("Search with a missing ripgrep: %v", err)
+	}
+	if got, want := res.Text(), strings.Join(helloAll, "\n")+"\n"; got != want || res.Backend != BackendGo {
+		t.Errorf("Search with a missing ripgrep = %q on %s, want %q on go", got, res.Backend, want)
+	}
+}
+
 func TestRgPath(t *testing.T) {
 	t.Parallel()
 	look := func(found map[string]string) func(string) (string, error) {

@@ -58,7 +58,7 @@ func (s *search) runRg(ctx context.Context, bin string) error {
 		return fmt.Errorf("ripgrep: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("ripgrep: start %s: %w", bin, err)
+		return fmt.Errorf("%w: %s: %w", errRgStart, bin, err)
 	}
 	p := &rgParser{s: s, dir: dir, filter: newPathFilter(s, dir)}
 	perr := p.read(stdout)
