@@ -16,4 +16,10 @@
 // starts with a dot. Rules are not applied to the search root itself, and a
 // file inside an excluded directory is never reached because the walk does
 // not enter that directory.
+//
+// The matcher is written here rather than taken from go-git's
+// plumbing/format/gitignore: that package reads through go-billy and
+// brings the whole go-git module into the build, and it knows neither
+// .ignore and .rgignore files nor ripgrep's precedence between kinds of
+// file, which both grep back-ends must share exactly.
 package ignore
