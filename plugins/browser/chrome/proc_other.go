@@ -8,7 +8,8 @@ import (
 	"os/exec"
 )
 
-// Prepare kills the browser process when cmd's context is cancelled.
+// Prepare kills the browser process when cmd's context is cancelled; cmd
+// must come from exec.CommandContext.
 func Prepare(cmd *exec.Cmd) {
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {

@@ -11,7 +11,8 @@ import (
 // Prepare makes cmd start the browser in a process group of its own (so
 // the browser and every child it forks can be killed at once) and, on
 // Linux, killed by the kernel when the plugin dies, even by SIGKILL.
-// Cancelling cmd's context kills the whole group.
+// Cancelling cmd's context kills the whole group; cmd must come from
+// exec.CommandContext (chromedp's allocator makes it so).
 func Prepare(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}

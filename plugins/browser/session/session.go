@@ -249,6 +249,7 @@ func (s *Session) restore(ctx context.Context) {
 				s.event("Tab %d (%s) could not be reopened: %v", i, saved.URL, err)
 				continue
 			}
+			s.tabs = append(s.tabs, t)
 		}
 		opened++
 		if saved.URL == "" || saved.URL == "about:blank" {

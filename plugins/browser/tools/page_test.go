@@ -36,18 +36,6 @@ func TestDialogsAreAnsweredAndReported(t *testing.T) {
 	}
 }
 
-func TestDialogsDismissedBySetting(t *testing.T) {
-	needBrowser(t)
-	m := session.NewManager(session.Options{DismissDialogs: true})
-	t.Cleanup(func() { m.Shutdown(t.Context()) })
-	c := newClient(t, m, "dismiss")
-	page := c.ok(NavigateName, map[string]any{"url": site.URL + "/dialogs"}).Text
-	res := c.ok(ClickName, map[string]any{"ref": refOf(t, page, `button "Confirm"`)})
-	if !strings.Contains(res.Text, `confirm dialog "Really?" was dismissed`) || !strings.Contains(res.Text, "refused") {
-		t.Fatalf("confirm with dialogs=dismiss:\n%s", res.Text)
-	}
-}
-
 func TestConsoleMessagesPerTab(t *testing.T) {
 	c := browser(t)
 	c.open("/console")

@@ -94,7 +94,13 @@ func normalizeURL(raw string) (string, bool, error) {
 	if raw == "" {
 		return "", false, sdk.Errorf(sdk.CodeInvalidInput, "url is empty; give the address to open, like https://example.com")
 	}
-	if u, err := url.Parse(raw); err == nil && u.Scheme != "" && (strings.Contains(raw, "://") || opaqueSchemes[strings.ToLower(u.Scheme)]) {
+	if strings.Contains(raw, "://") {
+		if u, err := url.Parse(raw); err != nil || u.Scheme == "" {
+			return "", false, sdk.Errorf(sdk.CodeInvalidInput, "url %q is not an address; give a full URL like https://example.com/page", raw)
+		}
+		return raw, false, nil
+	}
+	if u, err := url.Parse(raw); err == nil && opaqueSchemes[strings.ToLower(u.Scheme)] {
 		return raw, false, nil
 	}
 	host := raw

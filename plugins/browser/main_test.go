@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yagent/yagent/host/pluginmgr"
+	"github.com/yagent/yagent/plugins/browser/chrome"
+	"github.com/yagent/yagent/sdk"
+)
+
+// pluginDir holds yagent-plugin-browser, built by TestMain.
+var pluginDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "browser-plugin-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
+	}
+	build := exec.Command(goBin, "build", "-o", filepath.Join(dir, pluginmgr.BinaryPrefix+"browser"), ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the browser plugin: %v\n", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	pluginDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := chrome.Find(""); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must run the browser tests: %v", err)
+		}
+		t.Skipf("no browser: %v", err)
+	}
+}
+
+// host is the real plugin binary under the host's plugin manager.
+type host struct {
+	t         *testing.T
+	m         *pluginmgr.Manager
+	p         *pluginmgr.Plugin
+	workspace string
+}
+
+func newHost(t *testing.T, stateDir string) *host {
+	t.Helper()
+	m := pluginmgr.New(pluginmgr.Options{
+		Dirs:     []string{pluginDir},
+		CacheDir: t.TempDir(),
+		Settings: map[string]map[string]string{"browser": {"state_dir": stateDir}},
+		Backoff:  func(int) time.Duration { return 0 },
+	})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		m.Close(ctx)
+	})
+	if _, _, err := m.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	p := m.Plugin("browser")
+	if p == nil || p.Refused != nil {
+		t.Fatalf("the browser plugin did not load: %+v", p)
+	}
+	return &host{t: t, m: m, p: p, workspace: t.TempDir()}
+}
+
+func (h *host) call(tool string, input any) string {
+	h.t.Helper()
+	raw, err := json.Marshal(input)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := h.p.Execute(ctx, sdk.CallInfo{Tool: tool, SessionID: "e2e", Workspace: h.workspace}, raw, nil)
+	if err != nil {
+		h.t.Fatalf("%s: %v", tool, err)
+	}
+	return res.Text
+}
+
+// TestSIGKILLedPluginLeavesNoBrowser kills the plugin process with SIGKILL
+// and counts the processes it had started (the browser and its children,
+// recorded before the kill): none may outlive it. The plugin the host
+// starts again reopens the session's tabs.
+func TestSIGKILLedPluginLeavesNoBrowser(t *testing.T) {
+	needBrowser(t)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "<!doctype html><title>Page %s</title><h1>At %s</h1>", r.URL.Path, r.URL.Path)
+	}))
+	defer site.Close()
+	h := newHost(t, t.TempDir())
+	h.call("browser_navigate", map[string]any{"url": site.URL + "/one"})
+	h.call("browser_tabs", map[string]any{"action": "new", "url": site.URL + "/two"})
+
+	pid := h.p.PID()
+	if pid == 0 {
+		t.Fatal("the plugin is not running")
+	}
+	procs := descendants(pid)
+	browsers := 0
+	for _, p := range procs {
+		if strings.Contains(p.comm, "chrom") {
+			browsers++
+		}
+	}
+	if browsers == 0 {
+		t.Fatalf("no browser process under the plugin %d: %v", pid, procs)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var left []proc
+		for _, p := range procs {
+			if p.alive() {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the %d processes the plugin started outlived it by 30s: %v", len(left), len(procs), left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("all %d processes (%d browser) gone %v after the plugin's SIGKILL", len(procs), browsers, time.Since(deadline.Add(-30*time.Second)))
+
+	list := h.call("browser_tabs", map[string]any{"action": "list"})
+	for _, want := range []string{"Reopened 2 tab(s)", "- 0: [Page /one] (" + site.URL + "/one)", "- 1: (current) [Page /two] (" + site.URL + "/two)"} {
+		if !strings.Contains(list, want) {
+			t.Fatalf("after the restart: missing %q in:\n%s", want, list+"\n"+h.call("browser_tabs", map[string]any{"action": "list"}))
+		}
+	}
+
+	// A graceful stop leaves nothing either.
+	pid = h.p.PID()
+	procs = descendants(pid)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		alive := 0
+		for _, p := range procs {
+			if p.alive() {
+				alive++
+			}
+		}
+		if alive == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes outlived the plugin's shutdown", alive)
+		}
+	}
+}
+
+// proc is a process as /proc shows it; start tells it from a later
+// process that reuses its pid.
+type proc struct {
+	pid   int
+	comm  string
+	start string
+}
+
+func (p proc) alive() bool {
+	q, ok := readProc(p.pid)
+	return ok && q.start == p.start && !q.zombie()
+}
+
+func (p proc) zombie() bool { return strings.HasPrefix(p.comm, "Z ") }
+
+func (p proc) String() string { return fmt.Sprintf("%d(%s)", p.pid, p.comm) }
+
+// readProc reads /proc/<pid>/stat: its command, state, parent and start time.
+func readProc(pid int) (proc, bool) {
+	p, _, ok := readStat(pid)
+	return p, ok
+}
+
+func readStat(pid int) (proc, int, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return proc{}, 0, false
+	}
+	s := string(b)
+	open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || close < open {
+		return proc{}, 0, false
+	}
+	fields := strings.Fields(s[close+1:])
+	if len(fields) < 20 {
+		return proc{}, 0, false
+	}
+	ppid, _ := strconv.Atoi(fields[1])
+	comm := s[open+1 : close]
+	if fields[0] == "Z" {
+		comm = "Z " + comm
+	}
+	return proc{pid: pid, comm: comm, start: fields[19]}, ppid, true
+}
+
+// descendants lists every process below pid.
+func descendants(pid int) []proc {
+	entries, _ := os.ReadDir("/proc")
+	children := map[int][]proc{}
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ppid, ok := readStat(n); ok {
+			children[ppid] = append(children[ppid], p)
+		}
+	}
+	var out []proc
+	queue := []int{pid}
+	for len(queue) > 0 {
+		next := queue[0]
+		queue = queue[1:]
+		for _, c := range children[next] {
+			out = append(out, c)
+			queue = append(queue, c.pid)
+		}
+	}
+	return out
+}
