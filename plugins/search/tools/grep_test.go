@@ -24,6 +24,7 @@ func TestGrepTool(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
+		".git/HEAD":    "ref: refs/heads/main\n",
 		".gitignore":   "gen/\n",
 		"main.go":      "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n",
 		"util.go":      "package main\n\nfunc helper() {}\n",

@@ -13,6 +13,7 @@ func TestSearchFiles(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
+		".git/HEAD":                "ref: refs/heads/main\n",
 		".gitignore":               "build/\n*.tmp\n!keep.tmp\n",
 		"main.go":                  "",
 		"main_test.go":             "",

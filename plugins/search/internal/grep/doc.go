@@ -22,8 +22,10 @@
 //   - A UTF-8 byte order mark is dropped and UTF-16 with a byte order mark
 //     is decoded, as ripgrep does.
 //   - Ignore files, hidden names and globs are decided by package ignore;
-//     ripgrep gets the same rules (--no-require-git, --no-ignore-global)
-//     and its matches are checked against them once more.
+//     ripgrep reads the same rules (.gitignore inside git repositories,
+//     .ignore, .rgignore, .git/info/exclude; the user's global git excludes
+//     are left out with --no-ignore-global, for results that do not depend
+//     on the machine) and its matches are checked against them once more.
 //   - Symbolic links are not followed; only regular files are searched.
 //   - Results are sorted by path and line by this package, so ripgrep runs
 //     with all its threads (no --sort).

@@ -70,6 +70,7 @@ func fixture(t testing.TB) string {
 	t.Helper()
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
+		".git/HEAD":        "ref: refs/heads/main\n",
 		".gitignore":       "*.log\nbuild/\n!important.log\n/rootonly.txt\ndocs/**/*.tmp\n",
 		"a.go":             "package a\n\nfunc NewReaderSize() {}\n// deadline here\nvar Deadline = 1\n",
 		"b.txt":            "hello world\nHELLO again\nfoo(bar)\nline with trailing space \r\n",

@@ -417,3 +417,38 @@ func TestSearchBackendsAgreeOnGOROOT(t *testing.T) {
 		}
 	}
 }
+
+// .gitignore files count inside a git repository only, up to its root; a
+// .gitignore above the repository (a home folder's, say) does not hide its
+// files. .ignore files count everywhere. Both back-ends agree.
+func TestSearchGitignoreNeedsRepository(t *testing.T) {
+	t.Parallel()
+	outer := t.TempDir()
+	writeTree(t, outer, map[string]string{
+		".gitignore":       "*\n",
+		".ignore":          "*.md\n",
+		"repo/.git/HEAD":   "ref: refs/heads/main\n",
+		"repo/.gitignore":  "*.log\n",
+		"repo/a.txt":       "hello repo\n",
+		"repo/b.log":       "hello log\n",
+		"repo/c.md":        "hello md\n",
+		"plain/.gitignore": "*.txt\n",
+		"plain/a.txt":      "hello plain\n",
+		"plain/sub/b.md":   "hello md\n",
+		"plain/sub/c.json": "hello json\n",
+	})
+	for _, b := range backends(t) {
+		for dir, want := range map[string]string{
+			"repo":  "repo/a.txt:1:hello repo\n",
+			"plain": "plain/a.txt:1:hello plain\nplain/sub/c.json:1:hello json\n",
+		} {
+			res, err := b.engine.Search(context.Background(), Query{Root: filepath.Join(outer, dir), Base: outer, Pattern: "hello", MaxResults: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Text(); got != want {
+				t.Errorf("%s: Search(%s) = %q, want %q", b.name, dir, got, want)
+			}
+		}
+	}
+}

@@ -29,7 +29,7 @@ func (s *search) runRg(ctx context.Context, bin string) error {
 	if !s.isDir {
 		dir, arg = filepath.Dir(s.q.Root), filepath.Base(s.q.Root)
 	}
-	args := []string{"--json", "--no-config", "--no-mmap", "--no-require-git", "--no-ignore-global"}
+	args := []string{"--json", "--no-config", "--no-mmap", "--no-ignore-global"}
 	if s.m.rgFixed {
 		args = append(args, "--fixed-strings")
 		if s.q.IgnoreCase {

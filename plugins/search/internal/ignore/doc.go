@@ -9,6 +9,12 @@
 // directories, [...] is a class and \ escapes. As in ripgrep, {a,b}
 // alternatives are accepted too.
 //
+// As in git and ripgrep, .gitignore files and .git/info/exclude apply only
+// inside a git repository (a folder holding .git, and below it), and not
+// above the repository's root: a stray .gitignore in a parent folder of
+// the repository, such as the home folder, is not read. .ignore and
+// .rgignore files apply anywhere.
+//
 // Precedence is ripgrep's: within one file the last matching line wins;
 // among directories the deepest file with a matching line wins; among kinds
 // .rgignore beats .ignore, which beats .gitignore, which beats

@@ -147,6 +147,33 @@ func TestTreePrecedence(t *testing.T) {
 			t.Errorf("Excluded(%q, hidden=%v) = %v, want %v", tt.path, tt.hidden, got, tt.want)
 		}
 	}
+	// Outside a repository .gitignore files are not read; .ignore files are.
+	plain := t.TempDir()
+	for rel, data := range map[string]string{".gitignore": "*.log\n", ".ignore": "*.tmp\n", "repo/.git/HEAD": "x", "repo/.gitignore": "*.md\n"} {
+		p := filepath.Join(plain, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{
+		{"a.log", false},      // no repository: .gitignore not read
+		{"a.tmp", true},       // .ignore read anyway
+		{"repo/a.md", true},   // the repository's own .gitignore
+		{"repo/a.log", false}, // a .gitignore above the repository's root
+		{"repo/a.tmp", true},  // .ignore files apply from every ancestor
+	} {
+		abs := filepath.Join(plain, tt.path)
+		if got := tree.Lookup(filepath.Dir(abs)).Excluded(abs, false, false); got != tt.want {
+			t.Errorf("Excluded(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+
 	var zero *Tree
 	if zero.Lookup(root).Excluded(filepath.Join(root, "a.log"), false, false) {
 		t.Errorf("a nil Tree must read no ignore file")

@@ -25,6 +25,9 @@ type Dir struct {
 	parent *Dir
 	path   string
 	files  [numKinds]*File
+	// hasGit is set when the directory holds a .git entry: the root of a
+	// git repository (or of a worktree or submodule).
+	hasGit bool
 }
 
 // Path returns the absolute directory d describes.
@@ -32,13 +35,28 @@ func (d *Dir) Path() string { return d.path }
 
 // Match returns the verdict of the rules in force in d on the absolute path
 // abs, which lies inside d (ripgrep's precedence, see the package comment).
+// .gitignore files and .git/info/exclude count only inside a git
+// repository, from the path up to the repository's root and not above it,
+// as git and ripgrep read them; .ignore and .rgignore files count in every
+// ancestor.
 func (d *Dir) Match(abs string, isDir bool) Match {
+	inRepo := false
+	for r := d; r != nil && !inRepo; r = r.parent {
+		inRepo = r.hasGit
+	}
 	for kind := 0; kind < numKinds; kind++ {
+		gitKind := kind == kindGitignore || kind == kindGitExclude
+		if gitKind && !inRepo {
+			continue
+		}
 		for r := d; r != nil; r = r.parent {
 			if f := r.files[kind]; f != nil {
 				if m := f.Match(abs, isDir); m != None {
 					return m
 				}
+			}
+			if gitKind && r.hasGit {
+				break
 			}
 		}
 	}
@@ -116,7 +134,10 @@ func (t *Tree) load(parent *Dir, dir string, names []string) *Dir {
 	if !t.read {
 		return d
 	}
-	has := func(string) bool { return true }
+	has := func(name string) bool {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		return err == nil
+	}
 	if names != nil {
 		set := make(map[string]bool, 4)
 		for _, n := range names {
@@ -127,6 +148,7 @@ func (t *Tree) load(parent *Dir, dir string, names []string) *Dir {
 		}
 		has = func(n string) bool { return set[n] }
 	}
+	d.hasGit = has(".git")
 	for kind, name := range fileNames {
 		first, _, _ := strings.Cut(name, "/")
 		if !has(first) {

@@ -43,6 +43,7 @@ func TestWalk(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	for rel, data := range map[string]string{
+		".git/HEAD":       "ref: refs/heads/main\n",
 		".gitignore":      "build/\n*.o\n",
 		"a.go":            "",
 		"x.o":             "",
@@ -74,7 +75,7 @@ func TestWalk(t *testing.T) {
 	}
 
 	got, _ = collect(t, root, Options{Hidden: true, Dirs: true})
-	want = []string{".gitignore", ".hidden/", ".hidden/c.go", "a.go", "build/", "build/out.go", "deep/", "deep/er/",
+	want = []string{".git/", ".git/HEAD", ".gitignore", ".hidden/", ".hidden/c.go", "a.go", "build/", "build/out.go", "deep/", "deep/er/",
 		"deep/er/est.txt", "sub/", "sub/.env", "sub/.gitignore", "sub/b.go", "sub/keep.o", "sub/loop@", "x.o"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Walk without ignore files, hidden included = %q, want %q", got, want)
