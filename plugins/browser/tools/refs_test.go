@@ -3,6 +3,7 @@ package tools
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/plugins/browser/session"
 	"github.com/yagent/yagent/sdk"
@@ -26,6 +27,24 @@ func TestRefFromOlderSnapshotIsRefused(t *testing.T) {
 	c.fails(ClickName, map[string]any{"ref": old}, session.CodeStaleRef)
 	c.fails(HoverName, map[string]any{"ref": old}, session.CodeStaleRef)
 	c.fails(TypeName, map[string]any{"ref": old, "text": "x"}, session.CodeStaleRef)
+
+	// The page navigates on its own, with no snapshot since: the ref of the
+	// last snapshot points into a document that is gone.
+	last := refOf(t, c.ok(SnapshotName, nil).Text, `link "Next page"`)
+	c.ok(EvaluateName, map[string]any{"expression": "setTimeout(() => { location.href = '/second'; }, 0); 1"})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		res := c.ok(EvaluateName, map[string]any{"expression": "document.readyState === 'complete' && location.pathname"})
+		if res.Text == `"/second"` {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page did not navigate: %s", res.Text)
+		}
+	}
+	te = c.fails(HoverName, map[string]any{"ref": last}, session.CodeStaleRef)
+	if !strings.Contains(te.Message, "older snapshot") {
+		t.Fatalf("a ref from before the page navigated by itself: %q", te.Message)
+	}
 }
 
 // TestRefsHoldWithinOneDocument: within one document an element keeps its
