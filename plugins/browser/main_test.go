@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,7 +25,18 @@ import (
 // pluginDir holds yagent-plugin-browser, built by TestMain.
 var pluginDir string
 
+// helperEnv re-executes the test binary as a host: it loads the browser
+// plugin from helperDirEnv, opens a page, prints the plugin's pid and
+// waits to be killed.
+const (
+	helperEnv    = "BROWSER_TEST_HELPER"
+	helperDirEnv = "BROWSER_TEST_PLUGIN_DIR"
+)
+
 func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "host" {
+		os.Exit(runHelperHost())
+	}
 	dir, err := os.MkdirTemp("", "browser-plugin-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -45,6 +57,31 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+func runHelperHost() int {
+	cache, err := os.MkdirTemp("", "browser-helper-cache-")
+	if err != nil {
+		return 1
+	}
+	defer os.RemoveAll(cache)
+	m := pluginmgr.New(pluginmgr.Options{Dirs: []string{os.Getenv(helperDirEnv)}, CacheDir: cache})
+	ctx := context.Background()
+	if _, _, err := m.Load(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	p := m.Plugin("browser")
+	if p == nil || p.Refused != nil {
+		fmt.Fprintln(os.Stderr, "helper host: the browser plugin is missing or refused")
+		return 1
+	}
+	if _, err := p.Execute(ctx, sdk.CallInfo{Tool: "browser_navigate", SessionID: "h"}, json.RawMessage(`{"url":"about:blank"}`), nil); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(p.PID())
+	select {} // until killed
 }
 
 func needBrowser(t *testing.T) {
@@ -134,28 +171,12 @@ func TestSIGKILLedPluginLeavesNoBrowser(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var left []proc
-		for _, p := range procs {
-			if p.alive() {
-				left = append(left, p)
-			}
-		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of the %d processes the plugin started outlived it by 30s: %v", len(left), len(procs), left)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Logf("all %d processes (%d browser) gone %v after the plugin's SIGKILL", len(procs), browsers, time.Since(deadline.Add(-30*time.Second)))
+	waitAllGone(t, procs, "the plugin's SIGKILL")
 
 	list := h.call("browser_tabs", map[string]any{"action": "list"})
 	for _, want := range []string{"Reopened 2 tab(s)", "- 0: [Page /one] (" + site.URL + "/one)", "- 1: (current) [Page /two] (" + site.URL + "/two)"} {
 		if !strings.Contains(list, want) {
-			t.Fatalf("after the restart: missing %q in:\n%s", want, list+"\n"+h.call("browser_tabs", map[string]any{"action": "list"}))
+			t.Fatalf("after the restart: missing %q in:\n%s", want, list)
 		}
 	}
 
@@ -167,19 +188,69 @@ func TestSIGKILLedPluginLeavesNoBrowser(t *testing.T) {
 	if err := h.m.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		alive := 0
+	waitAllGone(t, procs, "the plugin's shutdown")
+}
+
+// TestSIGKILLedHostLeavesNoBrowser kills the host (a helper process
+// running the plugin manager) with SIGKILL: the plugin and every browser
+// process under it must go too.
+func TestSIGKILLedHostLeavesNoBrowser(t *testing.T) {
+	needBrowser(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	helper := exec.Command(exe, "-test.run=^$")
+	helper.Env = append(os.Environ(), helperEnv+"=host", helperDirEnv+"="+pluginDir)
+	helper.Stderr = os.Stderr
+	out, err := helper.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := helper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer helper.Process.Kill()
+	var pluginPID int
+	if _, err := fmt.Fscan(out, &pluginPID); err != nil {
+		t.Fatalf("read the plugin's pid from the helper host: %v", err)
+	}
+	procs := descendants(helper.Process.Pid)
+	browsers := 0
+	for _, p := range procs {
+		if strings.Contains(p.comm, "chrom") {
+			browsers++
+		}
+	}
+	if browsers == 0 || !slices.ContainsFunc(procs, func(p proc) bool { return p.pid == pluginPID }) {
+		t.Fatalf("under the helper host: %v; want the plugin %d and a browser", procs, pluginPID)
+	}
+	if err := helper.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	helper.Wait()
+	waitAllGone(t, procs, "the host's SIGKILL")
+}
+
+// waitAllGone polls, with a generous bound, until none of procs is alive.
+func waitAllGone(t *testing.T, procs []proc, after string) {
+	t.Helper()
+	start := time.Now()
+	for {
+		var left []proc
 		for _, p := range procs {
 			if p.alive() {
-				alive++
+				left = append(left, p)
 			}
 		}
-		if alive == 0 {
-			break
+		if len(left) == 0 {
+			t.Logf("all %d processes gone %v after %s", len(procs), time.Since(start).Round(time.Millisecond), after)
+			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d processes outlived the plugin's shutdown", alive)
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("%d of %d processes outlived %s by 30s: %v", len(left), len(procs), after, left)
 		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
