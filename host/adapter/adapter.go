@@ -184,6 +184,9 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 		d := a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted})
 		switch d.Action {
 		case Allow:
+			// Outside paths the guard allows (read whitelist, a pass) go
+			// with the call, so the plugin may open them.
+			approved = d.Paths
 		case Deny:
 			return errorResult(sdk.CodeDenied, fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", name, d.Reason))
 		default:

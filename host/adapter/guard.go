@@ -53,7 +53,9 @@ type Decision struct {
 	// Reason says, for the user and the model, why the call asks or is refused.
 	Reason string
 	// Paths outside the workspace the call touches; approving the call
-	// approves them for it.
+	// approves them for it. On Allow they are the outside paths the guard
+	// allows without asking (the read whitelist, a pass), passed to the
+	// plugin as the call's approved paths.
 	Paths []string
 	// Command is the command line that made the call ask.
 	Command string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
@@ -68,6 +69,9 @@ type App struct {
 	LockFile string
 	Surface  *surface.Surface
 	Bus      *bus.Dispatcher
+	// Approver resolves the guard's asks: passes, then the session's user
+	// through its loop (Approver.Loop()), on Bus.
+	Approver *authz.Approver
 	// Warnings are start-up problems that did not stop the host: a missing
 	// plugin binary, a duplicate, a refused pin, a skipped tool.
 	Warnings []string
@@ -137,6 +141,22 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	}
 	a.Bus = bus.New()
 
+	// The authorization loop: passes (YOLO, session, project), then the
+	// session's user, on the bus's critical queue. Plugins' own approval
+	// requests go through it too.
+	projects, err := authz.OpenProjects(filepath.Join(userDir, authz.SettingsFile))
+	if err != nil {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("project authorizations not loaded, none apply: %v", err))
+		projects = nil
+	}
+	passes := &authz.Passes{Yolo: opts.Yolo, Projects: projects, Workspace: ws}
+	a.Approver = authz.NewApprover(authz.ApproverOptions{
+		Passes: passes,
+		Loop:   authz.NewLoop(authz.LoopOptions{Bus: a.Bus, Logger: logger}),
+		Logger: logger,
+	})
+	pluginHost := authz.NewPluginHost(a.Approver)
+
 	settings := map[string]map[string]string{}
 	for fam, kv := range prof.Plugins {
 		settings[fam] = maps.Clone(kv)
@@ -165,6 +185,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		Logger:     hlog,
 		Settings:   settings,
 		FirstParty: enabledFamilies(prof),
+		Host:       pluginHost,
 	})
 	plugins, warnings, err := a.Plugins.Load(ctx)
 	if err != nil {
@@ -187,17 +208,18 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			Family: p.Name,
 			Pinned: p.Pinned,
 			Specs:  p.Specs,
-			Exec:   p,
+			Exec:   pluginHost.Track(p),
 		})
 	}
 
-	g := guard.New(guard.Options{Workspace: ws, Profile: prof, Yolo: opts.Yolo})
+	g := guard.New(guard.Options{Workspace: ws, Profile: prof, Passes: passes})
 	surf, err := surface.New(sources, surface.Options{
 		Profile:       prof,
 		Workspace:     ws,
+		Yolo:          opts.Yolo,
 		FullYolo:      opts.FullYolo,
 		Guard:         g,
-		Approver:      guard.NewApprover(guard.ApproverOptions{Yolo: opts.Yolo}),
+		Approver:      a.Approver,
 		Bus:           a.Bus,
 		Logger:        logger,
 		OnListChanged: a.notifyListChanged,

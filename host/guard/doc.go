@@ -1,10 +1,11 @@
-// Package guard decides whether a validated call may run without asking the
-// user, and asks when it must. It is the interim guard: it judges Effect and
-// parameter roles (workspace boundary on resolved paths, absolute paths in
-// commands against one list of safe system paths, network hosts against the
-// profile, browser risk), never a tool's name. Exec rules, the read-only
-// command classifier, worktree main checkouts and project passes come with
-// the full guard.
+// Package guard decides whether a validated call may run without asking
+// the user, from its Effect and parameter roles, never its name: paths
+// against the workspace (symlinks resolved) and the read whitelist,
+// commands on a real bash parse (paths they name against the safe system
+// paths, their programs against the profile's exec rules, wrappers
+// unwrapped, a read-only classifier), network hosts against the profile,
+// browser risk.
 //
-// The guard has no hard deny: every flagged call asks. YOLO allows all.
+// The guard's only refusal is an admin's exec deny rule, which stands under
+// -y; every other flagged call asks, and a pass turns the ask into allow.
 package guard

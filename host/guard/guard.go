@@ -2,7 +2,6 @@ package guard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,83 +10,96 @@ import (
 	"slices"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
+
+// Passes says whether a pass covers a call of tool in sess, so that an ask
+// becomes allow: YOLO, the session's passes, the project's.
+type Passes interface {
+	Covers(sess *session.Session, tool string) bool
+}
 
 // Options configures a WorkspaceGuard.
 type Options struct {
 	// Workspace is the workspace root; relative paths resolve against it.
 	Workspace string
-	// Profile supplies read_paths, skill_dirs and network.allow; nil = none.
+	// Profile supplies read_paths, skill_dirs, network.allow and the exec
+	// rules; nil = none.
 	Profile *config.Profile
-	// Yolo (-y) allows every call.
+	// Yolo (-y) turns every ask into allow; the admin's exec deny rules
+	// still stand. Ignored when Passes is set.
 	Yolo bool
+	// Passes turn asks into allow; nil = YOLO when Yolo is set, and the
+	// session's own passes.
+	Passes Passes
+	// Home is the user's home folder, for "~"; "" = os.UserHomeDir().
+	Home string
 }
 
-// WorkspaceGuard is the interim adapter.Guard. Safe for concurrent use.
+// WorkspaceGuard is the adapter.Guard: it decides from a tool's Effect and
+// parameter roles, never from its name. Safe for concurrent use.
 type WorkspaceGuard struct {
-	ws       string
-	yolo     bool
-	readable []string // resolved read whitelist beyond the workspace
-	safe     []string // resolved safe system paths
-	netAllow []string
+	ws        string // resolved workspace root
+	home      string
+	protected string // the workspace's .yagent folder: yagent's own settings
+	readRoots []string
+	safe      safeList
+	netAllow  []string
+	rules     []config.ExecRule
+	passes    Passes
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
 
-// safeSystemPaths are the absolute paths a command may name without asking:
-// the one list, in one place. $TMPDIR joins them at New.
-func safeSystemPaths() []string {
-	return []string{
-		"/dev/null", "/dev/zero", "/dev/urandom", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
-		"/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/tmp",
-	}
-}
-
 // New returns the guard of opts.Workspace.
 func New(opts Options) *WorkspaceGuard {
-	g := &WorkspaceGuard{ws: resolveRoot(opts.Workspace), yolo: opts.Yolo}
+	home := opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	g := &WorkspaceGuard{ws: resolveRoot(opts.Workspace), home: home, safe: newSafeList(), passes: opts.Passes}
+	g.protected = filepath.Join(g.ws, config.ProjectDir(""))
+	g.readRoots = readRoots(g.ws, home, opts.Profile)
 	if p := opts.Profile; p != nil {
-		for _, d := range slices.Concat(p.ReadPaths, p.SkillDirs) {
-			if r, err := resolve(g.ws, d); err == nil {
-				g.readable = append(g.readable, r)
-			}
-		}
 		g.netAllow = slices.Clone(p.Network.Allow)
+		g.rules = slices.Clone(p.Exec.Rules)
 	}
-	safe := safeSystemPaths()
-	if tmp := os.Getenv("TMPDIR"); filepath.IsAbs(tmp) {
-		safe = append(safe, filepath.Clean(tmp))
-	}
-	for _, s := range safe {
-		g.safe = append(g.safe, s)
-		if r, err := resolve("/", s); err == nil && r != s {
-			g.safe = append(g.safe, r)
-		}
+	if g.passes == nil {
+		g.passes = sessionPasses{yolo: opts.Yolo}
 	}
 	return g
 }
 
-// Check implements adapter.Guard.
+// sessionPasses is the default Passes: YOLO and the session's passes.
+type sessionPasses struct{ yolo bool }
+
+func (p sessionPasses) Covers(sess *session.Session, tool string) bool {
+	return p.yolo || (sess != nil && sess.Granted(tool))
+}
+
+// Workspace returns the resolved workspace root the guard judges against.
+func (g *WorkspaceGuard) Workspace() string { return g.ws }
+
+// Check implements adapter.Guard. An admin's exec deny rule refuses the
+// call whatever passes hold; otherwise every reason to ask is gathered, and
+// a pass (YOLO, session, project) turns the ask into allow. The paths
+// outside the workspace the call may touch travel in the Decision either
+// way, so the plugin may open them.
 func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adapter.Decision {
-	if g.yolo {
-		return adapter.Decision{Action: adapter.Allow}
-	}
 	spec := req.Spec
-	var v verdict
+	v := verdict{}
 	if !spec.Effect.Valid() {
 		v.ask(fmt.Sprintf("%s declares no known effect (%q)", spec.Name, spec.Effect), "")
 	}
 	if !req.Trusted && spec.Effect == sdk.EffectExec {
 		v.ask(fmt.Sprintf("%s comes from an unpinned plugin, so the host cannot tell what it does", spec.Name),
-			"pin the plugin's checksum in the plugin lock file and grant the tool in the profile")
+			"pin the plugin's checksum in the plugin lock file (yagent plugins pin)")
 	}
 	if spec.AlwaysAsk {
-		v.ask(fmt.Sprintf("%s always asks", spec.Name), "")
+		v.ask(fmt.Sprintf("%s asks before every call", spec.Name), "")
 	}
 	params := make([]string, 0, len(spec.Roles))
 	for p := range spec.Roles {
@@ -96,28 +108,28 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	slices.Sort(params)
 	hasURL := false
 	for _, p := range params {
-		vals := stringsOf(req.Args[p])
+		val := req.Args[p]
 		switch spec.Roles[p] {
 		case sdk.RolePathRead:
-			for _, s := range vals {
-				g.checkPath(&v, p, s, false)
+			for _, s := range stringsOf(val) {
+				g.checkRead(&v, req.Session, p, s)
 			}
 		case sdk.RolePathWrite:
-			for _, s := range vals {
-				g.checkPath(&v, p, s, true)
+			for _, s := range stringsOf(val) {
+				g.checkWrite(&v, p, s)
 			}
 		case sdk.RoleDangerFlag:
-			if truthy(req.Args[p]) {
+			if truthy(val) {
 				v.ask(fmt.Sprintf("the call marks itself dangerous (%s)", p), "")
 			}
 		case sdk.RoleCommand:
-			for _, s := range vals {
+			for _, s := range stringsOf(val) {
 				g.checkCommand(&v, s)
 				v.command = s // shown to the user whatever made the call ask
 			}
 		case sdk.RoleURL:
 			hasURL = true
-			for _, s := range vals {
+			for _, s := range stringsOf(val) {
 				g.checkURL(&v, spec.Effect, s)
 			}
 		}
@@ -125,75 +137,199 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	if spec.Effect == sdk.EffectNetwork && !hasURL {
 		v.ask(fmt.Sprintf("%s reaches the network and names no URL the guard can check", spec.Name), "")
 	}
-	return v.decision()
+	d := v.decision()
+	if d.Action == adapter.Ask && g.passes.Covers(req.Session, spec.Name) {
+		d.Action = adapter.Allow
+	}
+	return d
 }
 
-// verdict gathers the reasons a call asks.
+// verdict gathers the reasons a call asks or is refused.
 type verdict struct {
-	reasons, hints, paths []string
-	command               string
+	reasons, hints []string
+	// paths are outside the workspace: approving the call approves them.
+	paths []string
+	// external are outside paths the read whitelist allows without asking.
+	external []string
+	denied   []string
+	command  string
 }
 
 func (v *verdict) ask(reason, hint string) {
-	v.reasons = append(v.reasons, reason)
+	if !slices.Contains(v.reasons, reason) {
+		v.reasons = append(v.reasons, reason)
+	}
 	if hint != "" && !slices.Contains(v.hints, hint) {
 		v.hints = append(v.hints, hint)
 	}
 }
 
+func (v *verdict) path(ps ...string) {
+	for _, p := range ps {
+		if p != "" && !slices.Contains(v.paths, p) {
+			v.paths = append(v.paths, p)
+		}
+	}
+}
+
 func (v *verdict) decision() adapter.Decision {
+	if len(v.denied) > 0 {
+		return adapter.Decision{
+			Action:  adapter.Deny,
+			Reason:  strings.Join(v.denied, "; "),
+			Command: v.command,
+			Hint:    "only the profile's admin can change an exec deny rule",
+		}
+	}
+	paths := slices.Concat(v.paths, v.external)
+	paths = slices.Compact(paths)
 	if len(v.reasons) == 0 {
-		return adapter.Decision{Action: adapter.Allow}
+		return adapter.Decision{Action: adapter.Allow, Paths: paths}
 	}
 	return adapter.Decision{
 		Action:  adapter.Ask,
 		Reason:  strings.Join(v.reasons, "; "),
-		Paths:   slices.Compact(v.paths),
+		Paths:   paths,
 		Command: v.command,
 		Hint:    strings.Join(v.hints, ", or "),
 	}
 }
 
-func (g *WorkspaceGuard) checkPath(v *verdict, param, p string, write bool) {
-	r, err := resolve(g.ws, p)
+// checkRead asks for a read outside the workspace and the read whitelist.
+// Whitelisted paths outside the workspace go with the call, so the plugin
+// may open them.
+func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, param, p string) {
+	r, abs, err := g.resolveParam(p)
 	if err != nil {
 		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
 		return
 	}
-	if write {
-		if !within(g.ws, r, false) {
-			v.ask(fmt.Sprintf("%s %s is outside the workspace", param, r), "")
-			v.paths = append(v.paths, r)
-		}
+	if within(g.ws, r, true) {
 		return
 	}
-	if within(g.ws, r, true) || slices.ContainsFunc(g.readable, func(root string) bool { return within(root, r, true) }) {
+	if slices.ContainsFunc(g.readWhitelist(sess), func(root string) bool { return within(root, r, true) }) {
+		v.external = append(v.external, abs, r)
 		return
 	}
-	v.ask(fmt.Sprintf("%s %s is outside the workspace", param, r), "add the folder to read_paths in the profile")
-	v.paths = append(v.paths, r)
+	v.ask(fmt.Sprintf("%s %s is outside the workspace", param, r), fmt.Sprintf("add %s to read_paths in the profile", filepath.Dir(r)))
+	v.path(abs, r)
 }
 
-func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
-	for _, p := range commandPaths(cmd) {
-		if filepath.Clean(p) == "/" {
-			v.ask("the command names / (the root folder)", "")
-			v.paths = append(v.paths, "/")
-			continue
-		}
-		r, err := resolve(g.ws, p)
-		otherHome := strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/")
-		switch {
-		case err != nil || otherHome:
-			r = p // another user's home, or not a plain path: judged as written
-		case within(r, g.ws, true):
-			// The workspace itself or a folder holding it: never safe.
-		case within(g.ws, r, false) || slices.ContainsFunc(g.safe, func(s string) bool { return within(s, r, true) }):
-			continue
-		}
-		v.ask(fmt.Sprintf("the command names %s, outside the workspace", r), "add an exec rule allowing the program to the profile")
-		v.paths = append(v.paths, r)
+// checkWrite asks for a write outside the workspace, to the workspace
+// itself, or into its .yagent folder (yagent's own project settings).
+func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) {
+	r, abs, err := g.resolveParam(p)
+	if err != nil {
+		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
+		return
 	}
+	switch {
+	case r == g.ws:
+		v.ask(fmt.Sprintf("%s names the workspace folder itself", param), "")
+	case within(g.protected, r, true):
+		v.ask(fmt.Sprintf("%s %s is in yagent's project settings", param, r), "")
+	case within(g.ws, r, false):
+		return
+	default:
+		v.ask(fmt.Sprintf("%s %s is outside the workspace", param, r), "")
+	}
+	v.path(abs, r)
+}
+
+// resolveParam resolves a path parameter: r with every symlink followed,
+// abs as named (absolute, cleaned), which is how the plugin will ask for it.
+func (g *WorkspaceGuard) resolveParam(p string) (r, abs string, err error) {
+	r, err = resolveArg(g.ws, g.home, p)
+	if err != nil {
+		return "", "", err
+	}
+	abs = expandHome(p, g.home)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(g.ws, abs)
+	}
+	return r, filepath.Clean(abs), nil
+}
+
+// checkCommand judges a shell command: the paths it names, its programs
+// against the exec rules, and what cannot be known before it runs.
+func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
+	s := analyzeCommand(cmd, g.ws, g.home)
+	if s.parseErr != nil {
+		v.ask(fmt.Sprintf("the command does not parse as bash (%v), so the guard cannot tell what it runs", s.parseErr), "")
+	}
+	for _, p := range s.paths {
+		g.checkCommandPath(v, p)
+	}
+	for _, u := range s.unknown {
+		v.ask(u, "write the program's name literally")
+	}
+	for _, c := range s.calls {
+		rv := matchRules(g.rules, c)
+		switch rv.action {
+		case config.ExecDeny:
+			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), c.prog)
+			if !slices.Contains(v.denied, msg) {
+				v.denied = append(v.denied, msg)
+			}
+		case config.ExecAsk:
+			if !s.readOnly {
+				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), c.prog),
+					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
+			}
+		}
+	}
+}
+
+// checkCommandPath judges one path a command names: "/" always asks; the
+// workspace itself and the folders holding it ask; inside the workspace
+// and the safe system paths do not; anything else asks. A relative name
+// asks only when it leads out of the workspace (by ".." or a symlink). A
+// glob is judged by the folder it matches in.
+func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string) {
+	if i := strings.IndexAny(p, "*?["); i >= 0 {
+		// A glob names what it matches: judge the folder it lists, so
+		// that /tmp/* counts as holding a workspace under /tmp.
+		p = filepath.Dir(p[:i] + "x")
+	}
+	abs := p
+	relative := !filepath.IsAbs(p)
+	if relative {
+		abs = filepath.Join(g.ws, p)
+	}
+	clean := filepath.Clean(abs)
+	if !relative && clean == "/" {
+		v.ask("the command names / (the root folder)", "")
+		v.path("/")
+		return
+	}
+	if !relative && g.safe.device(clean) {
+		return
+	}
+	r, err := resolvePhysical(abs)
+	if err != nil {
+		v.ask(fmt.Sprintf("the command names %s, which does not resolve (%v)", p, err), "")
+		v.path(clean)
+		return
+	}
+	switch {
+	case r == "/":
+		v.ask(fmt.Sprintf("the command names %s, the root folder", p), "")
+	case within(r, g.ws, true) && (!relative || r != g.ws):
+		if r == g.ws {
+			v.ask(fmt.Sprintf("the command names the workspace folder itself (%s)", p), "")
+		} else {
+			v.ask(fmt.Sprintf("the command names %s, a folder holding the workspace", r), "")
+		}
+	case within(g.protected, r, true):
+		v.ask(fmt.Sprintf("the command names %s, yagent's project settings", r), "")
+	case within(g.ws, r, true):
+		return
+	case g.safe.holds(r) || g.safe.device(r):
+		return
+	default:
+		v.ask(fmt.Sprintf("the command names %s, outside the workspace", r), "")
+	}
+	v.path(r)
 }
 
 func (g *WorkspaceGuard) checkURL(v *verdict, effect sdk.Effect, raw string) {
@@ -205,7 +341,7 @@ func (g *WorkspaceGuard) checkURL(v *verdict, effect sdk.Effect, raw string) {
 	scheme := strings.ToLower(u.Scheme)
 	if effect == sdk.EffectBrowser {
 		if scheme != "http" && scheme != "https" {
-			v.ask(fmt.Sprintf("the browser would open a %s: URL", scheme), "")
+			v.ask(fmt.Sprintf("the browser would open a %q URL, not http(s)", scheme+":"), "")
 		}
 		return
 	}
@@ -217,131 +353,6 @@ func (g *WorkspaceGuard) checkURL(v *verdict, effect sdk.Effect, raw string) {
 	}
 	v.ask(fmt.Sprintf("the call reaches %q, a host the profile does not allow", host),
 		fmt.Sprintf("add %s to network.allow in the profile", host))
-}
-
-// commandPaths returns the words of a shell command that name a path the
-// guard must judge: absolute, home-relative or climbing out with "..",
-// including the value of --opt=/path and VAR=/path words.
-func commandPaths(cmd string) []string {
-	var words []string
-	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
-	if err != nil {
-		words = strings.Fields(cmd)
-	} else {
-		syntax.Walk(f, func(n syntax.Node) bool {
-			switch w := n.(type) {
-			case *syntax.Word:
-				words = append(words, wordText(w))
-			case *syntax.Assign:
-				if w.Value != nil {
-					words = append(words, wordText(w.Value))
-				}
-			}
-			return true
-		})
-	}
-	var out []string
-	for _, w := range words {
-		cands := []string{w}
-		if i := strings.IndexByte(w, '='); i >= 0 {
-			cands = append(cands, w[i+1:])
-		}
-		for _, c := range cands {
-			if strings.HasPrefix(c, "/") || strings.HasPrefix(c, "~") || c == ".." || strings.HasPrefix(c, "../") {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-// wordText renders the literal parts of a word; expansions become "$".
-func wordText(w *syntax.Word) string {
-	var b strings.Builder
-	var part func(p syntax.WordPart)
-	part = func(p syntax.WordPart) {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(x.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				part(q)
-			}
-		default:
-			b.WriteString("$")
-		}
-	}
-	for _, p := range w.Parts {
-		part(p)
-	}
-	return b.String()
-}
-
-var errNotPlain = errors.New("NUL bytes and file:// URLs are refused")
-
-// resolve makes p absolute (relative to root), expands ~, cleans it and
-// resolves the symlinks of its nearest existing ancestor.
-func resolve(root, p string) (string, error) {
-	if strings.ContainsRune(p, 0) || strings.HasPrefix(strings.ToLower(p), "file://") {
-		return "", errNotPlain
-	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("expand ~: %w", err)
-		}
-		p = filepath.Join(home, p[1:])
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
-	}
-	p = filepath.Clean(p)
-	rest := ""
-	for cur := p; ; {
-		if _, err := os.Lstat(cur); err == nil {
-			real, err := filepath.EvalSymlinks(cur)
-			if err != nil {
-				return p, nil // a dangling link or a loop: judged by its own path
-			}
-			return filepath.Join(real, rest), nil
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p, nil
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
-
-func resolveRoot(ws string) string {
-	if ws == "" {
-		ws, _ = os.Getwd()
-	}
-	abs, err := filepath.Abs(ws)
-	if err != nil {
-		return filepath.Clean(ws)
-	}
-	r, err := resolve("/", abs)
-	if err != nil {
-		return abs
-	}
-	return r
-}
-
-// within reports whether p is root or below it; root itself counts only
-// when self is true (for writes and commands the workspace itself is outside).
-func within(root, p string, self bool) bool {
-	rel, err := filepath.Rel(root, p)
-	if err != nil {
-		return false
-	}
-	if rel == "." {
-		return self
-	}
-	return rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func stringsOf(v any) []string {
@@ -365,7 +376,7 @@ func truthy(v any) bool {
 	case bool:
 		return x
 	case string:
-		return strings.EqualFold(x, "true")
+		return strings.EqualFold(strings.TrimSpace(x), "true")
 	}
 	return false
 }

@@ -34,13 +34,15 @@ type ApprovalPrompt struct {
 const (
 	ScopeOnce    = "once"
 	ScopeSession = "session"
+	// ScopeAll gives the session a pass for every tool.
+	ScopeAll     = "all"
 	ScopeProject = "project"
 )
 
 // ApprovalAnswer is the user's answer to an ApprovalPrompt.
 type ApprovalAnswer struct {
 	Approved bool
-	// Scope is ScopeOnce (default), ScopeSession or ScopeProject.
+	// Scope is ScopeOnce (default), ScopeSession, ScopeAll or ScopeProject.
 	Scope string
 	// Reason is the user's optional word back to the model.
 	Reason string
@@ -54,6 +56,7 @@ type Session struct {
 	loaded   map[string]struct{}
 	granted  map[string]struct{}
 	grantAll bool
+	approved []string
 	answerer Answerer
 }
 
@@ -138,6 +141,25 @@ func (s *Session) Granted(name string) bool {
 	}
 	_, ok := s.granted[name]
 	return ok
+}
+
+// ApprovePaths records paths outside the workspace the user approved for
+// the rest of the session: reads below them no longer ask.
+func (s *Session) ApprovePaths(paths ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range paths {
+		if p != "" && !slices.Contains(s.approved, p) {
+			s.approved = append(s.approved, p)
+		}
+	}
+}
+
+// ApprovedPaths returns the paths approved with ApprovePaths, in order.
+func (s *Session) ApprovedPaths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.approved)
 }
 
 type ctxKey struct{}

@@ -71,3 +71,20 @@ func TestContext_RoundTrip(t *testing.T) {
 		t.Fatal("FromContext(NewContext(s)) != s")
 	}
 }
+
+func TestSession_ApprovedPaths(t *testing.T) {
+	t.Parallel()
+	s := New("s")
+	if len(s.ApprovedPaths()) != 0 {
+		t.Fatal("a fresh session has approved paths")
+	}
+	s.ApprovePaths("/srv/a", "", "/srv/b", "/srv/a")
+	got := s.ApprovedPaths()
+	if !slices.Equal(got, []string{"/srv/a", "/srv/b"}) {
+		t.Fatalf("ApprovedPaths() = %v, want [/srv/a /srv/b]", got)
+	}
+	got[0] = "/etc"
+	if s.ApprovedPaths()[0] != "/srv/a" {
+		t.Fatal("ApprovedPaths must return a copy")
+	}
+}

@@ -1,0 +1,134 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+// Passes are the three pass layers: YOLO, the session's (one tool, or
+// all), the project's. Any layer that covers a call skips every later
+// check: the call runs without asking. The zero value grants nothing but
+// the session's own passes.
+type Passes struct {
+	// Yolo (-y) covers every call.
+	Yolo bool
+	// Projects holds the authorized projects; nil = none.
+	Projects *Projects
+	// Workspace is the project the host serves.
+	Workspace string
+}
+
+// Covers reports whether a pass covers a call of tool in sess.
+func (p *Passes) Covers(sess *session.Session, tool string) bool {
+	if p == nil {
+		return sess != nil && sess.Granted(tool)
+	}
+	return p.Yolo || (sess != nil && sess.Granted(tool)) || p.Projects.Authorized(p.Workspace)
+}
+
+// ApproverOptions configures an Approver.
+type ApproverOptions struct {
+	// Passes are checked before the user is asked; nil = the session's
+	// passes only.
+	Passes *Passes
+	// Loop asks the user; nil = a Loop on a private dispatcher.
+	Loop *Loop
+	// Logger; nil = slog.Default().
+	Logger *slog.Logger
+}
+
+// Approver is the adapter.Approver: it resolves the guard's asks with the
+// passes, else by asking the session's user through the loop. An answer
+// for the session gives the session a pass for the tool (and the call's
+// paths for reads); "all" a pass for every tool; "project" authorizes the
+// workspace in the settings file.
+type Approver struct {
+	passes *Passes
+	loop   *Loop
+	logger *slog.Logger
+}
+
+var _ adapter.Approver = (*Approver)(nil)
+
+// NewApprover returns an Approver.
+func NewApprover(opts ApproverOptions) *Approver {
+	a := &Approver{passes: opts.Passes, loop: opts.Loop, logger: opts.Logger}
+	if a.logger == nil {
+		a.logger = slog.Default()
+	}
+	if a.loop == nil {
+		a.loop = NewLoop(LoopOptions{Logger: a.logger})
+	}
+	return a
+}
+
+// Loop returns the loop the approver asks through.
+func (a *Approver) Loop() *Loop { return a.loop }
+
+// Authorize implements adapter.Approver.
+func (a *Approver) Authorize(ctx context.Context, sess *session.Session, spec sdk.Spec, d adapter.Decision) (bool, string, []string) {
+	ok, why := a.ask(ctx, sess, session.ApprovalPrompt{Tool: spec.Name, Reason: d.Reason, Paths: d.Paths, Command: d.Command})
+	if !ok {
+		return false, why, nil
+	}
+	return true, why, d.Paths
+}
+
+// ask resolves one prompt: passes, then the user.
+func (a *Approver) ask(ctx context.Context, sess *session.Session, prompt session.ApprovalPrompt) (bool, string) {
+	if a.passes.Covers(sess, prompt.Tool) {
+		return true, ""
+	}
+	if sess == nil || sess.Answerer() == nil {
+		return false, "nobody can be asked in this session"
+	}
+	ans, err := a.loop.Approve(ctx, sess, Question{
+		Prompt:  prompt,
+		Covered: func() bool { return a.passes.Covers(sess, prompt.Tool) },
+		Settle: func(ans session.ApprovalAnswer) {
+			if ans.Approved {
+				a.keep(sess, prompt, ans.Scope)
+			}
+		},
+	})
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return false, ctx.Err().Error()
+	case errors.Is(err, ErrTimeout):
+		return false, fmt.Sprintf("nobody answered the question in time (%v)", err)
+	default:
+		return false, fmt.Sprintf("the user could not be asked: %v", err)
+	}
+	return ans.Approved, ans.Reason
+}
+
+// keep records the pass an approval's scope gives.
+func (a *Approver) keep(sess *session.Session, prompt session.ApprovalPrompt, scope string) {
+	switch scope {
+	case session.ScopeSession:
+		sess.GrantTool(prompt.Tool)
+		sess.ApprovePaths(prompt.Paths...)
+	case session.ScopeAll:
+		sess.GrantAll()
+		sess.ApprovePaths(prompt.Paths...)
+	case session.ScopeProject:
+		var err error
+		if a.passes == nil || a.passes.Projects == nil {
+			err = errors.New("no settings file to keep project passes in")
+		} else {
+			err = a.passes.Projects.Authorize(filepath.Clean(a.passes.Workspace))
+		}
+		if err != nil {
+			a.logger.Warn("project approval kept for this session only", "tool", prompt.Tool, "session", sess.ID(), "error", err)
+			sess.GrantAll()
+		}
+	}
+}

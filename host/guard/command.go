@@ -1,0 +1,471 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Bounds of one analysis; past them the command asks.
+const (
+	maxScriptDepth = 8    // nested bash -c / eval / wrappers
+	maxBraceWords  = 64   // words one brace expansion may yield
+	maxWords       = 4096 // words judged in one command
+)
+
+// unknownMark stands for the part of a word only known when the command
+// runs; a shell word can never hold a NUL byte.
+const unknownMark = "\x00"
+
+// script is what the guard learns from one command line.
+type script struct {
+	// parseErr is why the command does not parse, nil when it does.
+	parseErr error
+	// paths are the words (and parts of words) that name paths: absolute,
+	// under a home folder, or relative; judged against the workspace.
+	paths []string
+	// calls are the simple commands the script runs, wrappers unwrapped.
+	calls []call
+	// unknown says why some program cannot be known before the command runs.
+	unknown []string
+	// readOnly is the classifier's verdict on the whole script.
+	readOnly bool
+}
+
+// arg is one rendered shell word.
+type arg struct {
+	// text is the word after quote removal and the expansions the guard
+	// can do (~, $HOME, $PWD, $TMPDIR); other expansions are unknownMark.
+	text string
+	// static says the word has no unknown part.
+	static bool
+	// glob says the word has an unquoted glob character.
+	glob bool
+}
+
+// call is one simple command.
+type call struct {
+	// prog is the program's basename.
+	prog string
+	// args are the arguments after the program.
+	args []arg
+}
+
+// analyzer walks one command line.
+type analyzer struct {
+	ws, home string
+	env      map[string]string
+	s        *script
+	words    int
+}
+
+// analyzeCommand parses cmd with bash syntax and reports its paths, its
+// programs and whether it only reads. ws is the workspace (the command's
+// folder), home the user's home.
+func analyzeCommand(cmd, ws, home string) *script {
+	a := &analyzer{
+		ws:   ws,
+		home: home,
+		env:  map[string]string{"PWD": ws, "HOME": home},
+		s:    &script{},
+	}
+	if t := os.Getenv("TMPDIR"); t != "" {
+		a.env["TMPDIR"] = t
+	}
+	f, err := parse(cmd)
+	if err != nil {
+		a.s.parseErr = err
+		a.fallbackPaths(cmd)
+		return a.s
+	}
+	a.walk(f, 0)
+	a.s.readOnly = len(a.s.unknown) == 0 && readOnlyFile(f, a)
+	return a.s
+}
+
+func parse(src string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+}
+
+// fallbackPaths judges the whitespace-separated fields of a command that
+// does not parse, so that its paths still show in the question.
+func (a *analyzer) fallbackPaths(cmd string) {
+	for _, f := range strings.Fields(cmd) {
+		a.pathsOf(arg{text: strings.Trim(f, `'"`), static: true})
+	}
+}
+
+func (a *analyzer) unknownf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !slices.Contains(a.s.unknown, msg) {
+		a.s.unknown = append(a.s.unknown, msg)
+	}
+}
+
+// walk visits every node of f: every word for paths (arguments,
+// redirections, assignments, inside $(), subshells and pipelines), every
+// simple command for its program.
+func (a *analyzer) walk(f syntax.Node, depth int) {
+	var visit func(n syntax.Node) bool
+	visit = func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Redirect:
+			if x.Word != nil {
+				syntax.Walk(x.Word, visit)
+			}
+			if x.Hdoc != nil {
+				// A here-document is data, but an unquoted one runs its
+				// command substitutions.
+				syntax.Walk(x.Hdoc, func(n syntax.Node) bool {
+					switch n.(type) {
+					case *syntax.CmdSubst, *syntax.ProcSubst:
+						syntax.Walk(n, visit)
+						return false
+					}
+					return true
+				})
+			}
+			return false
+		case *syntax.Word:
+			for _, w := range a.expandBraces(x) {
+				a.pathsOf(a.render(w))
+			}
+		case *syntax.CallExpr:
+			a.callExpr(x, depth)
+		}
+		return true
+	}
+	syntax.Walk(f, visit)
+}
+
+// expandBraces returns the words a brace expansion yields ({/etc/x,y} is
+// two words), w itself when it has none.
+func (a *analyzer) expandBraces(w *syntax.Word) []*syntax.Word {
+	hasBrace := slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		l, ok := p.(*syntax.Lit)
+		return ok && strings.Contains(l.Value, "{")
+	})
+	if !hasBrace {
+		return []*syntax.Word{w}
+	}
+	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
+	if !syntax.SplitBraces(cp) {
+		return []*syntax.Word{w}
+	}
+	var out []*syntax.Word
+	for bw, err := range expand.BracesSeq(nil, cp) {
+		if err != nil || len(out) == maxBraceWords {
+			a.unknownf("a brace expansion yields more than %d words", maxBraceWords)
+			break
+		}
+		out = append(out, bw)
+	}
+	if len(out) == 0 {
+		return []*syntax.Word{w}
+	}
+	return out
+}
+
+// render does quote removal and the expansions the guard can know.
+func (a *analyzer) render(w *syntax.Word) arg {
+	var b strings.Builder
+	r := arg{static: true}
+	for i, p := range w.Parts {
+		a.part(&b, &r, p, i == 0, len(w.Parts) > 1, false)
+	}
+	r.text = b.String()
+	return r
+}
+
+func (a *analyzer) part(b *strings.Builder, r *arg, p syntax.WordPart, first, more, dq bool) {
+	unknown := func() {
+		b.WriteString(unknownMark)
+		r.static = false
+	}
+	switch x := p.(type) {
+	case *syntax.Lit:
+		v := x.Value
+		if dq {
+			b.WriteString(unescapeDQ(v))
+			return
+		}
+		if first && strings.HasPrefix(v, "~") {
+			var ok bool
+			if v, ok = a.tilde(v); !ok {
+				unknown()
+				return
+			}
+		}
+		v, glob := unescapeLit(v)
+		r.glob = r.glob || glob
+		b.WriteString(v)
+	case *syntax.SglQuoted:
+		v := x.Value
+		if x.Dollar {
+			if f, _, err := expand.Format(nil, v, nil); err == nil {
+				v = f
+			}
+			v, _, _ = strings.Cut(v, "\x00")
+		}
+		b.WriteString(v)
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			a.part(b, r, q, false, true, true)
+		}
+	case *syntax.ParamExp:
+		if v, ok := a.param(x); ok {
+			b.WriteString(v)
+			return
+		}
+		unknown()
+	case *syntax.CmdSubst:
+		if isPwd(x) {
+			b.WriteString(a.ws)
+			return
+		}
+		unknown()
+	case *syntax.ExtGlob:
+		r.glob = true
+		b.WriteString(x.Op.String() + x.Pattern.Value + ")")
+	default: // arithmetic, process substitution
+		unknown()
+	}
+}
+
+// tilde expands the tilde prefix of an unquoted leading literal.
+func (a *analyzer) tilde(v string) (string, bool) {
+	prefix, rest, _ := strings.Cut(v, "/")
+	if strings.Contains(v, "/") {
+		rest = "/" + rest
+	}
+	switch prefix {
+	case "~":
+		if a.home == "" {
+			return "", false
+		}
+		return a.home + rest, true
+	case "~+":
+		return a.ws + rest, true
+	case "~-":
+		return "", false // $OLDPWD
+	}
+	if h := userHome(prefix[1:]); h != "" {
+		return h + rest, true
+	}
+	return "", false
+}
+
+// param expands $NAME and ${NAME} for the variables the guard knows.
+func (a *analyzer) param(x *syntax.ParamExp) (string, bool) {
+	if x.Param == nil || x.Excl || x.Length || x.Width || x.Index != nil || x.Slice != nil ||
+		x.Repl != nil || x.Exp != nil || x.Names != 0 || x.NestedParam != nil || len(x.Modifiers) > 0 {
+		return "", false
+	}
+	v, ok := a.env[x.Param.Value]
+	return v, ok && v != ""
+}
+
+// isPwd reports a $(pwd) or `pwd` substitution.
+func isPwd(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	c, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) != 1 || len(c.Assigns) > 0 || len(cs.Stmts[0].Redirs) > 0 {
+		return false
+	}
+	return c.Args[0].Lit() == "pwd"
+}
+
+// unescapeLit removes the backslashes of an unquoted literal and reports
+// an unquoted glob character.
+func unescapeLit(s string) (string, bool) {
+	if !strings.ContainsAny(s, `\*?[`) {
+		return s, false
+	}
+	var b strings.Builder
+	glob := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			if s[i] != '\n' {
+				b.WriteByte(s[i])
+			}
+			continue
+		case c == '*' || c == '?' || c == '[':
+			glob = true
+		}
+		b.WriteByte(c)
+	}
+	return b.String(), glob
+}
+
+// unescapeDQ removes the backslashes that escape inside double quotes.
+func unescapeDQ(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+				c = s[i]
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// pathSeps split a word into the tokens that may name a path on their
+// own: "--out=/x", "PATH=/a:/b", "open('/x')", "a,/b".
+const pathSeps = " \t\n'\"=:,;()<>|&{}[]`"
+
+// pathsOf records the tokens of w that name a path.
+func (a *analyzer) pathsOf(w arg) {
+	a.words++
+	if a.words > maxWords {
+		if a.words == maxWords+1 {
+			a.unknownf("the command has more than %d words to check", maxWords)
+		}
+		return
+	}
+	text := w.text
+	a.token(text, true)
+	if i := strings.Index(strings.ToLower(text), "file://"); i >= 0 {
+		a.token(text[i+len("file://"):], true)
+	}
+	if !strings.ContainsAny(text, pathSeps) {
+		return
+	}
+	start, afterColon := 0, false
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && !strings.ContainsRune(pathSeps, rune(text[i])) {
+			continue
+		}
+		if i > start && !(afterColon && strings.HasPrefix(text[start:i], "//")) {
+			a.token(text[start:i], false)
+		}
+		afterColon = i < len(text) && text[i] == ':'
+		start = i + 1
+	}
+}
+
+// token records one token if it may name a path. A token that begins with
+// an expansion the guard cannot know is not judged: it is as unknown to
+// the guard as a relative name.
+func (a *analyzer) token(t string, whole bool) {
+	if i := strings.Index(t, unknownMark); i >= 0 {
+		t = t[:i]
+		if t == "" {
+			return
+		}
+	}
+	// A short option glued to its path: -o/etc/x, -I/usr/include.
+	if len(t) > 2 && t[0] == '-' && t[1] != '-' {
+		if i := strings.IndexByte(t, '/'); i > 1 && isLetters(t[1:i]) {
+			a.add(t[i:])
+		}
+		return
+	}
+	if strings.HasPrefix(t, "-") {
+		return
+	}
+	if !whole && t == "" {
+		return
+	}
+	a.add(t)
+}
+
+func (a *analyzer) add(p string) {
+	if p == "" || slices.Contains(a.s.paths, p) {
+		return
+	}
+	a.s.paths = append(a.s.paths, p)
+}
+
+func isLetters(s string) bool {
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// callExpr records the simple command x.
+func (a *analyzer) callExpr(x *syntax.CallExpr, depth int) {
+	if len(x.Args) == 0 {
+		return
+	}
+	var argv []arg
+	for _, w := range x.Args {
+		for _, bw := range a.expandBraces(w) {
+			argv = append(argv, a.render(bw))
+		}
+	}
+	a.exec(argv, depth)
+}
+
+// inner parses a script a command runs (bash -c, eval, trap) and walks it.
+func (a *analyzer) inner(src arg, what string, depth int) {
+	if !src.static {
+		a.unknownf("the script %s runs is only known when the command runs", what)
+		return
+	}
+	if depth+1 > maxScriptDepth {
+		a.unknownf("scripts are nested more than %d deep", maxScriptDepth)
+		return
+	}
+	f, err := parse(src.text)
+	if err != nil {
+		a.unknownf("the script %s runs does not parse: %v", what, err)
+		a.fallbackPaths(src.text)
+		return
+	}
+	a.walk(f, depth+1)
+}
+
+// display shows a word in a message, its unknown parts as "$…".
+func display(w arg) string {
+	return strings.ReplaceAll(w.text, unknownMark, "$…")
+}
+
+// exec records the program of argv and unwraps what it runs in turn.
+func (a *analyzer) exec(argv []arg, depth int) {
+	if len(argv) == 0 {
+		return
+	}
+	if depth > maxScriptDepth {
+		a.unknownf("commands are wrapped more than %d deep", maxScriptDepth)
+		return
+	}
+	p := argv[0]
+	switch {
+	case !p.static:
+		a.unknownf("the program %q is only known when the command runs", display(p))
+		return
+	case p.glob:
+		a.unknownf("the program %q is a glob pattern", p.text)
+		return
+	case p.text == "":
+		return
+	}
+	prog := path.Base(p.text)
+	args := argv[1:]
+	a.s.calls = append(a.s.calls, call{prog: prog, args: args})
+	unwrap(a, prog, args, depth)
+}

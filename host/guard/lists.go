@@ -1,0 +1,88 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/host/session"
+)
+
+// safeDevices are files a command may name without asking; only the exact
+// name is safe (/dev/stdout is a symlink into /proc).
+var safeDevices = []string{
+	"/dev/null", "/dev/zero", "/dev/urandom",
+	"/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
+}
+
+// safeSystemPaths returns the absolute paths a command may name without
+// asking: the devices above, the system folders and everything below them,
+// /tmp and $TMPDIR. This is the one list, in one place.
+func safeSystemPaths(tmpdir string) (devices, dirs []string) {
+	dirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/tmp"}
+	if filepath.IsAbs(tmpdir) && filepath.Clean(tmpdir) != "/" {
+		dirs = append(dirs, filepath.Clean(tmpdir))
+	}
+	return slices.Clone(safeDevices), dirs
+}
+
+// safeList is the resolved safe system paths.
+type safeList struct {
+	devices []string
+	// dirs holds each folder as named and, when it is a symlink (/bin on a
+	// merged-/usr system), where it leads.
+	dirs []string
+}
+
+func newSafeList() safeList {
+	devices, dirs := safeSystemPaths(os.Getenv("TMPDIR"))
+	s := safeList{devices: devices}
+	for _, d := range dirs {
+		s.dirs = append(s.dirs, d)
+		if r, err := resolvePhysical(d); err == nil && r != d {
+			s.dirs = append(s.dirs, r)
+		}
+	}
+	return s
+}
+
+// device reports whether clean, as named, is one of the safe devices.
+func (s safeList) device(clean string) bool { return slices.Contains(s.devices, clean) }
+
+// holds reports whether the resolved path r is a safe folder or below one.
+func (s safeList) holds(r string) bool {
+	return slices.ContainsFunc(s.dirs, func(d string) bool { return within(d, r, true) })
+}
+
+// readRoots are the folders outside the workspace a read may reach without
+// asking, resolved once: the main checkout of a git worktree, the profile's
+// skill folders and read_paths. The workspace itself, and the paths the
+// user approved in the session, join them per call (readWhitelist). This
+// is the one list, in one place.
+func readRoots(ws, home string, prof *config.Profile) []string {
+	var roots []string
+	if m := worktreeMain(ws); m != "" {
+		roots = append(roots, m)
+	}
+	if prof != nil {
+		for _, d := range slices.Concat(prof.SkillDirs, prof.ReadPaths) {
+			d = expandHome(d, home)
+			if !filepath.IsAbs(d) {
+				d = filepath.Join(ws, d)
+			}
+			roots = append(roots, resolveRoot(d))
+		}
+	}
+	slices.Sort(roots)
+	return slices.Compact(roots)
+}
+
+// readWhitelist is every root a read of sess may reach without asking.
+func (g *WorkspaceGuard) readWhitelist(sess *session.Session) []string {
+	out := append([]string{g.ws}, g.readRoots...)
+	if sess != nil {
+		out = append(out, sess.ApprovedPaths()...)
+	}
+	return out
+}
