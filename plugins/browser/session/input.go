@@ -145,6 +145,9 @@ func (s *Session) Click(ctx context.Context, e Element, double bool) (*sdk.Resul
 	}
 	a, cancel := s.bounded(ctx, t.ctx)
 	defer cancel()
+	if d, err := chromedp.Call(a, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: node}); err == nil && d.Node != nil && strings.EqualFold(d.Node.NodeName, "option") {
+		return nil, sdk.Errorf(sdk.CodeInvalidInput, "%s is an option of a dropdown, which a click does not choose; use browser_select_option with the dropdown's ref and this option's value or label", e)
+	}
 	x, y, err := s.center(ctx, a, e, node)
 	if err != nil {
 		return nil, err

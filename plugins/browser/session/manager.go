@@ -76,6 +76,9 @@ func (m *Manager) Do(ctx context.Context, fn func(ctx context.Context, s *Sessio
 		return nil, err
 	}
 	defer s.release()
+	if m.isClosed() {
+		return nil, errShutDown
+	}
 	if err := s.ensure(ctx); err != nil {
 		return nil, s.decorateErr(err)
 	}
@@ -110,12 +113,9 @@ func (m *Manager) Close(ctx context.Context) (*sdk.Result, error) {
 	defer s.release()
 	was := s.running()
 	s.teardown(ctx)
+	s.started = false // the next browser is a fresh one, not a restart
+	s.events = nil
 	rmErr := removeTabs(s.state)
-	m.mu.Lock()
-	if m.sessions[s.id] == s {
-		delete(m.sessions, s.id)
-	}
-	m.mu.Unlock()
 	text := "No browser was open in this session."
 	if was {
 		text = "Closed the browser and its tabs. The next browser tool starts a new browser with one blank tab."
@@ -124,6 +124,12 @@ func (m *Manager) Close(ctx context.Context) (*sdk.Result, error) {
 		text += fmt.Sprintf(" (The saved tabs could not be removed: %v.)", rmErr)
 	}
 	return &sdk.Result{Text: text, Data: map[string]any{"closed": was}}, nil
+}
+
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
 }
 
 // Shutdown stops every session's browser, killing its process group, and

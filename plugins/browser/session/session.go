@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
@@ -153,6 +154,10 @@ func (s *Session) launch(ctx context.Context) error {
 		os.RemoveAll(profile)
 		return fmt.Errorf("start the browser %s: %w", bin, err)
 	}
+	// Downloads would land in the user's folders, outside the workspace.
+	if err := s.denyDownloads(ctx, rootCtx); err != nil {
+		o.Logger.Warn("deny downloads", "error", err)
+	}
 	c := chromedp.FromContext(rootCtx)
 	root.setID(c.Target.TargetID)
 	pgid := 0
@@ -172,6 +177,13 @@ func (s *Session) launch(ctx context.Context) error {
 	}
 	o.Logger.Debug("browser started", "session", s.id, "binary", bin, "pgid", pgid)
 	return nil
+}
+
+func (s *Session) denyDownloads(ctx, rootCtx context.Context) error {
+	a, cancel := s.bounded(ctx, rootCtx)
+	defer cancel()
+	_, err := chromedp.CallBrowser(a, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorDeny})
+	return err
 }
 
 // firstRun runs a tab context for the first time, which starts the browser

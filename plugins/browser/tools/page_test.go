@@ -200,6 +200,9 @@ func TestHoverPressKeySelect(t *testing.T) {
 		t.Fatalf("a missing option does not list the options: %q", te.Message)
 	}
 	c.fails(SelectOptionName, map[string]any{"ref": refOf(t, form, `button "Send"`), "values": []string{"x"}}, sdk.CodeInvalidInput)
+	if te := c.fails(ClickName, map[string]any{"ref": refOf(t, form, `option "Blue"`)}, sdk.CodeInvalidInput); !strings.Contains(te.Message, SelectOptionName) {
+		t.Fatalf("a click on an option does not point at %s: %q", SelectOptionName, te.Message)
+	}
 	// Typing with submit sends the form.
 	res := c.ok(TypeName, map[string]any{"ref": refOf(t, form, `textbox "Name"`), "text": "Grace", "submit": true})
 	if !strings.Contains(res.Text, "Thanks Grace") {
