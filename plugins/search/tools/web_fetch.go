@@ -54,7 +54,11 @@ func runWebFetch(ctx context.Context, cfg Config, in webFetchInput) (*sdk.Result
 	}
 	page, err := fetch.Fetch(ctx, in.URL, opts)
 	var se *fetch.StatusError
+	var other *fetch.OtherHostError
 	switch {
+	case errors.As(err, &other):
+		return nil, &sdk.ToolError{Code: "redirect_other_host", Data: other,
+			Message: fmt.Sprintf("%v. web_fetch does not follow a redirect to another host, so that access to it is checked: call web_fetch with url %q to follow it", other, other.To)}
 	case errors.As(err, &se):
 		return nil, &sdk.ToolError{Code: "http_error",
 			Message: fmt.Sprintf("%s; what it sent:\n%s", se.Error(), head(se.Page.Content, 2000)), Data: se.Page}

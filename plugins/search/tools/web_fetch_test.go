@@ -133,6 +133,11 @@ func TestWebFetch(t *testing.T) {
 func TestWebFetchRefusals(t *testing.T) {
 	t.Parallel()
 	srv := fetchServer(t)
+	// The same server under another host name: localhost, not 127.0.0.1.
+	elsewhere := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/page"
+	srv.Config.Handler.(*http.ServeMux).HandleFunc("/to-other-host", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere, http.StatusFound)
+	})
 	tool := WebFetch(Config{Fetch: &fetch.Options{Timeout: 5 * time.Second}})
 	ws := t.TempDir()
 	tests := []struct {
@@ -145,6 +150,7 @@ func TestWebFetchRefusals(t *testing.T) {
 		{srv.URL + "/loop", sdk.CodeToolFailed, "stopped after 5 redirects"},
 		{srv.URL + "/png", sdk.CodeInvalidInput, "image/png"},
 		{srv.URL + "/missing", "http_error", "404 Not Found"},
+		{srv.URL + "/to-other-host", "redirect_other_host", "call web_fetch with url \"" + elsewhere + "\""},
 	}
 	for _, tt := range tests {
 		_, err := call(t, tool, ws, webFetchInput{URL: tt.url})

@@ -90,6 +90,16 @@ var (
 	ErrTimeout   = errors.New("the fetch timed out")
 )
 
+// OtherHostError is a redirect to another host, which Fetch does not
+// follow: access to that host is for the caller's guard to decide.
+type OtherHostError struct {
+	From, To string
+}
+
+func (e *OtherHostError) Error() string {
+	return fmt.Sprintf("%s redirects to another host: %s", e.From, e.To)
+}
+
 // StatusError is an HTTP error status; Page holds what the server sent.
 type StatusError struct {
 	Page *Page
@@ -144,6 +154,11 @@ func Fetch(ctx context.Context, raw string, opts Options) (*Page, error) {
 			if s := strings.ToLower(req.URL.Scheme); s != "http" && s != "https" {
 				return fmt.Errorf("a redirect to %s was refused: %w", req.URL, ErrScheme)
 			}
+			if from := via[0].URL; !strings.EqualFold(req.URL.Hostname(), from.Hostname()) {
+				// The host's guard approved the first host only: the
+				// caller fetches the new one itself, through the guard.
+				return &OtherHostError{From: via[len(via)-1].URL.String(), To: req.URL.String()}
+			}
 			page.Redirects = append(page.Redirects, via[len(via)-1].URL.String())
 			return nil
 		},
@@ -187,6 +202,10 @@ func Fetch(ctx context.Context, raw string, opts Options) (*Page, error) {
 
 // classify names a timeout as such.
 func classify(ctx context.Context, err error, timeout time.Duration) error {
+	var other *OtherHostError
+	if errors.As(err, &other) {
+		return other
+	}
 	if errors.Is(err, ErrScheme) || errors.Is(err, ErrRedirects) {
 		return errors.Unwrap(err)
 	}
