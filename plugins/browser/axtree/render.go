@@ -41,7 +41,7 @@ type Outline struct {
 type RefFunc func(backend cdp.BackendNodeID) string
 
 // roles whose nodes are never shown, nor their subtrees.
-var dropped = map[string]bool{"InlineTextBox": true, "LineBreak": true}
+var dropped = map[string]bool{"InlineTextBox": true, "LineBreak": true, "ListMarker": true}
 
 // roles that only group: shown only when they have a name, else their
 // children take their place.
@@ -236,7 +236,7 @@ func states(n *accessibility.Node) []string {
 				out = append(out, "collapsed")
 			}
 		case accessibility.PropertyNameLevel:
-			if raw != "" && raw != "0" {
+			if role := valueString(n.Role); (role == "heading" || role == "treeitem") && raw != "" && raw != "0" {
 				out = append(out, "level="+raw)
 			}
 		}
