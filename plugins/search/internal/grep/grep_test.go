@@ -428,7 +428,7 @@ func TestSearchGitignoreNeedsRepository(t *testing.T) {
 		".gitignore":       "*\n",
 		".ignore":          "*.md\n",
 		"repo/.git/HEAD":   "ref: refs/heads/main\n",
-		"repo/.gitignore":  "*.log\n",
+		"repo/.gitignore":  "*.log\nq{r\n",
 		"repo/a.txt":       "hello repo\n",
 		"repo/b.log":       "hello log\n",
 		"repo/c.md":        "hello md\n",
@@ -446,8 +446,8 @@ func TestSearchGitignoreNeedsRepository(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Text(); got != want {
-				t.Errorf("%s: Search(%s) = %q, want %q", b.name, dir, got, want)
+			if got := res.Text(); got != want || len(res.Unreadable) > 0 {
+				t.Errorf("%s: Search(%s) = %q (unreadable %q), want %q and nothing unreadable", b.name, dir, got, res.Unreadable, want)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -106,11 +107,13 @@ func (s *search) rgErrors(dir, stderr string) {
 	}
 }
 
-// rgErrorPath splits a ripgrep error line "path: message" (paths relative
-// to the directory ripgrep ran in start with ./).
+// rgErrorPath splits a ripgrep error line "path: message (os error N)"
+// (paths relative to the directory ripgrep ran in start with ./). Other
+// lines, such as warnings about a bad glob in an ignore file, are not
+// about unreadable paths.
 func rgErrorPath(line string) (path, msg string, ok bool) {
 	line = strings.TrimPrefix(line, "rg: ")
-	if !strings.HasPrefix(line, "./") && !strings.HasPrefix(line, "/") {
+	if !strings.HasPrefix(line, "./") && !strings.HasPrefix(line, "/") || !osErrorSuffix.MatchString(line) {
 		return "", "", false
 	}
 	i := strings.LastIndex(line, ": ")
@@ -119,6 +122,8 @@ func rgErrorPath(line string) (path, msg string, ok bool) {
 	}
 	return line[:i], line[i+2:], true
 }
+
+var osErrorSuffix = regexp.MustCompile(`\(os error \d+\)$`)
 
 // pathFilter re-checks ripgrep's matches against package ignore's rules, so
 // that both back-ends keep exactly the same files (ripgrep lets a glob
