@@ -69,6 +69,25 @@ func TestBrowserLifecycle(t *testing.T) {
 		t.Fatalf("after a restart the groups are %v (the old one was %d)", groups, pgid)
 	}
 
+	// The browser dies under the plugin: the next call starts another one,
+	// says so, and reopens the tabs.
+	c.ok(NavigateName, map[string]any{"url": site.URL + "/second"})
+	if err := chrome.KillGroup(groups[0]); err != nil {
+		t.Fatal(err)
+	}
+	waitGroupGone(t, groups[0])
+	list = c.ok(TabsName, map[string]any{"action": "list"}).Text
+	for _, want := range []string{"The browser had stopped", "Reopened 1 tab(s)", "- 0: (current) [Second] (" + site.URL + "/second)"} {
+		if !strings.Contains(list, want) {
+			t.Fatalf("after the browser died: missing %q in:\n%s", want, list)
+		}
+	}
+	crashed := groups[0]
+	groups = m.ProcessGroups()
+	if live := c.c.Host.LiveGroups(); len(groups) != 1 || groups[0] == crashed || len(live) != 1 || live[0] != groups[0] {
+		t.Fatalf("after the restart: groups %v, reported live %v (the dead one was %d)", groups, live, crashed)
+	}
+
 	if err := m.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
