@@ -48,7 +48,7 @@ func FindReferences(cfg Config) sdk.Tool {
 		}
 		for _, g := range res.Groups {
 			if g.Object != "" {
-				fmt.Fprintf(&b, "%s — defined at %s; %d uses (resolved with the Go type checker)\n", g.Object, orUnknown(g.Defined), len(g.Refs))
+				fmt.Fprintf(&b, "%s — defined at %s; %s (resolved with the Go type checker)\n", g.Object, orUnknown(g.Defined), plural(len(g.Refs), "use"))
 			} else {
 				fmt.Fprintf(&b, "word matches (%d; not Go, or in packages that do not compile):\n", len(g.Refs))
 			}
@@ -93,6 +93,13 @@ func FindReferences(cfg Config) sdk.Tool {
 		}
 		return &sdk.Result{Text: b.String(), Data: res, Notes: notes}, nil
 	})
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func orUnknown(s string) string {
