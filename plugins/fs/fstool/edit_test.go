@@ -99,6 +99,7 @@ func TestSearchReplace_KeepsEncodingAndBOM(t *testing.T) {
 		{"utf-16le", "\xFF\xFEa\x00\n\x00", "a", "é", "\xFF\xFE\xe9\x00\n\x00"},
 		{"utf-16be", "\xFE\xFF\x00a\x00\n", "a", "b", "\xFE\xFF\x00b\x00\n"},
 		{"gb18030", "\xc4\xe3\xba\xc3\n", "你好", "再见", "\xd4\xd9\xbc\xfb\n"},
+		{"utf-8 bom twice", "\xEF\xBB\xBF\xEF\xBB\xBFa = 1\n", "a = 1", "a = 2", "\xEF\xBB\xBF\xEF\xBB\xBFa = 2\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,6 +124,13 @@ func TestSearchReplace_RefusesUndecodable(t *testing.T) {
 	e.write("f.txt", content)
 	te := e.fail("search_replace_in_file", map[string]any{"path": "f.txt", "old_string": "ok", "new_string": "OK"}, sdk.CodeInvalidInput)
 	mustContain(t, "error", te.Message, "0xFF", "offset 12", "line 2")
+	// An unpaired surrogate would come back as U+FFFD: refused, not changed.
+	e.write("u16.txt", "\xFF\xFEa\x00\x00\xd8\n\x00")
+	te = e.fail("search_replace_in_file", map[string]any{"path": "u16.txt", "old_string": "a", "new_string": "b"}, sdk.CodeInvalidInput)
+	mustContain(t, "error", te.Message, "unpaired surrogate")
+	if got := e.read("u16.txt"); got != "\xFF\xFEa\x00\x00\xd8\n\x00" {
+		t.Errorf("refused edit changed the file: %q", got)
+	}
 	e.write("bin.dat", "a\x00b")
 	te = e.fail("search_replace_in_file", map[string]any{"path": "bin.dat", "old_string": "a", "new_string": "b"}, sdk.CodeInvalidInput)
 	mustContain(t, "error", te.Message, "binary")

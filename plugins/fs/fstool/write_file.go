@@ -127,6 +127,11 @@ func shape(path, content string, existed bool, old []byte) (string, textenc.Enco
 			notes = append(notes, sdk.Note{Kind: "encoding", Detail: "utf-8 (the old content was not text in a known encoding)"})
 		}
 	}
+	if enc.HasBOM() {
+		// The file's mark is written by Encode; content repeating it would
+		// become a second one.
+		content = strings.TrimPrefix(content, "\uFEFF")
+	}
 	switch style {
 	case textenc.LF, textenc.CRLF, textenc.CR:
 		if conv := textenc.Apply(content, style); conv != content {

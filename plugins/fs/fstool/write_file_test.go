@@ -26,6 +26,7 @@ func TestWriteFile_KeepsTheFilesConventions(t *testing.T) {
 		{name: "LF file keeps LF", path: "u.txt", old: "a\nb\n", content: "c\r\nd\r\n", want: "c\nd\n", notes: []string{"lf-applied"}},
 		{name: "mixed file: content as written", path: "m.txt", old: "a\r\nb\n", content: "c\nd\n", want: "c\nd\n", notes: []string{"mixed-not-converted"}},
 		{name: "UTF-8 BOM kept", path: "bom.txt", old: "\xEF\xBB\xBFold\n", content: "new\n", want: "\xEF\xBB\xBFnew\n"},
+		{name: "a mark the content repeats is not doubled", path: "bom2.txt", old: "\xEF\xBB\xBFold\n", content: "\uFEFFnew\n", want: "\xEF\xBB\xBFnew\n"},
 		{name: "UTF-16LE BOM and CRLF kept", path: "w16.txt", old: "\xFF\xFEa\x00\r\x00\n\x00", content: "hé\n", want: "\xFF\xFEh\x00\xe9\x00\r\x00\n\x00", notes: []string{"crlf-applied"}},
 		{name: "GB18030 kept", path: "gb.txt", old: "\xc4\xe3\xba\xc3\n", content: "再见\n", want: "\xd4\xd9\xbc\xfb\n"},
 	}

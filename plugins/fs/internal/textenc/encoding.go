@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -161,6 +162,11 @@ func Decode(raw []byte, enc Encoding) (string, error) {
 				u[i] = uint16(body[2*i])<<8 | uint16(body[2*i+1])
 			}
 		}
+		if i := unpairedSurrogate(u); i >= 0 {
+			// utf16.Decode would turn it into U+FFFD, and writing the text
+			// back would change bytes the edit never touched.
+			return "", fmt.Errorf("utf-16 content has an unpaired surrogate 0x%04X at offset %d", u[i], 2+2*i)
+		}
 		return string(utf16.Decode(u)), nil
 	case GB18030:
 		b, err := simplifiedchinese.GB18030.NewDecoder().Bytes(raw)
@@ -172,12 +178,10 @@ func Decode(raw []byte, enc Encoding) (string, error) {
 	return "", fmt.Errorf("unknown encoding %v", enc)
 }
 
-// Encode returns text stored in enc, its byte order mark first. A text that
-// itself starts with U+FEFF does not get a second mark.
+// Encode returns text stored in enc, its byte order mark first: the inverse
+// of Decode, so a U+FEFF at the start of text is kept as a character after
+// the mark (callers writing new content drop a mark the content repeats).
 func Encode(text string, enc Encoding) ([]byte, error) {
-	if enc.HasBOM() && len(text) >= 3 && text[:3] == "\uFEFF" {
-		text = text[3:]
-	}
 	switch enc {
 	case UTF8:
 		return []byte(text), nil
@@ -204,7 +208,40 @@ func Encode(text string, enc Encoding) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encode gb18030: %w", err)
 		}
+		// A few private-use characters map to codes that decode as other
+		// characters: refuse them rather than write something else.
+		if back, err := simplifiedchinese.GB18030.NewDecoder().Bytes(b); err != nil || string(back) != text {
+			return nil, fmt.Errorf("encode gb18030: %s cannot be stored in gb18030 unchanged", firstChanged(text, string(back)))
+		}
 		return b, nil
 	}
 	return nil, fmt.Errorf("unknown encoding %v", enc)
+}
+
+// firstChanged names the first character of text that differs in back.
+func firstChanged(text, back string) string {
+	for i, r := range text {
+		if !strings.HasPrefix(back[min(i, len(back)):], string(r)) {
+			return fmt.Sprintf("%U at byte %d", r, i)
+		}
+	}
+	return "the text"
+}
+
+// unpairedSurrogate returns the index of the first UTF-16 code unit that is
+// a surrogate without its partner, -1 when there is none.
+func unpairedSurrogate(u []uint16) int {
+	for i := 0; i < len(u); i++ {
+		switch c := u[i]; {
+		case c >= 0xD800 && c < 0xDC00:
+			if i+1 < len(u) && u[i+1] >= 0xDC00 && u[i+1] < 0xE000 {
+				i++
+				continue
+			}
+			return i
+		case c >= 0xDC00 && c < 0xE000:
+			return i
+		}
+	}
+	return -1
 }
