@@ -116,6 +116,7 @@ func (m *Manager) Close(ctx context.Context) (*sdk.Result, error) {
 	s.started = false // the next browser is a fresh one, not a restart
 	s.events = nil
 	rmErr := removeTabs(s.state)
+	s.saved = nil
 	text := "No browser was open in this session."
 	if was {
 		text = "Closed the browser and its tabs. The next browser tool starts a new browser with one blank tab."

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,8 +41,9 @@ type Session struct {
 	cur      int
 	refs     *refs
 	events   []string
-	reported bool // pgid was reported live to the host
-	started  bool // a browser was started once: a stopped one crashed
+	saved    *savedTabs // what the tabs file holds, nil when unknown
+	reported bool       // pgid was reported live to the host
+	started  bool       // a browser was started once: a stopped one crashed
 }
 
 func newSession(m *Manager, id string) *Session {
@@ -295,9 +297,14 @@ func (s *Session) save(ctx context.Context) {
 		}
 		st.Tabs = append(st.Tabs, savedTab{URL: info.URL, Title: info.Title})
 	}
+	if s.saved != nil && s.saved.Current == st.Current && slices.Equal(s.saved.Tabs, st.Tabs) {
+		return
+	}
 	if err := saveTabs(s.state, st); err != nil {
 		s.m.opts.Logger.Warn("save the browser's tabs", "error", err)
+		return
 	}
+	s.saved = &st
 }
 
 // pageTargets lists the browser's pages by target id.
