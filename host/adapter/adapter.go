@@ -191,23 +191,23 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 			return errorResult(sdk.CodeDenied, fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", name, d.Reason))
 		default:
 			if a.approver == nil {
-				return a.needsAuth(d)
+				return a.needsAuth(d, "")
 			}
-			ok, why, paths := a.approver.Authorize(ctx, sess, a.spec, d)
-			if !ok {
+			ap := a.approver.Authorize(ctx, sess, a.spec, d)
+			if !ap.Allowed {
 				switch {
 				case ctx.Err() != nil:
 					return a.ctxResult(ctx.Err())
-				case sess.Answerer() == nil:
-					return a.needsAuth(d)
+				case ap.Unanswered || sess.Answerer() == nil:
+					return a.needsAuth(d, ap.Reason)
 				}
 				text := fmt.Sprintf("The user declined %s (%s).", name, d.Reason)
-				if why = strings.TrimSpace(why); why != "" {
+				if why := strings.TrimSpace(ap.Reason); why != "" {
 					text += " The user said: " + why
 				}
 				return errorResult(sdk.CodeDenied, text+" Do not retry the same call; follow what the user said or choose another way.")
 			}
-			approved = paths
+			approved = ap.Paths
 		}
 	}
 
@@ -301,8 +301,14 @@ func (a *Adapter) ctxResult(err error) *Result {
 	return errorResult(sdk.CodeCancelled, fmt.Sprintf("%s was cancelled before it finished.", a.spec.Name))
 }
 
-func (a *Adapter) needsAuth(d Decision) *Result {
-	text := fmt.Sprintf("%s needs the user's authorization (%s), and nobody can be asked in this session, so the call did not run. To allow such calls, the user can start yagent with -y", a.spec.Name, d.Reason)
+// needsAuth fails a call closed: it needs the user's authorization and
+// nobody answered (why, when known, says what happened).
+func (a *Adapter) needsAuth(d Decision, why string) *Result {
+	nobody := "nobody can be asked in this session"
+	if why = strings.TrimSpace(why); why != "" {
+		nobody = "nobody answered: " + why
+	}
+	text := fmt.Sprintf("%s needs the user's authorization (%s), and %s, so the call did not run. To allow such calls, the user can start yagent with -y", a.spec.Name, d.Reason, nobody)
 	if d.Hint != "" {
 		text += ", or " + d.Hint
 	}

@@ -358,15 +358,16 @@ func (g *fakeGuard) Check(_ context.Context, req GuardRequest) Decision {
 }
 
 type fakeApprover struct {
-	allowed bool
-	reason  string
-	paths   []string
-	asked   int
+	allowed    bool
+	reason     string
+	paths      []string
+	unanswered bool
+	asked      int
 }
 
-func (f *fakeApprover) Authorize(context.Context, *session.Session, sdk.Spec, Decision) (bool, string, []string) {
+func (f *fakeApprover) Authorize(context.Context, *session.Session, sdk.Spec, Decision) Approval {
 	f.asked++
-	return f.allowed, f.reason, f.paths
+	return Approval{Allowed: f.allowed, Reason: f.reason, Paths: f.paths, Unanswered: f.unanswered}
 }
 
 type silentAnswerer struct{}
@@ -394,6 +395,7 @@ func TestAdapterCall_GuardAndAuthorization(t *testing.T) {
 		{name: "ask, nobody to answer", d: ask, approver: &fakeApprover{}, code: sdk.CodeNeedsAuth, texts: []string{"-y"}},
 		{name: "ask, user declines", d: ask, approver: &fakeApprover{reason: "not that file"}, answerer: true, code: sdk.CodeDenied, texts: []string{"declined", "not that file"}},
 		{name: "ask, user approves", d: ask, approver: &fakeApprover{allowed: true, paths: []string{"/etc/x"}}, answerer: true, runs: true},
+		{name: "ask, nobody answered", d: ask, approver: &fakeApprover{reason: "timed out", unanswered: true}, answerer: true, code: sdk.CodeNeedsAuth, texts: []string{"-y", "timed out"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

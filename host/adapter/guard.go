@@ -64,8 +64,20 @@ type Decision struct {
 }
 
 // Approver resolves an Ask: session passes, YOLO, or the session's user.
-// It returns whether the call may run, the user's word back to the model,
-// and the external paths approved for the call.
 type Approver interface {
-	Authorize(ctx context.Context, sess *session.Session, spec sdk.Spec, d Decision) (allowed bool, reason string, approvedPaths []string)
+	Authorize(ctx context.Context, sess *session.Session, spec sdk.Spec, d Decision) Approval
+}
+
+// Approval is an Approver's answer on one call.
+type Approval struct {
+	// Allowed says the call may run.
+	Allowed bool
+	// Reason is the user's word back to the model, or why nobody answered.
+	Reason string
+	// Paths are the external paths approved for the call.
+	Paths []string
+	// Unanswered says nobody could be asked, or nobody answered (the
+	// answerer failed or timed out): the call fails closed with needs_auth
+	// rather than as the user's refusal.
+	Unanswered bool
 }

@@ -73,21 +73,23 @@ func NewApprover(opts ApproverOptions) *Approver {
 func (a *Approver) Loop() *Loop { return a.loop }
 
 // Authorize implements adapter.Approver.
-func (a *Approver) Authorize(ctx context.Context, sess *session.Session, spec sdk.Spec, d adapter.Decision) (bool, string, []string) {
-	ok, why := a.ask(ctx, sess, session.ApprovalPrompt{Tool: spec.Name, Reason: d.Reason, Paths: d.Paths, Command: d.Command})
-	if !ok {
-		return false, why, nil
+func (a *Approver) Authorize(ctx context.Context, sess *session.Session, spec sdk.Spec, d adapter.Decision) adapter.Approval {
+	r := a.ask(ctx, sess, session.ApprovalPrompt{Tool: spec.Name, Reason: d.Reason, Paths: d.Paths, Command: d.Command})
+	if r.Allowed {
+		r.Paths = d.Paths
 	}
-	return true, why, d.Paths
+	return r
 }
 
-// ask resolves one prompt: passes, then the user.
-func (a *Approver) ask(ctx context.Context, sess *session.Session, prompt session.ApprovalPrompt) (bool, string) {
+// ask resolves one prompt: passes, then the user. A user who cannot be
+// reached (no answerer, the answerer failed, the timeout passed) leaves the
+// call Unanswered, which fails closed with needs_auth.
+func (a *Approver) ask(ctx context.Context, sess *session.Session, prompt session.ApprovalPrompt) adapter.Approval {
 	if a.passes.Covers(sess, prompt.Tool) {
-		return true, ""
+		return adapter.Approval{Allowed: true}
 	}
 	if sess == nil || sess.Answerer() == nil {
-		return false, "nobody can be asked in this session"
+		return adapter.Approval{Reason: "nobody can be asked in this session", Unanswered: true}
 	}
 	ans, err := a.loop.Approve(ctx, sess, Question{
 		Prompt:  prompt,
@@ -101,13 +103,14 @@ func (a *Approver) ask(ctx context.Context, sess *session.Session, prompt sessio
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		return false, ctx.Err().Error()
+		return adapter.Approval{Reason: ctx.Err().Error()}
 	case errors.Is(err, ErrTimeout):
-		return false, fmt.Sprintf("nobody answered the question in time (%v)", err)
+		return adapter.Approval{Reason: fmt.Sprintf("the question timed out (%v)", err), Unanswered: true}
 	default:
-		return false, fmt.Sprintf("the user could not be asked: %v", err)
+		a.logger.Warn("the user could not be asked", "tool", prompt.Tool, "session", sess.ID(), "error", err)
+		return adapter.Approval{Reason: fmt.Sprintf("the user could not be asked (%v)", err), Unanswered: true}
 	}
-	return ans.Approved, ans.Reason
+	return adapter.Approval{Allowed: ans.Approved, Reason: ans.Reason}
 }
 
 // keep records the pass an approval's scope gives.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -339,8 +340,8 @@ func TestAuthorization_TimeoutUnblocksTool(t *testing.T) {
 	h.question()
 	close(fire)
 	res := h.result(done)
-	if res.Code != sdk.CodeDenied || !strings.Contains(res.Text, "in time") {
-		t.Fatalf("timed out while asking = %s %q, want denied saying nobody answered in time", res.Code, res.Text)
+	if res.Code != sdk.CodeNeedsAuth || !strings.Contains(res.Text, "timed out") {
+		t.Fatalf("timed out while asking = %s %q, want needs_auth saying the question timed out", res.Code, res.Text)
 	}
 	if n, _ := h.rec["write_it"].ran(); n != 0 || h.loop.Pending() != 0 {
 		t.Fatalf("ran %d, %d pending after the timeout", n, h.loop.Pending())
@@ -563,5 +564,28 @@ func TestPluginHost_RequestApproval(t *testing.T) {
 	resp, _ := host.RequestApproval(t.Context(), "fs", sdk.CallInfo{ID: "gone"}, sdk.ApprovalRequest{Reason: "x"})
 	if resp.Approved || resp.Reason == "" {
 		t.Fatalf("request for a finished call = %+v, want refused with a reason", resp)
+	}
+}
+
+// failingAnswerer is a client that claims to answer but cannot.
+type failingAnswerer struct{}
+
+func (failingAnswerer) Approve(context.Context, session.ApprovalPrompt) (session.ApprovalAnswer, error) {
+	return session.ApprovalAnswer{}, errors.New("elicitation/create is not allowed on this protocol")
+}
+func (failingAnswerer) Help(context.Context, string) (string, error) { return "", errors.New("no") }
+
+// TestAuthorization_AnswererFailureFailsClosed: an answerer that fails is
+// nobody answering: needs_auth, with what happened, never the user's "no".
+func TestAuthorization_AnswererFailureFailsClosed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOpts{})
+	h.sess.SetAnswerer(failingAnswerer{})
+	res := h.result(h.call(t.Context(), "read_it", map[string]any{"path": filepath.Join(h.outside, "notes.txt")}))
+	if res.Code != sdk.CodeNeedsAuth || !strings.Contains(res.Text, "not allowed on this protocol") || strings.Contains(res.Text, "declined") {
+		t.Fatalf("failing answerer = %s %q; want needs_auth naming the failure", res.Code, res.Text)
+	}
+	if n, _ := h.rec["read_it"].ran(); n != 0 {
+		t.Fatal("the call ran without an approval")
 	}
 }

@@ -206,7 +206,7 @@ func TestApprover_Scopes(t *testing.T) {
 			tty := &countingAnswerer{ans: session.ApprovalAnswer{Approved: true, Scope: tc.scope}}
 			s.SetAnswerer(tty)
 			ask := func(tool string) {
-				if ok, _ := ap.ask(t.Context(), s, session.ApprovalPrompt{Tool: tool, Paths: []string{"/srv/x"}}); !ok {
+				if r := ap.ask(t.Context(), s, session.ApprovalPrompt{Tool: tool, Paths: []string{"/srv/x"}}); !r.Allowed {
 					t.Fatalf("%s not approved", tool)
 				}
 			}

@@ -59,9 +59,9 @@ func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sd
 	if tool == "" {
 		tool = plugin
 	}
-	ok, why := h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: req.Reason, Paths: req.Paths, Command: req.Command})
-	if !ok && why == "" {
-		why = "the user declined"
+	r := h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: req.Reason, Paths: req.Paths, Command: req.Command})
+	if !r.Allowed && r.Reason == "" {
+		r.Reason = "the user declined"
 	}
-	return sdk.ApprovalResponse{Approved: ok, Reason: why}, nil
+	return sdk.ApprovalResponse{Approved: r.Allowed, Reason: r.Reason}, nil
 }
