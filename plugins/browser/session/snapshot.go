@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -87,10 +88,11 @@ func (s *Session) snapshotText(ctx context.Context, t *Tab) (string, int, error)
 	if err != nil {
 		return "", 0, fmt.Errorf("read the page's accessibility tree: %w", err)
 	}
+	nodes := withFrames(a, res.Nodes)
 	// A navigation that committed while the tree was read leaves refs
 	// tagged with the old document: they are refused as stale, never
 	// pointed at the wrong element.
-	out := axtree.Render(res.Nodes, func(node cdp.BackendNodeID) string {
+	out := axtree.Render(nodes, func(node cdp.BackendNodeID) string {
 		return s.refs.assign(t, gen, node)
 	}, axtree.Options{})
 	text := out.Text
@@ -98,4 +100,60 @@ func (s *Session) snapshotText(ctx context.Context, t *Tab) (string, int, error)
 		text = "# the page is empty"
 	}
 	return text, out.Refs, nil
+}
+
+// maxFrames bounds how many iframes a snapshot opens.
+const maxFrames = 16
+
+// withFrames splices the trees of the page's iframes under their iframe
+// nodes. Frames the page's process renders (same-site ones) come in with
+// refs that work like any other; a cross-site frame runs elsewhere and
+// stays an empty iframe line.
+func withFrames(a context.Context, nodes []*accessibility.Node) []*accessibility.Node {
+	out := nodes
+	frames := 0
+	for _, n := range nodes {
+		if n == nil || n.Ignored || n.BackendDOMNodeID == 0 || frames >= maxFrames {
+			continue
+		}
+		if role := n.Role; role == nil || !strings.Contains(string(role.Value), "Iframe") {
+			continue
+		}
+		d, err := chromedp.Call(a, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: n.BackendDOMNodeID})
+		if err != nil || d.Node == nil || d.Node.FrameID == "" {
+			continue
+		}
+		sub, err := chromedp.Call(a, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: d.Node.FrameID})
+		if err != nil || len(sub.Nodes) == 0 {
+			continue
+		}
+		frames++
+		// Node ids are per document: prefix the frame's so they cannot
+		// collide with the page's.
+		prefix := fmt.Sprintf("f%d:", frames)
+		var root accessibility.NodeID
+		for _, c := range sub.Nodes {
+			if c == nil {
+				continue
+			}
+			cp := *c
+			cp.NodeID = accessibility.NodeID(prefix + string(c.NodeID))
+			if c.ParentID == "" {
+				if root == "" {
+					root = cp.NodeID
+				}
+			} else {
+				cp.ParentID = accessibility.NodeID(prefix + string(c.ParentID))
+			}
+			cp.ChildIDs = make([]accessibility.NodeID, len(c.ChildIDs))
+			for i, id := range c.ChildIDs {
+				cp.ChildIDs[i] = accessibility.NodeID(prefix + string(id))
+			}
+			out = append(out, &cp)
+		}
+		if root != "" {
+			n.ChildIDs = append(n.ChildIDs, root)
+		}
+	}
+	return out
 }

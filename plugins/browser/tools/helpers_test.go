@@ -211,6 +211,12 @@ func testSite() http.Handler {
 		<script>document.getElementById('f').addEventListener('keydown', e => {
 			document.getElementById('last').textContent = 'key ' + e.key + (e.ctrlKey ? ' ctrl' : '') + (e.shiftKey ? ' shift' : '');
 		});</script>`))
+	mux.HandleFunc("/frames", page("Frames", `
+		<h1>Outer</h1>
+		<iframe src="/inner" title="Inner frame" width="400" height="200" style="margin-top: 50px"></iframe>`))
+	mux.HandleFunc("/inner", page("Inner", `
+		<button onclick="document.getElementById('in').textContent = 'inner clicked'">Inner button</button>
+		<p id="in">inner idle</p>`))
 	mux.HandleFunc("/long", page("Long", `<div style="height: 3000px">top</div><p>bottom</p>`))
 	mux.HandleFunc("/dup", page("Dup", `<button class="b">One</button><button class="b">Two</button><div style="display:none"><button id="hidden">Hidden</button></div>`))
 	return mux

@@ -232,3 +232,17 @@ func TestNavigateErrorsAndSchemes(t *testing.T) {
 		t.Fatalf("back:\n%s", res.Text)
 	}
 }
+
+// TestSameSiteFramesAreInTheSnapshot: the elements of a same-site iframe
+// are listed under it with refs that work.
+func TestSameSiteFramesAreInTheSnapshot(t *testing.T) {
+	c := browser(t)
+	page := c.open("/frames").Text
+	if !strings.Contains(page, `heading "Outer"`) || !strings.Contains(page, "inner idle") {
+		t.Fatalf("the frame's content is not in the snapshot:\n%s", page)
+	}
+	res := c.ok(ClickName, map[string]any{"ref": refOf(t, page, `button "Inner button"`)})
+	if !strings.Contains(res.Text, "inner clicked") {
+		t.Fatalf("a click in the frame did not reach its button:\n%s", res.Text)
+	}
+}
