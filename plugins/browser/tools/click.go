@@ -23,7 +23,7 @@ type clickInput struct {
 func Click(m *session.Manager) sdk.Tool {
 	return sdk.NewTool(spec(ClickName, "Click an element by ref or selector.", clickDescription, schemaFor[clickInput](nil)),
 		func(ctx context.Context, in clickInput) (*sdk.Result, error) {
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.Click(ctx, in.target(), in.DoubleClick)
 			})
 		})

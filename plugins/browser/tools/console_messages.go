@@ -18,7 +18,7 @@ var consoleMessagesDescription string
 func ConsoleMessages(m *session.Manager) sdk.Tool {
 	return sdk.NewTool(spec(ConsoleMessagesName, "Read the tab's console messages.", consoleMessagesDescription, schemaFor[noInput](nil)),
 		func(ctx context.Context, _ noInput) (*sdk.Result, error) {
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.ConsoleMessages(ctx)
 			})
 		})

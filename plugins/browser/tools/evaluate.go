@@ -28,7 +28,7 @@ func Evaluate(m *session.Manager) sdk.Tool {
 		if strings.TrimSpace(in.Expression) == "" {
 			return nil, sdk.Errorf(sdk.CodeInvalidInput, "expression is empty; give the JavaScript to run, like document.title")
 		}
-		return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+		return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 			return s.Evaluate(ctx, in.Expression)
 		})
 	})

@@ -18,7 +18,7 @@ var hoverDescription string
 func Hover(m *session.Manager) sdk.Tool {
 	return sdk.NewTool(spec(HoverName, "Hover over an element.", hoverDescription, schemaFor[element](nil)),
 		func(ctx context.Context, in element) (*sdk.Result, error) {
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.Hover(ctx, in.target())
 			})
 		})

@@ -29,7 +29,7 @@ func Navigate(m *session.Manager) sdk.Tool {
 		if err != nil {
 			return nil, err
 		}
-		return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+		return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 			return s.Navigate(ctx, u)
 		})
 	})

@@ -22,7 +22,7 @@ type pressKeyInput struct {
 func PressKey(m *session.Manager) sdk.Tool {
 	return sdk.NewTool(spec(PressKeyName, "Press a key in the page.", pressKeyDescription, schemaFor[pressKeyInput](nil)),
 		func(ctx context.Context, in pressKeyInput) (*sdk.Result, error) {
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.PressKey(ctx, in.Key)
 			})
 		})

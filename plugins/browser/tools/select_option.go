@@ -30,7 +30,7 @@ func SelectOption(m *session.Manager) sdk.Tool {
 	})
 	return sdk.NewTool(spec(SelectOptionName, "Select options in a dropdown.", selectOptionDescription, schema),
 		func(ctx context.Context, in selectOptionInput) (*sdk.Result, error) {
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.SelectOption(ctx, in.target(), in.Values)
 			})
 		})

@@ -63,7 +63,7 @@ func Tabs(m *session.Manager) sdk.Tool {
 			default:
 				return nil, sdk.Errorf(sdk.CodeInvalidInput, "action %q is not one of list, new, select, close", in.Action)
 			}
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				switch in.Action {
 				case tabsNew:
 					return s.NewTab(ctx, url)

@@ -26,7 +26,7 @@ func TakeScreenshot(m *session.Manager) sdk.Tool {
 	return sdk.NewTool(spec(TakeScreenshotName, "Take a screenshot of the page.", takeScreenshotDescription, schemaFor[takeScreenshotInput](nil)),
 		func(ctx context.Context, in takeScreenshotInput) (*sdk.Result, error) {
 			workspace := sdk.CallFrom(ctx).Workspace
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.Screenshot(ctx, workspace, in.Filename, in.FullPage)
 			})
 		})

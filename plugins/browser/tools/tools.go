@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -135,9 +134,4 @@ func webScheme(u string) bool {
 		return true
 	}
 	return false
-}
-
-// do runs fn on the calling session's browser.
-func do(m *session.Manager, ctx context.Context, fn func(context.Context, *session.Session) (*sdk.Result, error)) (*sdk.Result, error) {
-	return m.Do(ctx, fn)
 }

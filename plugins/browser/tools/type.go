@@ -24,7 +24,7 @@ type typeInput struct {
 func Type(m *session.Manager) sdk.Tool {
 	return sdk.NewTool(spec(TypeName, "Type text into an element.", typeDescription, schemaFor[typeInput](nil)),
 		func(ctx context.Context, in typeInput) (*sdk.Result, error) {
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.Type(ctx, in.target(), in.Text, in.Submit)
 			})
 		})

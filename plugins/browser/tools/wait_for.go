@@ -45,7 +45,7 @@ func WaitFor(m *session.Manager) sdk.Tool {
 				ms = defaultWaitMS
 			}
 			limit := time.Duration(min(ms, maxWaitMS)) * time.Millisecond
-			return do(m, ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.WaitFor(ctx, in.Text, in.TextGone, limit, waitPoll)
 			})
 		})
