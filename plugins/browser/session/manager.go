@@ -82,6 +82,10 @@ func (m *Manager) Do(ctx context.Context, fn func(ctx context.Context, s *Sessio
 	if err := s.ensure(ctx); err != nil {
 		return nil, s.decorateErr(err)
 	}
+	if m.isClosed() { // Shutdown ran while the browser started
+		s.stop()
+		return nil, errShutDown
+	}
 	s.reconcile(ctx)
 	res, err := fn(ctx, s)
 	if s.running() {
