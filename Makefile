@@ -6,7 +6,7 @@ EXAMPLES := hello hello/clash
 WORKSPACE ?= $(CURDIR)
 PROFILE   ?= full
 
-.PHONY: all build run test test-short bench lint mutants proto proto-check fuzz clean
+.PHONY: all build run test test-short bench soak lint mutants proto proto-check fuzz clean
 
 all: build
 
@@ -42,6 +42,10 @@ test-short:
 ## bench: Go benchmarks and the scripts under bench/, rewriting BENCHMARKS.md
 bench: build
 	@if [ -x bench/run.sh ]; then bench/run.sh; else $(GO) test -run '^$$' -bench . -benchmem ./...; fi
+
+## soak: 10,000 mixed calls through one bin/yagent serve; the host and plugins must not grow
+soak: build
+	YAGENT_SOAK=1 $(GO) test -count=1 -v -run TestSoak ./test/soak
 
 ## lint: formatting and vet
 lint:

@@ -1,0 +1,6 @@
+// Package soak drives one `bin/yagent serve` process with ten thousand mixed
+// tool calls over MCP and checks that the host and its plugins do not grow:
+// threads, open file descriptors and resident memory, sampled from /proc.
+// It runs only with YAGENT_SOAK=1 (make soak); YAGENT_SOAK_OUT names a file
+// for its Markdown table.
+package soak
