@@ -297,6 +297,11 @@ func TestAuthorization_MismatchedRequestIDIgnored(t *testing.T) {
 
 	deadline := time.Now().Add(10 * time.Second)
 	for !(strings.Contains(h.log.String(), wrong.RequestID) && strings.Contains(h.log.String(), "another-session")) {
+		select {
+		case r := <-done:
+			t.Fatalf("a mismatched response was taken for the answer: %s %q", r.Code, r.Text)
+		default:
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no warning about the mismatched responses; log:\n%s", h.log.String())
 		}
@@ -403,8 +408,11 @@ func TestAuthorization_ProjectPassSurvivesRestart(t *testing.T) {
 		t.Fatalf("approved for the project: %s", res.Text)
 	}
 	fi, err := os.Stat(h.settings)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("settings file %s: %v mode %v; want it written with 0600", h.settings, err, fi.Mode())
+	if err != nil {
+		t.Fatalf("settings file %s: %v; want it written", h.settings, err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("settings file mode %v, want 0600", fi.Mode().Perm())
 	}
 	b, _ := os.ReadFile(h.settings)
 	var doc struct {
