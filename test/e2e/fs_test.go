@@ -2,20 +2,15 @@ package e2e
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/yagent/yagent/host/pluginmgr"
-	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/host/surface"
 )
 
 // TestFS_ConcurrentEditsThroughHost: 16 edits of different parts of one
@@ -60,92 +55,104 @@ func TestFS_ConcurrentEditsThroughHost(t *testing.T) {
 // TestFS_KillDuringLargeWrite: SIGKILL of the fs plugin while it writes a
 // 200 MB file leaves the old content or the new one, never a mix, and the
 // restarted plugin removes the temp file the killed one left.
+//
+// The call goes through `yagent call write_file -` (a host process built
+// without the race detector, fed from a file) so that the test spends its
+// time on the write, not on instrumented JSON.
 func TestFS_KillDuringLargeWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 200 MB")
 	}
-	ws := t.TempDir()
-	target := filepath.Join(ws, "big.txt")
+	e := newEnv(t)
+	target := filepath.Join(e.workspace, "big.txt")
 	old := []byte("the old content\n")
 	if err := os.WriteFile(target, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mgr := pluginmgr.New(pluginmgr.Options{Dirs: []string{pluginsDir}, CacheDir: t.TempDir()})
-	plugins, _, err := mgr.Load(context.Background())
+	chunk := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB
+	const size = 200 << 20
+	input := filepath.Join(t.TempDir(), "input.json")
+	f, err := os.Create(input)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mgr.Close(context.Background())
-	fs := mgr.Plugin("fs")
-	if fs == nil {
-		t.Fatalf("no fs plugin among %v", plugins)
+	fmt.Fprint(f, `{"path": "big.txt", "content": "`)
+	for range size / len(chunk) {
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
 	}
-	surf, err := surface.New([]surface.Source{{Plugin: "fs", Family: "fs", Specs: fs.Specs, Exec: fs}}, surface.Options{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess := session.New("kill-during-write")
-
-	content := bytes.Repeat([]byte("0123456789abcdef"), 200<<20/16)
-	input, err := json.Marshal(map[string]string{"path": "big.txt", "content": string(content)})
-	if err != nil {
+	fmt.Fprint(f, `"}`)
+	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	caught := false
 	for attempt := 0; attempt < 3 && !caught; attempt++ {
-		if r := surf.Call(context.Background(), sess, "read_file", json.RawMessage(`{"path":"big.txt","limit":1}`)); r.IsError() {
-			t.Fatalf("read_file: %s", r.Text)
+		in, err := os.Open(input)
+		if err != nil {
+			t.Fatal(err)
 		}
-		pid := fs.PID()
-		done := make(chan string, 1)
-		go func() {
-			r := surf.Call(context.Background(), sess, "write_file", input)
-			done <- r.Code
-		}()
-		// Kill as soon as the temp file is being written.
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) && !caught {
-			if tmp := tempFiles(t, ws); len(tmp) > 0 {
-				if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-					t.Fatal(err)
+		cmd := exec.Command(yagent, append([]string{"call", "write_file", "-"}, e.args()...)...)
+		cmd.Env = e.environ()
+		cmd.Stdin = in
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		killed := false
+	poll:
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+			select {
+			case <-done:
+				done <- nil
+				break poll
+			default:
+			}
+			if len(tempFiles(t, e.workspace)) > 0 {
+				for pid, exe := range children(cmd.Process.Pid) {
+					if exe == "yagent-plugin-fs" {
+						killed = syscall.Kill(pid, syscall.SIGKILL) == nil
+					}
 				}
-				caught = true
 				break
 			}
-			select {
-			case code := <-done:
-				t.Logf("attempt %d: the write finished (code %q) before it could be caught", attempt, code)
-				deadline = time.Time{}
-			default:
-				time.Sleep(time.Millisecond)
-			}
+			time.Sleep(time.Millisecond)
 		}
-		if caught {
-			if code := <-done; code != "plugin_crashed" {
-				t.Fatalf("the write in flight: want plugin_crashed, got %q", code)
-			}
+		<-done
+		in.Close()
+		caught = killed && strings.Contains(out.String(), "plugin_crashed")
+		if !caught {
+			t.Logf("attempt %d: not caught mid-write (killed=%v): %.300s", attempt, killed, out.String())
 		}
 	}
 	if !caught {
 		t.Fatal("never caught the plugin mid-write in 3 attempts")
 	}
 
-	got, err := os.ReadFile(target)
+	fi, err := os.Stat(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, old) && !bytes.Equal(got, content) {
-		t.Fatalf("after the kill big.txt holds %d bytes: neither the old content nor the new", len(got))
+	if fi.Size() != int64(len(old)) && fi.Size() != size {
+		t.Fatalf("after the kill big.txt holds %d bytes: neither the old content nor the new", fi.Size())
 	}
-	if len(tempFiles(t, ws)) == 0 {
+	if fi.Size() == int64(len(old)) {
+		if got, _ := os.ReadFile(target); !bytes.Equal(got, old) {
+			t.Fatalf("after the kill big.txt holds %q, not the old content", got)
+		}
+	}
+	if len(tempFiles(t, e.workspace)) == 0 {
 		t.Fatal("no temp file left by the killed write: the test did not kill it mid-write")
 	}
 	// The next call starts a fresh plugin, which sweeps the leftover.
-	if r := surf.Call(context.Background(), sess, "list_dir", json.RawMessage(`{}`)); r.IsError() {
-		t.Fatalf("list_dir after the crash: %s", r.Text)
+	if out, err := e.cli("call", "list_dir", "{}"); err != nil {
+		t.Fatalf("list_dir after the crash: %v\n%s", err, out)
 	}
-	if tmp := tempFiles(t, ws); len(tmp) > 0 {
+	if tmp := tempFiles(t, e.workspace); len(tmp) > 0 {
 		t.Fatalf("temp files left after the restart: %v", tmp)
 	}
 }
