@@ -247,3 +247,14 @@ func (c *countingAnswerer) n() int {
 	defer c.mu.Unlock()
 	return c.count
 }
+
+func TestApprover_SessionPathsSkipRootAndWorkspaceHolders(t *testing.T) {
+	t.Parallel()
+	ap := NewApprover(ApproverOptions{Passes: &Passes{Workspace: "/w/ws"}})
+	s := session.New("s")
+	s.SetAnswerer(&countingAnswerer{ans: session.ApprovalAnswer{Approved: true, Scope: session.ScopeSession}})
+	ap.ask(t.Context(), s, session.ApprovalPrompt{Tool: "t", Paths: []string{"/", "/w", "/w/ws", "/srv/data", "/w/ws2"}})
+	if got := s.ApprovedPaths(); !slices.Equal(got, []string{"/srv/data", "/w/ws2"}) {
+		t.Fatalf("ApprovedPaths = %v; want the root and the folders holding the workspace left out", got)
+	}
+}
