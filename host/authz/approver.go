@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
@@ -118,10 +119,10 @@ func (a *Approver) keep(sess *session.Session, prompt session.ApprovalPrompt, sc
 	switch scope {
 	case session.ScopeSession:
 		sess.GrantTool(prompt.Tool)
-		sess.ApprovePaths(prompt.Paths...)
+		sess.ApprovePaths(a.readable(prompt.Paths)...)
 	case session.ScopeAll:
 		sess.GrantAll()
-		sess.ApprovePaths(prompt.Paths...)
+		sess.ApprovePaths(a.readable(prompt.Paths)...)
 	case session.ScopeProject:
 		var err error
 		if a.passes == nil || a.passes.Projects == nil {
@@ -134,4 +135,23 @@ func (a *Approver) keep(sess *session.Session, prompt session.ApprovalPrompt, sc
 			sess.GrantAll()
 		}
 	}
+}
+
+// readable returns the approved paths that become readable for the rest of
+// the session: not the root folder nor a folder holding the workspace,
+// which an approval of one command must not open to every read.
+func (a *Approver) readable(paths []string) []string {
+	ws := ""
+	if a.passes != nil {
+		ws = filepath.Clean(a.passes.Workspace)
+	}
+	var out []string
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if p == "/" || (ws != "" && (p == ws || strings.HasPrefix(ws, p+"/"))) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
