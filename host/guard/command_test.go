@@ -99,7 +99,8 @@ func TestWorkspaceGuard_Commands(t *testing.T) {
 }
 
 // TestWorkspaceGuard_ExecRuleBypass: a rule on rm holds however the command
-// spells or wraps it; a program only known when the command runs asks.
+// spells or wraps it; a program only known when the command runs could be rm,
+// so with a deny rule in force it is denied too, -y or not.
 func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -146,18 +147,18 @@ func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 		{"watch -n 1 rm x", adapter.Deny},
 		{"env -S 'rm x'", adapter.Deny},
 
-		{"$(echo rm) x", adapter.Ask},
-		{"`echo rm` x", adapter.Ask},
-		{"$cmd x", adapter.Ask},
-		{"\"$(which rm)\" x", adapter.Ask},
-		{"/bin/r? x", adapter.Ask},
-		{"eval $cmd", adapter.Ask},
-		{"source $f", adapter.Ask},
-		{"bash -c \"$s\"", adapter.Ask},
-		{"echo rm x | sh", adapter.Ask},
-		{"echo rm | xargs -I{} {} x", adapter.Ask},
-		{"find . -exec {} \\;", adapter.Ask},
-		{"sudo -s", adapter.Ask},
+		{"$(echo rm) x", adapter.Deny},
+		{"`echo rm` x", adapter.Deny},
+		{"$cmd x", adapter.Deny},
+		{"\"$(which rm)\" x", adapter.Deny},
+		{"/bin/r? x", adapter.Deny},
+		{"eval $cmd", adapter.Deny},
+		{"source $f", adapter.Deny},
+		{"bash -c \"$s\"", adapter.Deny},
+		{"echo rm x | sh", adapter.Deny},
+		{"echo rm | xargs -I{} {} x", adapter.Deny},
+		{"find . -exec {} \\;", adapter.Deny},
+		{"sudo -s", adapter.Deny},
 
 		{"command -v rm", adapter.Allow},
 		{"farm x", adapter.Allow},
@@ -171,7 +172,7 @@ func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 			if d.Action != tc.want {
 				t.Fatalf("Check(%q) = %v (%s), want %v", tc.cmd, d.Action, d.Reason, tc.want)
 			}
-			if d.Action == adapter.Deny && !strings.Contains(d.Reason, "rm") {
+			if d.Action == adapter.Deny && !strings.Contains(d.Reason, "deny") {
 				t.Fatalf("deny reason %q does not name the rule", d.Reason)
 			}
 			// -y turns asks into allow; the admin's deny stands.
@@ -389,6 +390,33 @@ func TestSafeSystemPaths(t *testing.T) {
 		d := check(g, execTool, cmdArgs(tc.cmd))
 		if d.Action != tc.want {
 			t.Errorf("Check(%q) = %v (%s), want %v", tc.cmd, d.Action, d.Reason, tc.want)
+		}
+	}
+}
+
+// TestWorkspaceGuard_UnknownProgramAsksWithoutDenyRules: with no deny rule
+// in force, a program only known when the command runs asks (and -y lets it
+// run); with one, it is denied.
+func TestWorkspaceGuard_UnknownProgramAsksWithoutDenyRules(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ask := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecAsk, Program: "rm"}}}}
+	deny := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecDeny, Program: "rm"}}}}
+	for _, tc := range []struct {
+		name    string
+		profile *config.Profile
+		yolo    bool
+		want    adapter.Action
+	}{
+		{"no rules", nil, false, adapter.Ask},
+		{"ask rule", ask, false, adapter.Ask},
+		{"ask rule, -y", ask, true, adapter.Allow},
+		{"deny rule", deny, false, adapter.Deny},
+		{"deny rule, -y", deny, true, adapter.Deny},
+	} {
+		g := f.guard(func(o *Options) { o.Profile = tc.profile; o.Yolo = tc.yolo })
+		if d := check(g, execTool, cmdArgs("$(echo rm) x")); d.Action != tc.want {
+			t.Errorf("%s: Check($(echo rm) x) = %v (%s), want %v", tc.name, d.Action, d.Reason, tc.want)
 		}
 	}
 }

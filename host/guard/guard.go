@@ -260,8 +260,24 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	for _, p := range s.paths {
 		g.checkCommandPath(v, p)
 	}
+	// A program only known when the command runs could be one an admin
+	// denied: with deny rules in force it is refused (under -y too), else
+	// the user is asked.
+	var denies []string
+	for _, r := range g.rules {
+		if r.Action == config.ExecDeny {
+			denies = append(denies, ruleText(r))
+		}
+	}
 	for _, u := range s.unknown {
-		v.ask(u, "write the program's name literally")
+		if len(denies) == 0 {
+			v.ask(u, "write the program's name literally")
+			continue
+		}
+		msg := fmt.Sprintf("%s, and the profile's exec rules deny %s; write the program's name literally", u, strings.Join(denies, ", "))
+		if !slices.Contains(v.denied, msg) {
+			v.denied = append(v.denied, msg)
+		}
 	}
 	for _, c := range s.calls {
 		rv := matchRules(g.rules, c)

@@ -87,3 +87,76 @@ func TestShell_OwnershipSurvivesKills(t *testing.T) {
 		})
 	}
 }
+
+// TestShell_ExecRuleBypassesOverMCP replays attempts to get around an admin
+// rule denying rm through run_bash over MCP: none of them may run, with or
+// without -y.
+func TestShell_ExecRuleBypassesOverMCP(t *testing.T) {
+	attempts := []string{
+		`rm victim.txt`,
+		`/bin/rm victim.txt`,
+		`/usr/bin/rm victim.txt`,
+		`env rm victim.txt`,
+		`env -i rm victim.txt`,
+		`nice -n 5 rm victim.txt`,
+		`nohup rm victim.txt`,
+		`timeout 5 rm victim.txt`,
+		`command rm victim.txt`,
+		`exec rm victim.txt`,
+		`echo victim.txt | xargs rm`,
+		`find . -name victim.txt -exec rm {} +`,
+		`find . -name victim.txt -execdir rm {} \;`,
+		`bash -c "rm victim.txt"`,
+		`sh -c 'rm victim.txt'`,
+		`bash -c "bash -c 'rm victim.txt'"`,
+		`$(echo rm) victim.txt`,
+		"`echo rm` victim.txt",
+		`eval rm victim.txt`,
+		`cmd=rm; $cmd victim.txt`,
+		`r{m,} victim.txt`,
+		`$'\x72m' victim.txt`,
+		`true && rm victim.txt`,
+		`(rm victim.txt)`,
+		`echo rm victim.txt | bash`,
+	}
+	for _, yolo := range []bool{false, true} {
+		t.Run("yolo="+strconv.FormatBool(yolo), func(t *testing.T) {
+			e := newEnv(t)
+			if err := os.MkdirAll(filepath.Join(e.workspace, ".yagent"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			rule := "exec:\n  rules:\n    - {action: deny, program: rm}\n"
+			if err := os.WriteFile(filepath.Join(e.workspace, ".yagent", "config.yaml"), []byte(rule), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			victim := filepath.Join(e.workspace, "victim.txt")
+			var flags []string
+			if yolo {
+				flags = append(flags, "-y")
+			}
+			c := e.serve(nil, flags...)
+			for _, cmd := range attempts {
+				if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				r := c.call(t, "run_bash", map[string]any{"command": cmd})
+				if _, err := os.Stat(victim); err != nil {
+					t.Errorf("%q ran: victim.txt is gone (result %q)", cmd, text(r))
+					continue
+				}
+				want := "denied"
+				if !yolo && code(r) == "needs_auth" {
+					want = "needs_auth" // an unknowable program asks; nobody is there to answer
+				}
+				if !r.IsError || code(r) != want {
+					t.Errorf("%q: want %s, got isError=%v code=%q %q", cmd, want, r.IsError, code(r), text(r))
+				}
+			}
+			// The rule names rm and nothing else.
+			r := c.call(t, "run_bash", map[string]any{"command": "cat victim.txt"})
+			if r.IsError || !strings.Contains(text(r), "keep me") {
+				t.Fatalf("cat victim.txt: isError=%v %q", r.IsError, text(r))
+			}
+		})
+	}
+}
