@@ -223,13 +223,17 @@ func report(t *testing.T, s *server, samples []sample, limits map[int]float64, t
 	fmt.Fprintf(&b, "`YAGENT_SOAK=1 go test ./test/soak` (`make soak`): after %d warm-up calls, %s calls from the Go MCP SDK's client "+
 		"to one `bin/yagent serve` (profile `coder`), %d in flight. Of every 20 calls: 5 `read_file` of 2 KB files, "+
 		"4 `search_replace_in_file`, 3 `write_file`, 4 `run_bash` `echo`, 3 `think`, and 1 that must fail "+
-		"(`read_file` of a missing file → `not_found`, or an edit of absent text → `search_not_found`).\n\n",
+		"(`read_file` of a missing file → `not_found`, or an edit of absent text → `search_not_found`). "+
+		"The host starts with an empty spec cache, so every plugin is launched to describe itself; "+
+		"those the mix never calls (browser, search) stay idle and serve as a baseline.\n\n",
 		warmUp, thousands(int(calls)), inFlight)
 	fmt.Fprintf(&b, "Result: %s calls in %.1f s (%.0f calls/s); **%d unexpected failures** (warm-up included); %d refusals, each with the code meant; "+
 		"every file as the calls left it; plugin processes kept their PIDs (none restarted); %d stray child processes at the end.\n\n",
 		thousands(int(calls)), elapsed.Seconds(), float64(calls)/elapsed.Seconds(), s.failures.Load(), s.refusals.Load(), samples[len(samples)-1].strays)
 	fmt.Fprintf(&b, "Growth limits from the sample after the warm-up to the last: open descriptors +%d, threads +%d "+
-		"(the host exposes no goroutine count; OS threads stand in), RSS +%.0f MiB or +%.0f%%, whichever is larger.\n\n",
+		"(the host exposes no goroutine count; OS threads stand in), RSS +%.0f MiB or +%.0f%%, whichever is larger. "+
+		"A descriptor leaked per call shows as hundreds; a leak of less than about 6 KiB per call "+
+		"(a parked goroutine per call, say) stays within the RSS limit and this run cannot see it.\n\n",
 		maxFDGrowth, maxThreadGrowth, minRSSGrowthMiB, maxRSSGrowthFrac*100)
 
 	b.WriteString("| process | measure |")

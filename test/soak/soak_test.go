@@ -29,9 +29,9 @@ const (
 
 // Growth allowed from the sample after the warm-up to the last one, per
 // process. A leak of one descriptor or one thread per thousand calls, or of
-// a few KiB per call, goes past these; the run-to-run noise of a Go process
-// (a thread started under load, a heap that settles a little higher) stays
-// within them.
+// more than about 6 KiB per call of the most-called tool, goes past these;
+// the run-to-run noise of a Go process (a thread started under load, a heap
+// that settles a few MiB higher) stays within them.
 const (
 	maxFDGrowth      = 5
 	maxThreadGrowth  = 8
