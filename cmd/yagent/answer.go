@@ -41,7 +41,7 @@ func (t *ttyAnswerer) Approve(ctx context.Context, req session.ApprovalPrompt) (
 		fmt.Fprintf(t.out, "  command: %s\n", req.Command)
 	}
 	for {
-		fmt.Fprint(t.out, "Allow? [o]nce / [s]ession / [p]roject / [n]o: ")
+		fmt.Fprint(t.out, "Allow? [o]nce / [s]ession (this tool) / [a]ll tools this session / [p]roject / [n]o: ")
 		line, err := t.readLine(ctx)
 		if err != nil {
 			return session.ApprovalAnswer{}, err
@@ -51,6 +51,8 @@ func (t *ttyAnswerer) Approve(ctx context.Context, req session.ApprovalPrompt) (
 			return session.ApprovalAnswer{Approved: true, Scope: "once"}, nil
 		case "s", "session":
 			return session.ApprovalAnswer{Approved: true, Scope: "session"}, nil
+		case "a", "all":
+			return session.ApprovalAnswer{Approved: true, Scope: session.ScopeAll}, nil
 		case "p", "project":
 			return session.ApprovalAnswer{Approved: true, Scope: "project"}, nil
 		case "n", "no":

@@ -220,6 +220,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		FullYolo:      opts.FullYolo,
 		Guard:         g,
 		Approver:      a.Approver,
+		Helper:        a.Approver.Loop(),
 		Bus:           a.Bus,
 		Logger:        logger,
 		OnListChanged: a.notifyListChanged,

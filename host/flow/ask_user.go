@@ -19,11 +19,19 @@ import (
 const NoAnswerer = "Nobody is attached to answer questions in this session (no terminal and no client that supports " +
 	"elicitation). Decide on your own, pick the most reasonable option, and say in your summary what you assumed."
 
+// Helper puts a free-form question to the user of a session and waits for
+// the answer. The authorization loop implements it, so that a question never
+// overlaps an approval prompt on the same terminal.
+type Helper interface {
+	Help(ctx context.Context, sess *session.Session, tool, question string) (string, error)
+}
+
 // AskUserForHelp returns ask_user_for_help: the question goes to the
-// session's answerer, announced on d as user_help_needed and
+// session's answerer through h (the authorization loop) when given, else
+// straight to the answerer, announced on d as user_help_needed and
 // user_help_response (the critical queue). With no answerer attached, the
 // result says so; it is not an error.
-func AskUserForHelp(d *bus.Dispatcher) (sdk.Spec, adapter.Executor) {
+func AskUserForHelp(d *bus.Dispatcher, h Helper) (sdk.Spec, adapter.Executor) {
 	spec := bind(toolspec.AskUserForHelp, sdk.Spec{
 		Description: "Ask the user a question and wait for the answer. Use it when you are blocked on a decision only the " +
 			"user can make; ask one clear question.",
@@ -44,13 +52,18 @@ func AskUserForHelp(d *bus.Dispatcher) (sdk.Spec, adapter.Executor) {
 		if ans == nil {
 			return &sdk.Result{Text: NoAnswerer, Data: map[string]any{"answered": false}}, nil
 		}
-		reqID := uuid.NewString()
-		ev := bus.Event{SessionID: info.SessionID, CallID: info.ID, RequestID: reqID, Tool: info.Tool}
-		ev.Type, ev.Payload = bus.UserHelpNeeded, in.Question
-		d.Publish(ev)
-		answer, err := ans.Help(ctx, in.Question)
-		ev.Type, ev.Payload = bus.UserHelpResponse, answer
-		d.Publish(ev)
+		var answer string
+		var err error
+		if h != nil {
+			answer, err = h.Help(ctx, sess, info.Tool, in.Question)
+		} else {
+			ev := bus.Event{SessionID: info.SessionID, CallID: info.ID, RequestID: uuid.NewString(), Tool: info.Tool}
+			ev.Type, ev.Payload = bus.UserHelpNeeded, in.Question
+			d.Publish(ev)
+			answer, err = ans.Help(ctx, in.Question)
+			ev.Type, ev.Payload = bus.UserHelpResponse, answer
+			d.Publish(ev)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

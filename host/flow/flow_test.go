@@ -145,7 +145,7 @@ func TestAskUserForHelp(t *testing.T) {
 	t.Parallel()
 	t.Run("no answerer", func(t *testing.T) {
 		t.Parallel()
-		res := newAdapter(AskUserForHelp(nil)).Call(t.Context(), session.New("s"), json.RawMessage(`{"question":"which db?"}`))
+		res := newAdapter(AskUserForHelp(nil, nil)).Call(t.Context(), session.New("s"), json.RawMessage(`{"question":"which db?"}`))
 		if res.IsError() || res.Text != NoAnswerer {
 			t.Fatalf("Call = %s %q; want a plain result saying nobody can answer", res.Code, res.Text)
 		}
@@ -158,7 +158,7 @@ func TestAskUserForHelp(t *testing.T) {
 		sess := session.New("s")
 		ans := &answerer{answer: "postgres"}
 		sess.SetAnswerer(ans)
-		res := newAdapter(AskUserForHelp(d)).Call(t.Context(), sess, json.RawMessage(`{"question":"which db?"}`))
+		res := newAdapter(AskUserForHelp(d, nil)).Call(t.Context(), sess, json.RawMessage(`{"question":"which db?"}`))
 		if res.IsError() || !strings.Contains(res.Text, "postgres") || len(ans.asked) != 1 || ans.asked[0] != "which db?" {
 			t.Fatalf("Call = %s %q, asked %v", res.Code, res.Text, ans.asked)
 		}
@@ -167,11 +167,21 @@ func TestAskUserForHelp(t *testing.T) {
 			t.Fatalf("critical events %+v / %+v; want a paired need and response", need, resp)
 		}
 	})
+	t.Run("through the helper", func(t *testing.T) {
+		t.Parallel()
+		sess := session.New("s")
+		sess.SetAnswerer(&answerer{answer: "not asked directly"})
+		h := &helper{answer: "sqlite"}
+		res := newAdapter(AskUserForHelp(nil, h)).Call(t.Context(), sess, json.RawMessage(`{"question":"which db?"}`))
+		if res.IsError() || !strings.Contains(res.Text, "sqlite") || h.sess != sess || h.question != "which db?" {
+			t.Fatalf("Call = %s %q; helper saw session %v, question %q", res.Code, res.Text, h.sess, h.question)
+		}
+	})
 	t.Run("answerer fails", func(t *testing.T) {
 		t.Parallel()
 		sess := session.New("s")
 		sess.SetAnswerer(&answerer{err: errors.New("declined")})
-		res := newAdapter(AskUserForHelp(nil)).Call(t.Context(), sess, json.RawMessage(`{"question":"q"}`))
+		res := newAdapter(AskUserForHelp(nil, nil)).Call(t.Context(), sess, json.RawMessage(`{"question":"q"}`))
 		if res.IsError() || !strings.Contains(res.Text, "declined") {
 			t.Fatalf("Call = %s %q", res.Code, res.Text)
 		}
@@ -230,4 +240,15 @@ func TestLoadTool(t *testing.T) {
 	if l.sess != sess {
 		t.Fatal("the loader must get the calling session")
 	}
+}
+
+type helper struct {
+	answer   string
+	sess     *session.Session
+	question string
+}
+
+func (h *helper) Help(_ context.Context, sess *session.Session, _ string, q string) (string, error) {
+	h.sess, h.question = sess, q
+	return h.answer, nil
 }

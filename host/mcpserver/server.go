@@ -247,8 +247,8 @@ func (e *elicitAnswerer) Approve(ctx context.Context, req session.ApprovalPrompt
 			"properties": map[string]any{
 				"scope": map[string]any{
 					"type":        "string",
-					"enum":        []string{"once", "session", "project"},
-					"description": "How long the approval holds",
+					"enum":        []string{session.ScopeOnce, session.ScopeSession, session.ScopeAll, session.ScopeProject},
+					"description": "How long the approval holds: this call, this tool for the session, every tool for the session, or this project from now on",
 					"default":     "once",
 				},
 				"reason": map[string]any{"type": "string", "description": "Optional word back to the agent"},

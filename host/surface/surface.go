@@ -49,6 +49,9 @@ type Options struct {
 	Approver adapter.Approver
 	Bus      *bus.Dispatcher
 	Logger   *slog.Logger
+	// Helper routes ask_user_for_help's questions (the authorization
+	// loop); nil = straight to the session's answerer.
+	Helper flow.Helper
 	// OnListChanged is told when a session loads a Cold tool it had not.
 	OnListChanged func(sess *session.Session)
 }
@@ -144,7 +147,7 @@ func (s *Surface) rebuild(sources []Source) error {
 		}
 	}
 	exitSpec, exitExec := flow.AgentExit()
-	askSpec, askExec := flow.AskUserForHelp(s.opts.Bus)
+	askSpec, askExec := flow.AskUserForHelp(s.opts.Bus, s.opts.Helper)
 	for _, h := range []struct {
 		spec sdk.Spec
 		exec adapter.Executor

@@ -191,7 +191,7 @@ func TestSurface_BudgetDemotesWarmOnly(t *testing.T) {
 
 func TestSurface_FullYoloRemovesAskUser(t *testing.T) {
 	t.Parallel()
-	askSpec, askExec := flow.AskUserForHelp(nil)
+	askSpec, askExec := flow.AskUserForHelp(nil, nil)
 	for _, fullYolo := range []bool{false, true} {
 		t.Run(fmt.Sprint("FullYolo=", fullYolo), func(t *testing.T) {
 			t.Parallel()
