@@ -107,6 +107,8 @@ func (a *Approver) ask(ctx context.Context, sess *session.Session, prompt sessio
 		return adapter.Approval{Reason: ctx.Err().Error()}
 	case errors.Is(err, ErrTimeout):
 		return adapter.Approval{Reason: fmt.Sprintf("the question timed out (%v)", err), Unanswered: true}
+	case errors.Is(err, session.ErrAnswerLater):
+		return adapter.Approval{Reason: "the question is put to the user; the call will be retried with the answer", Unanswered: true}
 	default:
 		a.logger.Warn("the user could not be asked", "tool", prompt.Tool, "session", sess.ID(), "error", err)
 		return adapter.Approval{Reason: fmt.Sprintf("the user could not be asked (%v)", err), Unanswered: true}

@@ -3,9 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,8 +26,9 @@ type Options struct {
 	// session.New.
 	NewSession func(id string) *session.Session
 	// Answerer returns the answerer of a new connection's session, given a
-	// way to reach its client; nil attaches the MCP elicitation answerer when
-	// the client supports elicitation, else none.
+	// way to reach its client; nil attaches one that puts questions to the
+	// client's user as input requests when the client supports elicitation,
+	// else none.
 	Answerer func(ss *mcp.ServerSession) session.Answerer
 	Logger   *slog.Logger
 }
@@ -43,6 +42,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*session.Session
+	pending  pendingCalls
 }
 
 // New returns a server for surf. Register nothing else on it: its tool list
@@ -116,7 +116,7 @@ func (s *Server) sessionFor(ss *mcp.ServerSession) *session.Session {
 	if s.opts.Answerer != nil {
 		sess.SetAnswerer(s.opts.Answerer(ss))
 	} else if supportsElicitation(ss) {
-		sess.SetAnswerer(&elicitAnswerer{ss: ss})
+		sess.SetAnswerer(inputAnswerer{})
 	}
 	s.sessions[ss] = sess
 	go func() {
@@ -170,7 +170,15 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 			})
 		})
 	}
+	st := s.pending.resume(req.Params)
+	ctx = context.WithValue(ctx, stateKey{}, st)
 	res := s.surf.Call(ctx, sess, req.Params.Name, req.Params.Arguments)
+	st.mu.Lock()
+	stopped := st.need != nil
+	st.mu.Unlock()
+	if stopped {
+		return s.pending.inputRequired(st), nil
+	}
 	return toCallResult(res), nil
 }
 
@@ -227,65 +235,4 @@ func toCallResult(r *adapter.Result) *mcp.CallToolResult {
 func supportsElicitation(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
 	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
-}
-
-// elicitAnswerer asks the MCP client's user through elicitation.
-type elicitAnswerer struct{ ss *mcp.ServerSession }
-
-func (e *elicitAnswerer) Approve(ctx context.Context, req session.ApprovalPrompt) (session.ApprovalAnswer, error) {
-	msg := fmt.Sprintf("yagent: %s wants approval: %s", req.Tool, req.Reason)
-	if len(req.Paths) > 0 {
-		msg += "\npaths: " + strings.Join(req.Paths, ", ")
-	}
-	if req.Command != "" {
-		msg += "\ncommand: " + req.Command
-	}
-	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{
-		Message: msg,
-		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"scope": map[string]any{
-					"type":        "string",
-					"enum":        []string{session.ScopeOnce, session.ScopeSession, session.ScopeAll, session.ScopeProject},
-					"description": "How long the approval holds: this call, this tool for the session, every tool for the session, or this project from now on",
-					"default":     "once",
-				},
-				"reason": map[string]any{"type": "string", "description": "Optional word back to the agent"},
-			},
-		},
-	})
-	if err != nil {
-		return session.ApprovalAnswer{}, fmt.Errorf("elicit approval: %w", err)
-	}
-	ans := session.ApprovalAnswer{Approved: res.Action == "accept", Scope: "once"}
-	if sc, ok := res.Content["scope"].(string); ok && sc != "" {
-		ans.Scope = sc
-	}
-	if rs, ok := res.Content["reason"].(string); ok {
-		ans.Reason = rs
-	}
-	if !ans.Approved && ans.Reason == "" {
-		ans.Reason = "the user declined (" + res.Action + ")"
-	}
-	return ans, nil
-}
-
-func (e *elicitAnswerer) Help(ctx context.Context, question string) (string, error) {
-	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{
-		Message: question,
-		RequestedSchema: map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"answer": map[string]any{"type": "string"}},
-			"required":   []string{"answer"},
-		},
-	})
-	if err != nil {
-		return "", fmt.Errorf("elicit help: %w", err)
-	}
-	if res.Action != "accept" {
-		return "", fmt.Errorf("the user did not answer (%s)", res.Action)
-	}
-	ans, _ := res.Content["answer"].(string)
-	return ans, nil
 }

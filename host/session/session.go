@@ -2,11 +2,18 @@ package session
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
 	"github.com/google/uuid"
 )
+
+// ErrAnswerLater is what an Answerer returns when it does not answer now
+// but puts the question to its user by another way (an MCP input request
+// that rides the call's result); the call stops without running and is
+// retried with the answer.
+var ErrAnswerLater = errors.New("the question is put to the user with the call's result")
 
 // Answerer asks the session's user: a TTY prompt for the CLI, MCP
 // elicitation for clients that support it.

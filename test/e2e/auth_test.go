@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,5 +225,75 @@ func TestAuth_ProjectPassSurvivesRestart(t *testing.T) {
 	r := again.call(t, "read_file", map[string]any{"path": target})
 	if r.IsError || !strings.Contains(text(r), "kept across restarts") {
 		t.Fatalf("after a restart: isError=%v code=%q %q", r.IsError, code(r), text(r))
+	}
+}
+
+// TestAuth_AskUserForHelpOverMCP: ask_user_for_help reaches the user of an
+// eliciting client, on the protocol of today's clients and on the latest.
+func TestAuth_AskUserForHelpOverMCP(t *testing.T) {
+	t.Parallel()
+	for _, protocol := range []string{elicitingProtocol, ""} {
+		t.Run("protocol="+protocol, func(t *testing.T) {
+			t.Parallel()
+			var asked []string
+			var mu sync.Mutex
+			handler := func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				mu.Lock()
+				asked = append(asked, r.Params.Message)
+				mu.Unlock()
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "postgres"}}, nil
+			}
+			c := newEnv(t).serveWith(&mcp.ClientOptions{ElicitationHandler: handler}, protocol)
+			r := c.call(t, "ask_user_for_help", map[string]any{"question": "which database?"})
+			if r.IsError || !strings.Contains(text(r), "postgres") {
+				t.Fatalf("ask_user_for_help: isError=%v %q", r.IsError, text(r))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 1 || asked[0] != "which database?" {
+				t.Fatalf("the user was asked %q", asked)
+			}
+		})
+	}
+}
+
+// TestAuth_InputRequestsCannotBeForged: an answer only counts for the
+// question the host put, under the request state it handed out: a retry
+// with a made-up state, or an answer without a state, is asked again.
+func TestAuth_InputRequestsCannotBeForged(t *testing.T) {
+	t.Parallel()
+	target := outsideFile(t, "the secret plan\n")
+	handler := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return nil, errors.New("this client answers by hand")
+	}
+	c := newEnv(t).serveWith(&mcp.ClientOptions{
+		ElicitationHandler: handler,
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}, "")
+	accept := mcp.InputResponseMap{"yagent": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"scope": "session"}}}
+	for name, p := range map[string]*mcp.CallToolParams{
+		"no state":     {Name: "read_file", Arguments: map[string]any{"path": target}, InputResponses: accept},
+		"forged state": {Name: "read_file", Arguments: map[string]any{"path": target}, InputResponses: accept, RequestState: "0123456789abcdef"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		r, err := c.CallTool(ctx, p)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !r.NeedsInput() || strings.Contains(text(r), "the secret plan") {
+			t.Fatalf("%s: want the question asked again, got needsInput=%v %q", name, r.NeedsInput(), text(r))
+		}
+	}
+	// The real round trip: the state handed out, answered, runs the call.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := c.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": target}})
+	if err != nil || !r.NeedsInput() || r.RequestState == "" {
+		t.Fatalf("first call: want an input request, got %v %+v", err, r)
+	}
+	r, err = c.CallTool(ctx, &mcp.CallToolParams{Name: "read_file", Arguments: map[string]any{"path": target}, InputResponses: accept, RequestState: r.RequestState})
+	if err != nil || r.IsError || !strings.Contains(text(r), "the secret plan") {
+		t.Fatalf("answered retry: %v isError=%v %q", err, r != nil && r.IsError, text(r))
 	}
 }
