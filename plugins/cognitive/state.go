@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -146,28 +144,7 @@ func (s *store) save(id string, st sessionState) error {
 }
 
 func (s *store) path(id string) string {
-	return filepath.Join(s.dir, "sessions", sessionFolderName(id), stateFileName)
-}
-
-// sessionFolderName turns a session id into one path element: the id itself
-// when it is plain, else a digest of it, so no id can climb out of the
-// sessions folder. The shell plugin names its session folders the same way.
-func sessionFolderName(id string) string {
-	if id == "" {
-		return "default"
-	}
-	plain := len(id) <= 64 && id != "." && id != ".."
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return id
-	}
-	sum := sha256.Sum256([]byte(id))
-	return "s-" + hex.EncodeToString(sum[:12])
+	return filepath.Join(sdk.SessionDir(s.dir, id), stateFileName)
 }
 
 // Note kinds of state trouble.

@@ -1,8 +1,8 @@
 package session
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"github.com/yagent/yagent/sdk"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,29 +32,7 @@ func statePath(stateDir, sessionID string) string {
 	if stateDir == "" {
 		return ""
 	}
-	return filepath.Join(stateDir, "sessions", sessionFolderName(sessionID), "browser", stateFile)
-}
-
-// sessionFolderName turns a session id into one path element: the id
-// itself when it is plain, else a digest of it, so no id can climb out of
-// the sessions folder. The other plugins name session folders the same
-// way, so a session's state sits in one folder.
-func sessionFolderName(id string) string {
-	if id == "" {
-		return "default"
-	}
-	plain := len(id) <= 64 && id != "." && id != ".."
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return id
-	}
-	sum := sha256.Sum256([]byte(id))
-	return "s-" + hex.EncodeToString(sum[:12])
+	return filepath.Join(sdk.SessionDir(stateDir, sessionID), "browser", stateFile)
 }
 
 // loadTabs reads the tabs file at path; no file is no tabs.

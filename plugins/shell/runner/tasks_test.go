@@ -385,16 +385,6 @@ func TestDefaultStateDir(t *testing.T) {
 	}
 }
 
-func TestSessionFolderName(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"": "default", "abc-1_2.x": "abc-1_2.x", "..": "", "../../etc": "", "a/b": ""} {
-		got := sessionFolderName(in)
-		if want != "" && got != want || strings.ContainsAny(got, "/") || got == ".." {
-			t.Errorf("sessionFolderName(%q) = %q", in, got)
-		}
-	}
-}
-
 func TestRunBash_PipeStdinIsEmpty(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{})
