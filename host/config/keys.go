@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/yagent/yagent/host/internal/suggest"
+
 	"fmt"
 	"reflect"
 	"slices"
@@ -246,39 +248,5 @@ func describe(v any) string {
 	return fmt.Sprintf("%v", v)
 }
 
-// closest returns the candidate nearest to word by edit distance, or "" when
-// none is close enough to be a likely typo.
-func closest(word string, candidates []string) string {
-	best, bestD := "", 0
-	for _, c := range candidates {
-		d := editDistance(word, c)
-		if best == "" || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" || bestD > max(2, len(word)/3) {
-		return ""
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+// closest is the key or name nearest to word, "" when none is a likely typo.
+func closest(word string, candidates []string) string { return suggest.Closest(word, candidates) }
