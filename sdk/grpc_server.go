@@ -298,9 +298,23 @@ func (c *hostConn) wait(ctx context.Context) (pluginpb.HostClient, error) {
 // up to 10 MB each) and results (screenshots) are bigger.
 const maxMessageBytes = 256 << 20
 
+// windowBytes is the fixed HTTP/2 flow-control window of both sides. A
+// fixed window turns off gRPC's bandwidth-delay probing, whose pings cost
+// every small call a few syscalls; between two processes on one machine
+// there is no bandwidth to probe.
+const windowBytes = 4 << 20
+
 // newGRPCServer is the gRPC server factory of both sides (go-plugin's
-// DefaultGRPCServer with the message limit lifted).
+// DefaultGRPCServer with the message limit lifted and a fixed window).
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	opts = append(opts, grpc.MaxRecvMsgSize(maxMessageBytes), grpc.MaxSendMsgSize(maxMessageBytes))
+	opts = append(opts,
+		grpc.MaxRecvMsgSize(maxMessageBytes), grpc.MaxSendMsgSize(maxMessageBytes),
+		grpc.InitialWindowSize(windowBytes), grpc.InitialConnWindowSize(windowBytes))
 	return grpc.NewServer(opts...)
+}
+
+// DialOptions are the gRPC options a host dials its plugins with: the
+// fixed window that matches newGRPCServer's.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithInitialWindowSize(windowBytes), grpc.WithInitialConnWindowSize(windowBytes)}
 }

@@ -312,6 +312,7 @@ func (p *Plugin) launch() (*instance, error) {
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
+		GRPCDialOptions:  sdk.DialOptions(),
 		Managed:          false,
 		StartTimeout:     startTimeout,
 		Logger:           logger,
