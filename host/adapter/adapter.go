@@ -166,7 +166,7 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 		repairs = append(repairs, fixes...)
 		changed = true
 	}
-	input := json.RawMessage(bytes.TrimSpace(raw))
+	input := json.RawMessage(trimJSONSpace(raw))
 	if changed {
 		var err error
 		if input, err = encodeArgs(args); err != nil {
@@ -342,7 +342,7 @@ func (a *Adapter) invalidInput(problems []fieldProblem, unusable string) *Result
 // parseArgs decodes raw as a JSON object; for anything else it returns nil
 // and why the input is unusable.
 func parseArgs(raw []byte) (map[string]any, string) {
-	trimmed := bytes.TrimSpace(raw)
+	trimmed := trimJSONSpace(raw)
 	if len(trimmed) == 0 {
 		return nil, "empty input"
 	}
@@ -365,11 +365,15 @@ func parseArgs(raw []byte) (map[string]any, string) {
 	}
 }
 
+// trimJSONSpace trims what JSON counts as white space (space, tab, CR, LF),
+// and nothing else: "{}\f" is not a JSON object.
+func trimJSONSpace(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }
+
 // fallbackInput is the value of "input" for unusable raw input: the raw text
 // itself, or the string a JSON string literal holds.
 func fallbackInput(raw []byte) string {
 	var s string
-	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) && json.Unmarshal(raw, &s) == nil {
+	if bytes.HasPrefix(trimJSONSpace(raw), []byte(`"`)) && json.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	return string(raw)
