@@ -97,16 +97,27 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			return nil, fmt.Errorf("find home folder: %w", err)
 		}
 	}
+	// A project the user authorized (approved for the whole project, or
+	// listed in authorized_projects) may widen the profile from its own
+	// .yagent folder; any other may only narrow it.
+	var startWarnings []string
+	projects, err := authz.OpenProjects(filepath.Join(config.UserDir(home), authz.SettingsFile))
+	if err != nil {
+		startWarnings = append(startWarnings, fmt.Sprintf("project authorizations not loaded, none apply: %v", err))
+		projects = nil
+	}
 	loaded, err := config.Load(config.LoadOptions{
-		Profile:   opts.Profile,
-		Workspace: ws,
-		Home:      home,
-		Overrides: opts.Overrides,
+		Profile:      opts.Profile,
+		Workspace:    ws,
+		Home:         home,
+		Overrides:    opts.Overrides,
+		TrustProject: projects != nil && projects.Authorized(ws),
 	})
 	if err != nil {
 		return nil, err
 	}
 	prof := loaded.Profile
+	startWarnings = append(startWarnings, loaded.Warnings...)
 
 	logOut := opts.Log
 	if logOut == nil {
@@ -119,7 +130,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	hlog := hclog.New(&hclog.LoggerOptions{Name: "yagent", Output: logOut, Level: hclog.LevelFromString(level)})
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slogLevel(level)}))
 
-	a := &App{Workspace: ws, Profile: prof, logger: logger}
+	a := &App{Workspace: ws, Profile: prof, logger: logger, Warnings: startWarnings}
 	if opts.FullYolo {
 		opts.Yolo = true
 		a.Instructions = AutonomousInstructions
@@ -144,11 +155,6 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	// The authorization loop: passes (YOLO, session, project), then the
 	// session's user, on the bus's critical queue. Plugins' own approval
 	// requests go through it too.
-	projects, err := authz.OpenProjects(filepath.Join(userDir, authz.SettingsFile))
-	if err != nil {
-		a.Warnings = append(a.Warnings, fmt.Sprintf("project authorizations not loaded, none apply: %v", err))
-		projects = nil
-	}
 	passes := &authz.Passes{Yolo: opts.Yolo, Projects: projects, Workspace: ws}
 	a.Approver = authz.NewApprover(authz.ApproverOptions{
 		Passes: passes,

@@ -36,6 +36,12 @@ type LoadOptions struct {
 	// Overrides are flag values by koanf key ("deferred",
 	// "schema_budget_bytes", "network.allow", ...); they win over every file.
 	Overrides map[string]any
+	// TrustProject lets the project layer (the workspace's .yagent folder)
+	// widen what runs without asking. A repository is someone else's text:
+	// untrusted, its files may narrow the profile but their read_paths,
+	// skill_dirs, network.allow, exec allow rules and plugin settings (which
+	// name programs to run) are dropped, each named in Loaded.Warnings.
+	TrustProject bool
 }
 
 // Loaded is a resolved profile and where it came from.
@@ -45,6 +51,9 @@ type Loaded struct {
 	// embedded profile, the absolute path of each file read, "env:VAR" for
 	// each YAGENT_* variable applied, and "flags" when overrides were given.
 	Sources []string
+	// Warnings name what an untrusted project layer tried to widen and was
+	// dropped.
+	Warnings []string
 }
 
 // ProfileInfo describes one profile that can be selected.
@@ -102,6 +111,7 @@ type loader struct {
 	home       string
 	userDir    string
 	projectDir string // "" when there is no project layer
+	warnings   []string
 }
 
 func newLoader(opts LoadOptions) (*loader, error) {
@@ -150,6 +160,9 @@ func (l *loader) load() (*Loaded, error) {
 			return nil, err
 		}
 		if ok {
+			if dir == l.projectDir {
+				ly = l.untrusted(ly)
+			}
 			top = append(top, ly)
 		}
 	}
@@ -181,6 +194,10 @@ func (l *loader) load() (*Loaded, error) {
 		return nil, err
 	}
 
+	if l.projectDir != "" && strings.HasPrefix(base.source, l.projectDir+string(filepath.Separator)) {
+		base = l.untrusted(base)
+	}
+
 	k := koanf.New(".")
 	out := &Loaded{}
 	for _, ly := range append([]layer{base}, top...) {
@@ -202,7 +219,53 @@ func (l *loader) load() (*Loaded, error) {
 	_, skillDirsSet := k.Raw()[keySkillDirs]
 	l.normalize(p, skillDirsSet)
 	out.Profile = p
+	out.Warnings = l.warnings
 	return out, nil
+}
+
+// untrusted drops from a project layer what would widen the profile when
+// the project is not trusted: paths to read, hosts to reach, exec allow
+// rules, and plugin settings (which name programs the plugins run).
+func (l *loader) untrusted(ly layer) layer {
+	if l.opts.TrustProject {
+		return ly
+	}
+	data := maps.Copy(ly.data)
+	var dropped []string
+	for _, key := range []string{keyReadPaths, keySkillDirs, keyPlugins} {
+		if _, ok := data[key]; ok {
+			delete(data, key)
+			dropped = append(dropped, key)
+		}
+	}
+	if nw, ok := data[keyNetwork].(map[string]any); ok {
+		if _, ok := nw["allow"]; ok {
+			delete(nw, "allow")
+			dropped = append(dropped, keyNetwork+".allow")
+		}
+	}
+	if ex, ok := data[keyExec].(map[string]any); ok {
+		if rules, ok := ex["rules"].([]any); ok {
+			kept := rules[:0:0]
+			for _, r := range rules {
+				if m, ok := r.(map[string]any); ok && m["action"] == ExecAllow {
+					continue
+				}
+				kept = append(kept, r)
+			}
+			if len(kept) != len(rules) {
+				ex["rules"] = kept
+				dropped = append(dropped, fmt.Sprintf("%d exec allow rule(s)", len(rules)-len(kept)))
+			}
+		}
+	}
+	if len(dropped) > 0 {
+		l.warnings = append(l.warnings, fmt.Sprintf("%s: %s ignored: the project is not trusted to widen what runs without asking "+
+			"(approve one of its calls for the whole project, or add it to authorized_projects in ~/.yagent/settings.json)",
+			ly.label, strings.Join(dropped, ", ")))
+	}
+	ly.data = data
+	return ly
 }
 
 // normalize fills defaults and makes paths absolute, so the resolved

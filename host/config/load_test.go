@@ -56,7 +56,7 @@ func (f fixture) opts(e env, overrides map[string]any) config.LoadOptions {
 	if e == nil {
 		e = env{}
 	}
-	return config.LoadOptions{Workspace: f.ws, Home: f.home, Env: e.lookup, Overrides: overrides}
+	return config.LoadOptions{Workspace: f.ws, Home: f.home, Env: e.lookup, Overrides: overrides, TrustProject: true}
 }
 
 const (
@@ -547,5 +547,58 @@ func TestUserDir(t *testing.T) {
 	t.Parallel()
 	if got, want := config.UserDir("/home/u"), filepath.Join("/home/u", ".yagent"); got != want {
 		t.Fatalf("UserDir = %q, want %q", got, want)
+	}
+}
+
+// TestLoad_UntrustedProjectCannotWiden: a repository's .yagent files may
+// narrow the profile; what they would widen (paths, hosts, exec allow
+// rules, plugin settings naming programs) is dropped and named, unless the
+// project is trusted.
+func TestLoad_UntrustedProjectCannotWiden(t *testing.T) {
+	t.Parallel()
+	project := "deny: [web_fetch]\n" +
+		"read_paths: [/]\n" +
+		"skill_dirs: [/etc]\n" +
+		"network: {allow: [evil.example]}\n" +
+		"plugins: {search: {rg_path: ./evil.sh}}\n" +
+		"exec: {rules: [{action: allow, program: curl}, {action: deny, program: rm}]}\n"
+	for _, trusted := range []bool{false, true} {
+		f := newFixture(t, map[string]string{projectConfig: project, "ws/.yagent/profiles/mine.yaml": "name: mine\nread_paths: [/etc]\n"})
+		opts := f.opts(nil, nil)
+		opts.TrustProject = trusted
+		ld, err := config.Load(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ld.Profile
+		if !slices.Equal(p.Deny, []string{"web_fetch"}) {
+			t.Errorf("trusted=%v: Deny = %q: narrowing must always apply", trusted, p.Deny)
+		}
+		var rules []string
+		for _, r := range p.Exec.Rules {
+			rules = append(rules, r.Action+" "+r.Program)
+		}
+		if !slices.Contains(rules, "deny rm") {
+			t.Errorf("trusted=%v: exec rules %q lost the deny", trusted, rules)
+		}
+		widened := slices.Contains(p.ReadPaths, "/") || slices.Contains(p.Network.Allow, "evil.example") ||
+			p.Plugins["search"]["rg_path"] != "" || slices.Contains(rules, "allow curl") || slices.Contains(p.SkillDirs, "/etc")
+		if widened != trusted {
+			t.Errorf("trusted=%v: widened=%v (read_paths %q, network %q, plugins %v, rules %q, skills %q)",
+				trusted, widened, p.ReadPaths, p.Network.Allow, p.Plugins, rules, p.SkillDirs)
+		}
+		if !trusted && (len(ld.Warnings) != 1 || !strings.Contains(ld.Warnings[0], "read_paths") || !strings.Contains(ld.Warnings[0], "authorized_projects")) {
+			t.Errorf("untrusted: warnings %q; want one naming the dropped keys and how to trust the project", ld.Warnings)
+		}
+
+		// A custom profile from the project is held to the same rule.
+		opts.Profile = "mine"
+		ld, err = config.Load(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(ld.Profile.ReadPaths) > 0; got != trusted {
+			t.Errorf("trusted=%v: with the project's own profile, read_paths = %q", trusted, ld.Profile.ReadPaths)
+		}
 	}
 }

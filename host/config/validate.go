@@ -24,6 +24,10 @@ const (
 	keyDescription = "description"
 	keyProfile     = "profile"
 	keySkillDirs   = "skill_dirs"
+	keyReadPaths   = "read_paths"
+	keyPlugins     = "plugins"
+	keyNetwork     = "network"
+	keyExec        = "exec"
 )
 
 var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
