@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +51,10 @@ func newCallCmd(g *globals) *cobra.Command {
 					return err
 				}
 			} else {
-				fmt.Fprintln(out, res.Text)
+				fmt.Fprint(out, res.Text)
+				if !strings.HasSuffix(res.Text, "\n") {
+					fmt.Fprintln(out)
+				}
 			}
 			if res.IsError() {
 				return &exitError{code: 2, err: errors.New(res.Code)}
