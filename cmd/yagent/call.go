@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/session"
 )
 
@@ -33,7 +32,7 @@ func newCallCmd(g *globals) *cobra.Command {
 					input = []byte(args[1])
 				}
 			}
-			a, err := app.Open(ctx, g.appOptions(cmd.ErrOrStderr()))
+			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}

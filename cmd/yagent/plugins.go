@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/pluginmgr"
 )
 
@@ -21,14 +20,11 @@ func newPluginsCmd(g *globals) *cobra.Command {
 		Short: "List the plugins found, in search order",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := app.Open(cmd.Context(), g.appOptions(cmd.ErrOrStderr()))
+			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}
 			defer a.Close(cmd.Context())
-			for _, w := range a.Warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), "yagent: warning:", w)
-			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tVERSION\tTOOLS\tPINNED\tSHA256\tPATH")
 			for _, p := range a.All {
@@ -48,7 +44,7 @@ func newPluginsCmd(g *globals) *cobra.Command {
 		Use:   "pin [NAME...]",
 		Short: "Record the sha256 of the named plugins (all when none is named) in the lock file",
 		RunE: func(cmd *cobra.Command, names []string) error {
-			a, err := app.Open(cmd.Context(), g.appOptions(cmd.ErrOrStderr()))
+			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}
@@ -82,7 +78,7 @@ func newPluginsCmd(g *globals) *cobra.Command {
 		Short: "Compare every plugin binary with the lock file; exit 1 on a mismatch",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := app.Open(cmd.Context(), g.appOptions(cmd.ErrOrStderr()))
+			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}

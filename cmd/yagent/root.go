@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,4 +108,17 @@ func workspaceOf(g *globals) (string, error) {
 		ws = wd
 	}
 	return filepath.Abs(ws)
+}
+
+// openApp opens the host for one command and prints its start-up warnings
+// on the command's stderr. The caller closes it.
+func openApp(cmd *cobra.Command, g *globals) (*app.App, error) {
+	a, err := app.Open(cmd.Context(), g.appOptions(cmd.ErrOrStderr()))
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "yagent: warning:", w)
+	}
+	return a, nil
 }

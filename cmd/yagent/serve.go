@@ -24,14 +24,11 @@ func newServeCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
-			a, err := app.Open(ctx, g.appOptions(stderr))
+			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}
 			defer a.Close(context.WithoutCancel(ctx))
-			for _, w := range a.Warnings {
-				fmt.Fprintln(stderr, "yagent: warning:", w)
-			}
 			srv := mcpserver.New(a.Surface, &mcpserver.Options{
 				Version:      version,
 				Instructions: a.Instructions,

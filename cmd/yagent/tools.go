@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
 )
@@ -22,14 +21,11 @@ func newToolsCmd(g *globals) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			a, err := app.Open(ctx, g.appOptions(cmd.ErrOrStderr()))
+			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}
 			defer a.Close(ctx)
-			for _, w := range a.Warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), "yagent: warning:", w)
-			}
 			var defs []surface.ToolDef
 			if all {
 				defs = a.Surface.All()
