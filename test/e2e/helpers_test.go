@@ -8,14 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/internal/proctest"
 )
 
 // Paths shared by the tests, set by TestMain.
@@ -253,49 +253,12 @@ func dataOf(t *testing.T, r *mcp.CallToolResult, into any) {
 	}
 }
 
-// children returns the PIDs whose parent is pid, with their executable's base name.
-func children(pid int) map[int]string {
-	out := map[int]string{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command name: state ppid ...
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(f[1]); ppid == pid {
-			exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-			out[child] = filepath.Base(exe)
-		}
-	}
-	return out
-}
-
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
-}
+// children and alive read the process table; the tests count only their
+// own processes.
+var (
+	children = proctest.Children
+	alive    = proctest.Alive
+)
 
 // eventually polls cond every 10 ms for up to 10 s.
 func eventually(t *testing.T, what string, cond func() bool) {

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yagent/yagent/internal/proctest"
 )
 
 // procStat is one process's figures at one moment, read from /proc.
@@ -65,7 +66,7 @@ func (s *server) read(t *testing.T, label string) sample {
 	st.name = "host"
 	out.procs = append(out.procs, st)
 	var plugins []procStat
-	for pid, exe := range children(host) {
+	for pid, exe := range proctest.Children(host) {
 		if !strings.HasPrefix(exe, "yagent-plugin-") {
 			continue
 		}
@@ -75,7 +76,7 @@ func (s *server) read(t *testing.T, label string) sample {
 		}
 		st.name = exe
 		plugins = append(plugins, st)
-		out.strays += len(children(pid))
+		out.strays += len(proctest.Children(pid))
 	}
 	slices.SortFunc(plugins, func(a, b procStat) int { return strings.Compare(a.name, b.name) })
 	out.procs = append(out.procs, plugins...)
@@ -139,38 +140,6 @@ func stat(pid int) (procStat, error) {
 	}
 	st.fds = len(fds)
 	return st, nil
-}
-
-// children returns the PIDs whose parent is pid, with their executable's
-// base name.
-func children(pid int) map[int]string {
-	out := map[int]string{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// The fields after the parenthesised command name: state ppid ...
-		s := string(raw)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(f[1]); ppid == pid {
-			exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-			out[child] = filepath.Base(exe)
-		}
-	}
-	return out
 }
 
 // rssLimit is the RSS growth allowed for a process that had base MiB.

@@ -1,0 +1,4 @@
+// Package proctest reads the process table from /proc for the tests that
+// count their own processes: which children a process has, and whether a
+// process is still alive.
+package proctest
