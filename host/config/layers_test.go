@@ -281,6 +281,7 @@ func TestLoad_ManagedTrust(t *testing.T) {
 		{"profile writable by all", "managed/profiles/corp.yaml", 0o666, false},
 		{"lock writable by all", "managed/plugins.lock", 0o666, false},
 		{"config owned by nobody", managedConfig, 0o644, true},
+		{"a folder above writable by all", ".", 0o777, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,6 +330,16 @@ func TestLoad_ManagedTrust(t *testing.T) {
 			t.Errorf("lock %q deny %q; want the managed layer", ld.ManagedLock, ld.Profile.Deny)
 		}
 	})
+	t.Run("sticky folder above", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, map[string]string{managedConfig: "deny: [web_*]\n"})
+		if err := os.Chmod(filepath.Dir(f.home), 0o777|os.ModeSticky); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := config.Load(f.opts(nil, nil)); err != nil {
+			t.Fatalf("a sticky folder above the layer: %v", err)
+		}
+	})
 	t.Run("absent", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, nil)
@@ -368,5 +379,17 @@ func TestLoad_Origins(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "#   deny: project ") || !strings.Contains(string(b), "< managed ") {
 		t.Errorf("Show does not name the layers of deny:\n%s", b)
+	}
+}
+
+// TestManagedDir: the managed layer is /etc/yagent unless the options say
+// otherwise; a release build never reads the test seam's variable.
+func TestManagedDir(t *testing.T) {
+	t.Setenv("YAGENT_TEST_MANAGED_DIR", t.TempDir())
+	if got := config.ManagedDir(config.LoadOptions{}); got != config.DefaultManagedDir {
+		t.Errorf("ManagedDir = %q, want %q: this build has no seam", got, config.DefaultManagedDir)
+	}
+	if got := config.ManagedDir(config.LoadOptions{ManagedDir: "/x"}); got != "/x" {
+		t.Errorf("ManagedDir = %q, want the option's /x", got)
 	}
 }
