@@ -52,6 +52,9 @@ type Loaded struct {
 	// embedded profile, the absolute path of each file read, "env:VAR" for
 	// each YAGENT_* variable applied, and "flags" when overrides were given.
 	Sources []string
+	// Layers labels the same layers as Origins does ("user
+	// ~/.yagent/config.yaml", "managed /etc/yagent/config.yaml", ...).
+	Layers []string
 	// Origins names, for each key of the resolved profile, the layers its
 	// value came from, lowest first, each as Origin labels it:
 	// "builtin:coder", "user ~/.yagent/config.yaml", "env:YAGENT_FAMILIES",
@@ -293,9 +296,7 @@ func (l *loader) load() (*Loaded, error) {
 		if err := k.Load(confmap.Provider(data, ""), nil); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", ly.label, err)
 		}
-		if !slices.Contains(out.Sources, ly.source) {
-			out.Sources = append(out.Sources, ly.source)
-		}
+		out.addLayer(ly)
 		recordOrigins(out.Origins, ly, data)
 	}
 	p, err := decode(k.Raw())
@@ -310,13 +311,11 @@ func (l *loader) load() (*Loaded, error) {
 		skillDirsSet = false
 	}
 	for _, ov := range overlays {
-		if !slices.Contains(out.Sources, ov.source) {
-			out.Sources = append(out.Sources, ov.source)
-		}
+		out.addLayer(ov)
 		l.narrow(p, ov, out.Origins)
 	}
 	if m.config != nil {
-		out.Sources = append(out.Sources, m.config.source)
+		out.addLayer(*m.config)
 		l.ceiling(p, *m.config, out.Origins)
 	}
 	p.Name = shownName
@@ -325,6 +324,14 @@ func (l *loader) load() (*Loaded, error) {
 	out.Warnings = l.warnings
 	out.ManagedLock = m.lock
 	return out, nil
+}
+
+// addLayer lists ly in Sources and Layers, once.
+func (ld *Loaded) addLayer(ly layer) {
+	if !slices.Contains(ld.Sources, ly.source) {
+		ld.Sources = append(ld.Sources, ly.source)
+		ld.Layers = append(ld.Layers, ly.origin())
+	}
 }
 
 func boolInt(b bool) int {
@@ -702,7 +709,8 @@ func (ld *Loaded) Show() ([]byte, error) {
 		return nil, fmt.Errorf("config: show %s: %w", ld.Profile.Name, err)
 	}
 	var b strings.Builder
-	b.WriteString("# resolved from: " + strings.Join(ld.Sources, " < ") + "\n")
+	b.WriteString("# resolved from: " + strings.Join(ld.Layers, " < ") + "\n")
+	b.WriteString("# where each key's value comes from:\n")
 	for _, key := range sortedKeys(ld.Origins) {
 		fmt.Fprintf(&b, "#   %s: %s\n", key, strings.Join(ld.Origins[key], " < "))
 	}
