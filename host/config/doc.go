@@ -26,7 +26,8 @@
 //
 // # The managed layer is a ceiling
 //
-// Over the profile layers 1–4 resolve to, the managed config applies as:
+// Over the profile layers 1–4 resolve to, the managed config (and the
+// managed profile, when one is the base) applies as:
 //
 //   - deny, exec.rules: union; a lower allow rule that would outrank a
 //     managed ask rule (same program, longer argv prefix) is dropped. An

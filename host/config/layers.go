@@ -163,14 +163,14 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 // (the admin's own grants are allowed); families and grant bound p's;
 // listing keys and plugin settings the admin sets win.
 func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
-	q, err := decode(withoutKey(ly.data, keyProfile))
+	q, err := decode(withoutKey(withoutKey(withoutKey(ly.data, keyProfile), keyName), keyDescription))
 	if err != nil {
 		return
 	}
 	for _, key := range sortedKeys(ly.data) {
 		touched := true
 		switch key {
-		case keyProfile:
+		case keyProfile, keyName, keyDescription:
 			touched = false
 		case "families":
 			if len(q.Families) == 0 {

@@ -230,7 +230,7 @@ func TestLoad_ManagedGrants(t *testing.T) {
 		managedConfig:                       "read_paths: [/srv/shared]\nnetwork: {allow: [docs.corp.example]}\nplugins: {search: {rg_path: /opt/rg}}\nprofile: corp\n",
 		"managed/profiles/corp.yaml":        "description: the company's\nexec: {rules: [{action: deny, program: scp}]}\n",
 		"home/.yagent/profiles/corp.yaml":   "description: mine\n",
-		userConfig:                          "read_paths: [/home/data]\nplugins: {search: {rg_path: /tmp/rg}}\n",
+		userConfig:                          "read_paths: [/home/data]\nplugins: {search: {rg_path: /tmp/rg}}\nexec: null\n",
 		"ws/.yagent/profiles/corp.yaml":     "description: project's\n",
 		"managed/profiles/notes.txt":        "not a profile",
 		"ws/.yagent/config.yaml":            "deferred: on\n",

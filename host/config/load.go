@@ -314,6 +314,10 @@ func (l *loader) load() (*Loaded, error) {
 		out.addLayer(ov)
 		l.narrow(p, ov, out.Origins)
 	}
+	if base.who == whoManaged {
+		// An admin's profile is as much a ceiling as the admin's config.
+		l.ceiling(p, base, out.Origins)
+	}
 	if m.config != nil {
 		out.addLayer(*m.config)
 		l.ceiling(p, *m.config, out.Origins)
