@@ -34,6 +34,8 @@
 //     exec deny stands under -y (package guard).
 //   - families: intersection with the lower result (if that leaves none,
 //     the managed families, with a warning); grant: the same, over globs.
+//     families names first-party families; a custom plugin's tools are
+//     held back by deny or grant globs.
 //   - read_paths, skill_dirs, network.allow: union: the admin's own grants.
 //   - plugins, tiers: maps merge, the admin's values win; deferred and
 //     schema_budget_bytes: the admin's value wins.
