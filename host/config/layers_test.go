@@ -393,3 +393,34 @@ func TestManagedDir(t *testing.T) {
 		t.Errorf("ManagedDir = %q, want the option's /x", got)
 	}
 }
+
+// TestLoad_ManagedGrantCeiling: a managed grant bounds every lower grant;
+// with none below it is the grant.
+func TestLoad_ManagedGrantCeiling(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		user string
+		want []string
+	}{
+		{"", []string{"read_file", "grep"}},
+		{"grant: [read_file, run_bash]\n", []string{"read_file"}},
+		{"grant: ['*']\n", []string{"read_file", "grep"}},
+		{"grant: [run_bash]\n", []string{"read_file", "grep"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.user, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{managedConfig: "grant: [read_file, grep]\n"}
+			if tt.user != "" {
+				files[userConfig] = tt.user
+			}
+			ld, err := config.Load(newFixture(t, files).opts(nil, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ld.Profile.Grant, tt.want) {
+				t.Errorf("grant %q, want %q", ld.Profile.Grant, tt.want)
+			}
+		})
+	}
+}
