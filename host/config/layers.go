@@ -80,8 +80,12 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 	if err != nil {
 		return // check decoded it once already
 	}
-	var dropped []string
+	var dropped, cleared []string
 	for _, key := range sortedKeys(ly.data) {
+		if v := ly.data[key]; (v == nil || isEmpty(v) || isEmpty(ruleList(v))) && !slices.Contains(neutralKeys, key) && key != keyProfile {
+			cleared = append(cleared, key)
+			continue
+		}
 		switch key {
 		case keyProfile, keyName, keyDescription, "deferred", "schema_budget_bytes", "tiers":
 		case "families":
@@ -150,6 +154,10 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 			// shown otherwise.
 			dropped = append(dropped, key)
 		}
+	}
+	if len(cleared) > 0 {
+		l.warnings = append(l.warnings, fmt.Sprintf("%s: %s: null or empty clears nothing from a project; the layers above keep theirs",
+			ly.label, strings.Join(cleared, ", ")))
 	}
 	if len(dropped) > 0 {
 		l.warnings = append(l.warnings, fmt.Sprintf("%s: %s ignored: a project's .yagent may only narrow the profile "+
@@ -318,6 +326,19 @@ func sameRule(a, b ExecRule) bool {
 
 func hasPrefix(args, prefix []string) bool {
 	return len(args) >= len(prefix) && slices.Equal(args[:len(prefix)], prefix)
+}
+
+// ruleList is the rules list of an exec value, nil when it has none.
+func ruleList(v any) any {
+	if m, ok := v.(map[string]any); ok {
+		if r, ok := m["rules"]; ok {
+			if r == nil {
+				return []any{}
+			}
+			return r
+		}
+	}
+	return nil
 }
 
 func isEmpty(v any) bool {

@@ -50,13 +50,13 @@ func TestLoad_ProjectOnlyNarrows(t *testing.T) {
 				if r := ruleList(p); !slices.Contains(r, "deny rm") {
 					t.Errorf("rules %q; want the user's deny kept", r)
 				}
-			}, ""},
+			}, "clears nothing"},
 		{"empty exec rules clear nothing", map[string]string{userConfig: userRmDeny, projectConfig: "exec: {rules: []}\n"}, "",
 			func(t *testing.T, p *config.Profile) {
 				if r := ruleList(p); !slices.Contains(r, "deny rm") || !slices.Contains(r, "ask git push") {
 					t.Errorf("rules %q; want the user's rules kept", r)
 				}
-			}, ""},
+			}, "clears nothing"},
 		{"project deny and ask rules join", map[string]string{userConfig: userRmDeny,
 			projectConfig: "exec: {rules: [{action: deny, program: curl}, {action: ask, program: make}]}\n"}, "",
 			func(t *testing.T, p *config.Profile) {
@@ -69,13 +69,13 @@ func TestLoad_ProjectOnlyNarrows(t *testing.T) {
 				if !slices.Contains(p.Deny, "run_bash") || !slices.Contains(p.Deny, "write_file") {
 					t.Errorf("deny %q; want readonly's kept", p.Deny)
 				}
-			}, ""},
+			}, "clears nothing"},
 		{"deny null keeps the user's", map[string]string{userConfig: userRmDeny, projectConfig: "deny: null\n"}, "",
 			func(t *testing.T, p *config.Profile) {
 				if !slices.Contains(p.Deny, "web_fetch") {
 					t.Errorf("deny %q; want the user's kept", p.Deny)
 				}
-			}, ""},
+			}, "clears nothing"},
 		{"project deny joins", map[string]string{userConfig: userRmDeny, projectConfig: "deny: [grep]\n"}, "",
 			func(t *testing.T, p *config.Profile) {
 				if !slices.Contains(p.Deny, "web_fetch") || !slices.Contains(p.Deny, "grep") {
