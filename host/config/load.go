@@ -307,9 +307,6 @@ func (l *loader) load() (*Loaded, error) {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	_, skillDirsSet := k.Raw()[keySkillDirs]
-	if len(p.SkillDirs) == 0 {
-		skillDirsSet = false
-	}
 	for _, ov := range overlays {
 		out.addLayer(ov)
 		l.narrow(p, ov, out.Origins)
