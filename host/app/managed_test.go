@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +45,42 @@ func TestApplyManagedLock(t *testing.T) {
 	}
 	if err := applyManagedLock(lock, nil, &warnings); err == nil {
 		t.Error("a managed lock that does not parse was accepted; want the start to fail")
+	}
+}
+
+// TestLoadProfileIsWhatOpenRuns: `yagent profiles show` resolves through
+// LoadProfile; it must give the profile Open runs, a symlinked workspace
+// and a project config included.
+func TestLoadProfileIsWhatOpenRuns(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	for _, d := range []string{filepath.Join(ws, ".yagent"), filepath.Join(home, ".yagent"), filepath.Join(root, "plugins")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".yagent", "config.yaml"), []byte("deny: [grep]\nread_paths: [/]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(ws, link); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Workspace: link, Home: home, Profile: "readonly", PluginDirs: []string{filepath.Join(root, "plugins")},
+		CacheDir: filepath.Join(root, "cache"), LockFile: filepath.Join(root, "plugins.lock")}
+	ld, err := LoadProfile(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close(t.Context())
+	got, _ := json.Marshal(ld.Profile)
+	want, _ := json.Marshal(a.Profile)
+	if string(got) != string(want) {
+		t.Errorf("LoadProfile gives\n%s\nOpen runs\n%s", got, want)
 	}
 }
