@@ -6,28 +6,22 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/config"
 )
 
 func newProfilesCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "profiles [list|show NAME]",
+		Use:   "profiles [list|show [NAME]]",
 		Short: "List profiles, or show one resolved",
 		Args:  cobra.NoArgs,
 	}
-	loadOpts := func() (config.LoadOptions, error) {
-		ws, err := workspaceOf(g)
-		if err != nil {
-			return config.LoadOptions{}, err
-		}
-		return config.LoadOptions{Profile: g.profile, Workspace: ws}, nil
-	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List built-in, user and project profiles",
+		Short: "List built-in, user, managed and project profiles",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts, err := loadOpts()
+			opts, err := app.ConfigOptions(g.appOptions(cmd.ErrOrStderr()))
 			if err != nil {
 				return err
 			}
@@ -44,15 +38,23 @@ func newProfilesCmd(g *globals) *cobra.Command {
 		},
 	}
 	show := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show a profile as resolved with the config files, environment and flags",
-		Args:  cobra.ExactArgs(1),
+		Use:   "show [NAME]",
+		Short: "Show a profile as the host resolves it (no NAME: the one that runs), each key with the layers it came from",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := loadOpts()
+			// The options app.Open uses, so what is shown is what runs.
+			opts := g.appOptions(cmd.ErrOrStderr())
+			if len(args) == 1 {
+				opts.Profile = args[0]
+			}
+			ld, err := app.LoadProfile(opts)
 			if err != nil {
 				return err
 			}
-			b, err := config.Show(opts, args[0])
+			for _, w := range ld.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "yagent: warning:", w)
+			}
+			b, err := ld.Show()
 			if err != nil {
 				return err
 			}

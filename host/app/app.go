@@ -87,32 +87,20 @@ type App struct {
 // Open resolves the profile, loads the plugins (from the spec cache when it
 // can, so plugins start lazily) and builds the surface.
 func Open(ctx context.Context, opts Options) (*App, error) {
-	ws, err := resolveWorkspace(opts.Workspace)
+	cfgOpts, err := ConfigOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	home := opts.Home
-	if home == "" {
-		if home, err = os.UserHomeDir(); err != nil {
-			return nil, fmt.Errorf("find home folder: %w", err)
-		}
-	}
-	// A project the user authorized (approved for the whole project, or
-	// listed in authorized_projects) may widen the profile from its own
-	// .yagent folder; any other may only narrow it.
+	ws, home := cfgOpts.Workspace, cfgOpts.Home
+	// Authorizing the project (the "project" answer, or authorized_projects)
+	// gives its calls a pass; it never lets its .yagent widen the profile.
 	var startWarnings []string
 	projects, err := authz.OpenProjects(filepath.Join(config.UserDir(home), authz.SettingsFile))
 	if err != nil {
 		startWarnings = append(startWarnings, fmt.Sprintf("project authorizations not loaded, none apply: %v", err))
 		projects = nil
 	}
-	loaded, err := config.Load(config.LoadOptions{
-		Profile:      opts.Profile,
-		Workspace:    ws,
-		Home:         home,
-		Overrides:    opts.Overrides,
-		TrustProject: projects != nil && projects.Authorized(ws),
-	})
+	loaded, err := config.Load(cfgOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +186,10 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		return nil, fmt.Errorf("load plugins: %w", err)
 	}
 	a.Warnings = append(a.Warnings, warnings...)
+	if err := applyManagedLock(loaded.ManagedLock, plugins, &a.Warnings); err != nil {
+		_ = a.Plugins.Close(ctx)
+		return nil, err
+	}
 	a.All = plugins
 	a.LockFile = lock
 	var sources []surface.Source
@@ -240,6 +232,64 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("skipped tool %s of plugin %s: %s", sk.Tool, sk.Plugin, sk.Reason))
 	}
 	return a, nil
+}
+
+// ConfigOptions returns the options Open resolves the profile with. `yagent
+// profiles` takes the same path, so the profile it shows is the one that runs.
+func ConfigOptions(opts Options) (config.LoadOptions, error) {
+	ws, err := resolveWorkspace(opts.Workspace)
+	if err != nil {
+		return config.LoadOptions{}, err
+	}
+	home := opts.Home
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil {
+			return config.LoadOptions{}, fmt.Errorf("find home folder: %w", err)
+		}
+	}
+	return config.LoadOptions{Profile: opts.Profile, Workspace: ws, Home: home, Overrides: opts.Overrides}, nil
+}
+
+// LoadProfile resolves the profile exactly as Open does, without starting
+// anything.
+func LoadProfile(opts Options) (*config.Loaded, error) {
+	cfgOpts, err := ConfigOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return config.Load(cfgOpts)
+}
+
+// applyManagedLock holds every plugin the managed lock file pins to that
+// pin, whatever the user's lock says: a binary with another sum is refused.
+// A managed lock that cannot be read fails the start (fail closed).
+func applyManagedLock(path string, plugins []*pluginmgr.Plugin, warnings *[]string) error {
+	if path == "" {
+		return nil
+	}
+	lock, err := pluginmgr.ReadLock(path)
+	if err != nil {
+		return fmt.Errorf("managed lock file: %w; only its admin can repair it", err)
+	}
+	for _, p := range plugins {
+		e, ok := lock.Plugins[p.Name]
+		if !ok || p.Refused != nil {
+			continue
+		}
+		if p.SHA256 != e.SHA256 {
+			actual := p.SHA256
+			if actual == "" {
+				actual = "unknown"
+			}
+			p.Refused = fmt.Errorf("plugin %s refused: %s has sha256 %s but the managed lock file %s pins %s; ask the admin to pin the new binary there",
+				p.Name, p.Path, actual, path, e.SHA256)
+			p.Pinned = false
+			*warnings = append(*warnings, p.Refused.Error())
+			continue
+		}
+		p.Pinned = true
+	}
+	return nil
 }
 
 // OnListChanged sets the function told when a session's tool list changes.

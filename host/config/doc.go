@@ -1,21 +1,81 @@
 // Package config loads yagent's profiles and settings: the embedded built-in
-// profiles, the user's (~/.yagent/) and the project's (.yagent/) files, the
-// YAGENT_* environment and flags, in that order, rejecting unknown keys.
+// profiles, the user's (~/.yagent/), the YAGENT_* environment and flags, the
+// admin's managed layer (/etc/yagent/) above them all, and the project's
+// (.yagent/) files, which can only narrow. Unknown keys are rejected.
 //
-// Layers, lowest first:
+// # Authority, lowest first
 //
-//  1. the base profile: a built-in (package profiles), or a custom whole
-//     profile in ~/.yagent/profiles/NAME.yaml or <workspace>/.yagent/profiles/NAME.yaml
-//     (the project's wins over the user's, both over a built-in of that name);
+//  1. the base profile: a managed profile (/etc/yagent/profiles/NAME.yaml),
+//     else the user's (~/.yagent/profiles/NAME.yaml), else a built-in
+//     (package profiles); a project profile never replaces one of these;
 //  2. ~/.yagent/config.yaml: a partial profile, plus `profile: NAME`;
-//  3. <workspace>/.yagent/config.yaml: the same;
-//  4. the environment: YAGENT_PROFILE, YAGENT_DEFERRED,
+//  3. the environment: YAGENT_PROFILE, YAGENT_DEFERRED,
 //     YAGENT_SCHEMA_BUDGET_BYTES and YAGENT_FAMILIES (comma-separated);
 //     an empty variable counts as unset;
-//  5. flags (LoadOptions.Profile and LoadOptions.Overrides).
+//  4. flags (LoadOptions.Profile and LoadOptions.Overrides);
+//  5. the managed layer: /etc/yagent/config.yaml, a ceiling no layer below
+//     can widen.
 //
-// The base profile is chosen by the highest layer that names one, else
-// "coder". Later layers override earlier ones key by key: lists replace,
-// maps merge. Each layer is checked on its own, so an unknown key or a bad
-// value is reported with the file (or variable, or "flags") and the key.
+// The base profile is chosen by the highest of layers 2–4 naming one, else
+// by the managed config's `profile:`, else "coder". Among layers 1–4 later
+// layers override earlier ones key by key: lists replace, maps merge, null
+// clears (the user may loosen a built-in: it is their own profile). Each
+// layer is checked on its own, so an unknown key or a bad value is reported
+// with the file (or variable, or "flags") and the key. Loaded.Origins and
+// `yagent profiles show` name the layers each key came from.
+//
+// # The managed layer is a ceiling
+//
+// Over the profile layers 1–4 resolve to, the managed config (and the
+// managed profile, when one is the base) applies as:
+//
+//   - deny, exec.rules: union; a lower allow rule that would outrank a
+//     managed ask rule (same program, longer argv prefix) is dropped. An
+//     exec deny stands under -y (package guard).
+//   - families: intersection with the lower result (if that leaves none,
+//     the managed families, with a warning); grant: the same, over globs.
+//     families names first-party families; a custom plugin's tools are
+//     held back by deny or grant globs.
+//   - read_paths, skill_dirs, network.allow: union: the admin's own grants.
+//   - plugins, tiers: maps merge, the admin's values win; deferred and
+//     schema_budget_bytes: the admin's value wins.
+//
+// /etc/yagent/plugins.lock (Loaded.ManagedLock) pins plugins: a plugin it
+// names must have that sum, whatever the user's lock says (package app).
+//
+// The managed layer is trusted only when its files, its folders and every
+// folder above them are owned by root and writable by no one else (a sticky
+// folder such as /tmp may sit above it). Otherwise Load fails, naming the
+// file and the fix (chown root, chmod go-w): ignoring it would let an
+// admin's deny vanish without a word, a widening. A missing /etc/yagent is
+// no managed layer. Against commands the managed exec rules hold only as
+// far as the guard sees the command; with the kernel layer of the next
+// issue (Landlock and seccomp on exec) they hold for every program a
+// command starts.
+//
+// # The project only narrows, trusted or not
+//
+// <workspace>/.yagent/config.yaml, and any profile it or a higher layer
+// selects that only the project defines (<workspace>/.yagent/profiles/),
+// apply after layers 1–4 and before the managed layer, as narrowings:
+//
+//   - deny: union; exec.rules: its deny and ask rules join; its allow rules
+//     are dropped. `exec: null`, `exec: {rules: []}` and `deny: []` clear
+//     nothing.
+//   - families: intersection (a family the profile lacks is dropped and
+//     named); grant: intersection over globs.
+//   - read_paths, skill_dirs, network.allow, plugins (which name programs to
+//     run), and any key not listed here: dropped and named in
+//     Loaded.Warnings.
+//   - deferred, schema_budget_bytes, tiers: set as by any layer, between the
+//     user's config and the environment; they shape the listing and grant
+//     nothing (a denied tool stays denied whatever its tier).
+//   - `profile: NAME` never chooses the base: NAME's profile (built-in,
+//     user's or the project's) narrows it like the project config does.
+//   - a project profile named like a managed, user or built-in profile is
+//     ignored and named: it would shadow that profile.
+//
+// Authorizing a project (the "project" answer, authorized_projects in
+// ~/.yagent/settings.json) gives its calls a pass (package authz); it never
+// lets the project's files widen the profile.
 package config

@@ -27,21 +27,22 @@ type LoadOptions struct {
 	// environment, the config files or the default ("coder") decide.
 	Profile string
 	// Workspace is the absolute path of the workspace; its .yagent folder
-	// holds the project layer. "" means no project layer.
+	// holds the project layer, which only narrows. "" means no project layer.
 	Workspace string
 	// Home is the user's home folder; "" means os.UserHomeDir().
 	Home string
 	// Env looks up environment variables; nil means os.LookupEnv.
 	Env func(string) (string, bool)
 	// Overrides are flag values by koanf key ("deferred",
-	// "schema_budget_bytes", "network.allow", ...); they win over every file.
+	// "schema_budget_bytes", "network.allow", ...); they win over every
+	// file but the managed layer.
 	Overrides map[string]any
-	// TrustProject lets the project layer (the workspace's .yagent folder)
-	// widen what runs without asking. A repository is someone else's text:
-	// untrusted, its files may narrow the profile but their read_paths,
-	// skill_dirs, network.allow, exec allow rules and plugin settings (which
-	// name programs to run) are dropped, each named in Loaded.Warnings.
-	TrustProject bool
+	// ManagedDir is the folder of the managed layer; "" means /etc/yagent
+	// (see ManagedDir).
+	ManagedDir string
+	// ManagedOwner is a uid trusted besides root to own the managed layer;
+	// 0 (root only) but in a test running as another user.
+	ManagedOwner int
 }
 
 // Loaded is a resolved profile and where it came from.
@@ -51,9 +52,23 @@ type Loaded struct {
 	// embedded profile, the absolute path of each file read, "env:VAR" for
 	// each YAGENT_* variable applied, and "flags" when overrides were given.
 	Sources []string
-	// Warnings name what an untrusted project layer tried to widen and was
-	// dropped.
+	// Layers labels the same layers as Origins does ("user
+	// ~/.yagent/config.yaml", "managed /etc/yagent/config.yaml", ...).
+	Layers []string
+	// Origins names, for each key of the resolved profile, the layers its
+	// value came from, lowest first, each as Origin labels it:
+	// "builtin:coder", "user ~/.yagent/config.yaml", "env:YAGENT_FAMILIES",
+	// "flags", "project /ws/.yagent/config.yaml",
+	// "managed /etc/yagent/config.yaml".
+	Origins map[string][]string
+	// Warnings name what the project layer tried to widen and was dropped,
+	// project profiles refused for their name, and ceilings that left a
+	// lower layer's choice empty.
 	Warnings []string
+	// ManagedLock is the managed layer's plugins.lock, checked like the
+	// rest of the layer; "" when it has none. A plugin it pins must match
+	// it, whatever the user's lock says.
+	ManagedLock string
 }
 
 // ProfileInfo describes one profile that can be selected.
@@ -102,6 +117,7 @@ func ProjectDir(workspace string) string { return filepath.Join(workspace, dirNa
 type layer struct {
 	label  string // for errors: a path with ~, "$VAR", "flags"
 	source string // for Loaded.Sources
+	who    string // whoBuiltin, whoUser, ...: the authority it carries
 	data   map[string]any
 }
 
@@ -111,11 +127,12 @@ type loader struct {
 	home       string
 	userDir    string
 	projectDir string // "" when there is no project layer
+	managed    *managed
 	warnings   []string
 }
 
 func newLoader(opts LoadOptions) (*loader, error) {
-	l := &loader{opts: opts, home: opts.Home}
+	l := &loader{opts: opts, home: opts.Home, managed: &managed{profiles: map[string]string{}}}
 	if l.home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
@@ -150,63 +167,137 @@ func Load(opts LoadOptions) (*Loaded, error) {
 }
 
 func (l *loader) load() (*Loaded, error) {
-	var top []layer // everything above the base profile, lowest first
-	for _, dir := range []string{l.userDir, l.projectDir} {
-		if dir == "" {
-			continue
-		}
-		ly, ok, err := l.readFile(filepath.Join(dir, configFileName), configShape())
+	m, err := l.readManaged()
+	if err != nil {
+		return nil, err
+	}
+	l.managed = m
+	userCfg, hasUser, err := l.readFile(filepath.Join(l.userDir, configFileName), configShape())
+	if err != nil {
+		return nil, err
+	}
+	userCfg.who = whoUser
+	var projCfg *layer
+	if l.projectDir != "" {
+		ly, ok, err := l.readFile(filepath.Join(l.projectDir, configFileName), configShape())
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			if dir == l.projectDir {
-				ly = l.untrusted(ly)
-			}
-			top = append(top, ly)
+			ly.who = whoProject
+			projCfg = &ly
 		}
 	}
 	envLayers, err := l.envLayers()
 	if err != nil {
 		return nil, err
 	}
-	top = append(top, envLayers...)
+	var flags *layer
 	if len(l.opts.Overrides) > 0 {
 		ly, err := l.flagLayer()
 		if err != nil {
 			return nil, err
 		}
-		top = append(top, ly)
+		flags = &ly
 	}
 
-	// The highest layer naming a profile chooses the base.
+	// The highest layer naming a profile chooses the base; the managed
+	// config's name is the default. The project never chooses it: a
+	// profile it names only narrows (below).
 	name, chosenBy := profiles.Default, ""
-	for _, ly := range top {
+	consider := func(ly *layer) {
 		if v, ok := ly.data[keyProfile].(string); ok && v != "" {
 			name, chosenBy = v, ly.label
 		}
 	}
+	if m.config != nil {
+		consider(m.config)
+	}
+	if hasUser {
+		consider(&userCfg)
+	}
+	for i := range envLayers {
+		consider(&envLayers[i])
+	}
+	if flags != nil {
+		consider(flags)
+	}
 	if l.opts.Profile != "" {
 		name, chosenBy = l.opts.Profile, "--profile"
 	}
-	base, err := l.baseLayer(name, chosenBy)
+	l.warnShadowing()
+
+	var overlays []layer // project layers, applied as narrowings
+	shownName := name
+	base, ok, err := l.baseLayer(name, chosenBy)
 	if err != nil {
 		return nil, err
 	}
+	if !ok {
+		// A profile only the project defines narrows the default.
+		ov, err := l.projectProfile(name, chosenBy)
+		if err != nil {
+			return nil, err
+		}
+		overlays = append(overlays, ov)
+		name = profiles.Default
+		if m.config != nil {
+			if v, ok := m.config.data[keyProfile].(string); ok && v != "" {
+				name = v
+			}
+		}
+		if base, ok, err = l.baseLayer(name, "the managed default"); err != nil {
+			return nil, err
+		} else if !ok {
+			return nil, l.unknownProfile(name, "the managed default")
+		}
+	}
+	if projCfg != nil {
+		if v, ok := projCfg.data[keyProfile].(string); ok && v != "" {
+			ov, ok, err := l.baseLayer(v, projCfg.label)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				if ov, err = l.projectProfile(v, projCfg.label); err != nil {
+					return nil, err
+				}
+			}
+			ov.who = whoProject
+			ov.label = fmt.Sprintf("%s (profile %s)", projCfg.label, v)
+			overlays = append(overlays, ov)
+		}
+		overlays = append(overlays, *projCfg)
+	}
 
-	if l.projectDir != "" && strings.HasPrefix(base.source, l.projectDir+string(filepath.Separator)) {
-		base = l.untrusted(base)
+	// Keys that grant nothing (listing and budget) merge in layer order,
+	// the project's between the user's and the environment's; the rest of
+	// a project layer can only narrow.
+	chain := []layer{base}
+	for _, ov := range overlays[:len(overlays)-boolInt(projCfg != nil)] {
+		chain = append(chain, neutralOnly(ov))
+	}
+	if hasUser {
+		chain = append(chain, userCfg)
+	}
+	if projCfg != nil {
+		chain = append(chain, neutralOnly(*projCfg))
+	}
+	chain = append(chain, envLayers...)
+	if flags != nil {
+		chain = append(chain, *flags)
 	}
 
 	k := koanf.New(".")
-	out := &Loaded{}
-	for _, ly := range append([]layer{base}, top...) {
+	out := &Loaded{Origins: map[string][]string{}}
+	for _, ly := range chain {
 		data := maps.Copy(ly.data)
 		delete(data, keyProfile)
 		if err := k.Load(confmap.Provider(data, ""), nil); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", ly.label, err)
 		}
-		out.Sources = append(out.Sources, ly.source)
+		out.addLayer(ly)
+		recordOrigins(out.Origins, ly, data)
 	}
 	p, err := decode(k.Raw())
 	if err != nil {
@@ -215,60 +306,58 @@ func (l *loader) load() (*Loaded, error) {
 	if err := errors.Join(validate("merged profile", p)...); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	p.Name = name
 	_, skillDirsSet := k.Raw()[keySkillDirs]
+	for _, ov := range overlays {
+		out.addLayer(ov)
+		l.narrow(p, ov, out.Origins)
+	}
+	if base.who == whoManaged {
+		// An admin's profile is as much a ceiling as the admin's config.
+		l.ceiling(p, base, out.Origins)
+	}
+	if m.config != nil {
+		out.addLayer(*m.config)
+		l.ceiling(p, *m.config, out.Origins)
+	}
+	p.Name = shownName
 	l.normalize(p, skillDirsSet)
 	out.Profile = p
 	out.Warnings = l.warnings
+	out.ManagedLock = m.lock
 	return out, nil
 }
 
-// untrusted drops from a project layer what would widen the profile when
-// the project is not trusted: paths to read, hosts to reach, exec allow
-// rules, and plugin settings (which name programs the plugins run).
-func (l *loader) untrusted(ly layer) layer {
-	if l.opts.TrustProject {
-		return ly
+// addLayer lists ly in Sources and Layers, once.
+func (ld *Loaded) addLayer(ly layer) {
+	if !slices.Contains(ld.Sources, ly.source) {
+		ld.Sources = append(ld.Sources, ly.source)
+		ld.Layers = append(ld.Layers, ly.origin())
 	}
-	data := maps.Copy(ly.data)
-	var dropped []string
-	for _, key := range []string{keyReadPaths, keySkillDirs, keyPlugins} {
-		if _, ok := data[key]; ok {
-			delete(data, key)
-			dropped = append(dropped, key)
-		}
-	}
-	if nw, ok := data[keyNetwork].(map[string]any); ok {
-		if _, ok := nw["allow"]; ok {
-			delete(nw, "allow")
-			dropped = append(dropped, keyNetwork+".allow")
-		}
-	}
-	if ex, ok := data[keyExec].(map[string]any); ok {
-		if rules, ok := ex["rules"].([]any); ok {
-			kept := rules[:0:0]
-			for _, r := range rules {
-				if m, ok := r.(map[string]any); ok && m["action"] == ExecAllow {
-					continue
-				}
-				kept = append(kept, r)
-			}
-			if len(kept) != len(rules) {
-				ex["rules"] = kept
-				dropped = append(dropped, fmt.Sprintf("%d exec allow rule(s)", len(rules)-len(kept)))
-			}
-		}
-	}
-	if len(dropped) > 0 {
-		l.warnings = append(l.warnings, fmt.Sprintf("%s: %s ignored: the project is not trusted to widen what runs without asking "+
-			"(approve one of its calls for the whole project, or add it to authorized_projects in ~/.yagent/settings.json)",
-			ly.label, strings.Join(dropped, ", ")))
-	}
-	ly.data = data
-	return ly
 }
 
-// normalize fills defaults and makes paths absolute, so the resolved
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// projectProfile reads the project's own profile name, refusing a name a
+// higher layer or the built-ins use (warnShadowing named those).
+func (l *loader) projectProfile(name, chosenBy string) (layer, error) {
+	if l.projectDir != "" && !l.nameTaken(name) {
+		ly, ok, err := l.readProfileFile(filepath.Join(l.projectDir, profilesDir, name+".yaml"), name)
+		if err != nil {
+			return layer{}, err
+		}
+		if ok {
+			ly.who = whoProject
+			return ly, nil
+		}
+	}
+	return layer{}, l.unknownProfile(name, chosenBy)
+}
+
 // profile says what will happen.
 func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 	if p.Deferred == "" {
@@ -288,10 +377,12 @@ func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 		p.Tiers[name] = tier.String()
 	}
 	if !skillDirsSet {
-		p.SkillDirs = []string{filepath.Join(l.userDir, skillsDir)}
+		// The defaults, then what the managed layer added.
+		defaults := []string{filepath.Join(l.userDir, skillsDir)}
 		if l.projectDir != "" {
-			p.SkillDirs = append([]string{filepath.Join(l.projectDir, skillsDir)}, p.SkillDirs...)
+			defaults = append([]string{filepath.Join(l.projectDir, skillsDir)}, defaults...)
 		}
+		p.SkillDirs = append(defaults, p.SkillDirs...)
 	}
 	p.SkillDirs = l.absPaths(p.SkillDirs)
 	p.ReadPaths = l.absPaths(p.ReadPaths)
@@ -318,33 +409,62 @@ func (l *loader) absPaths(paths []string) []string {
 }
 
 // baseLayer finds the profile name: a project custom profile, a user custom
-// profile, or a built-in, in that order.
-func (l *loader) baseLayer(name, chosenBy string) (layer, error) {
+// baseLayer finds the profile name among those a project cannot touch: a
+// managed profile, a user custom profile, or a built-in, in that order. It
+// reports false when none has the name.
+func (l *loader) baseLayer(name, chosenBy string) (layer, bool, error) {
 	if !validProfileName(name) {
-		return layer{}, fmt.Errorf("config: %s: invalid profile name %q (want lowercase letters, digits, - and _)", chosenBy, name)
+		return layer{}, false, fmt.Errorf("config: %s: invalid profile name %q (want lowercase letters, digits, - and _)", chosenBy, name)
 	}
-	for _, dir := range []string{l.projectDir, l.userDir} {
-		if dir == "" {
-			continue
-		}
-		ly, ok, err := l.readProfileFile(filepath.Join(dir, profilesDir, name+".yaml"), name)
-		if err != nil {
-			return layer{}, err
-		}
-		if ok {
-			return ly, nil
-		}
+	if path, ok := l.managed.profiles[name]; ok {
+		ly, ok, err := l.readProfileFile(path, name)
+		ly.who = whoManaged
+		return ly, ok, err
+	}
+	ly, ok, err := l.readProfileFile(filepath.Join(l.userDir, profilesDir, name+".yaml"), name)
+	if err != nil || ok {
+		ly.who = whoUser
+		return ly, ok, err
 	}
 	if b, err := profiles.Read(name); err == nil {
 		ly, err := l.parse(b, "built-in profile "+name, builtinSource+":"+name, profileShape())
-		if err != nil {
-			return layer{}, err
-		}
-		return ly, nil
+		ly.who = whoBuiltin
+		return ly, err == nil, err
 	}
+	return layer{}, false, nil
+}
+
+// nameTaken reports whether a managed, user or built-in profile is called
+// name: a project profile of that name would shadow it.
+func (l *loader) nameTaken(name string) bool {
+	if _, ok := l.managed.profiles[name]; ok {
+		return true
+	}
+	if _, err := os.Stat(filepath.Join(l.userDir, profilesDir, name+".yaml")); err == nil {
+		return true
+	}
+	return slices.Contains(profiles.Names(), name)
+}
+
+// warnShadowing names each project profile refused for its name.
+func (l *loader) warnShadowing() {
+	if l.projectDir == "" {
+		return
+	}
+	entries, _ := os.ReadDir(filepath.Join(l.projectDir, profilesDir))
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".yaml")
+		if ok && !e.IsDir() && l.nameTaken(name) {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s ignored: a project may not define a profile named like a managed, user or built-in one (%s); rename the file",
+				l.display(filepath.Join(l.projectDir, profilesDir, e.Name())), name))
+		}
+	}
+}
+
+func (l *loader) unknownProfile(name, chosenBy string) error {
 	infos, err := l.names()
 	if err != nil {
-		return layer{}, err
+		return err
 	}
 	var known []string
 	for _, in := range infos {
@@ -358,7 +478,7 @@ func (l *loader) baseLayer(name, chosenBy string) (layer, error) {
 	if chosenBy != "" {
 		where = chosenBy + ": "
 	}
-	return layer{}, fmt.Errorf("config: %s%w %q (%savailable: %s)", where, ErrUnknownProfile, name, hint, strings.Join(known, ", "))
+	return fmt.Errorf("config: %s%w %q (%savailable: %s)", where, ErrUnknownProfile, name, hint, strings.Join(known, ", "))
 }
 
 // readProfileFile reads a custom whole profile; its name is its file name.
@@ -459,7 +579,7 @@ func (l *loader) envLayers() ([]layer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", &KeyError{Source: label, Key: v.key, Problem: err.Error()})
 		}
-		ly, err := l.check(layer{label: label, source: "env:" + v.name, data: map[string]any{v.key: val}}, configShape())
+		ly, err := l.check(layer{label: label, source: "env:" + v.name, who: whoEnv, data: map[string]any{v.key: val}}, configShape())
 		if err != nil {
 			return nil, err
 		}
@@ -479,7 +599,7 @@ func (l *loader) flagLayer() (layer, error) {
 	if err := json.Unmarshal(b, &flat); err != nil {
 		return layer{}, fmt.Errorf("config: flags: %w", err)
 	}
-	return l.check(layer{label: "flags", source: "flags", data: maps.Unflatten(flat, ".")}, configShape())
+	return l.check(layer{label: "flags", source: "flags", who: whoFlags, data: maps.Unflatten(flat, ".")}, configShape())
 }
 
 // display shows path with the home folder as ~.
@@ -491,11 +611,15 @@ func (l *loader) display(path string) string {
 }
 
 // Names lists the profiles that can be selected, sorted by name: the
-// built-ins, the user's custom profiles and the project's; where names
-// collide, the one Load would use (project > user > built-in).
+// built-ins, the user's custom profiles, the managed ones and the
+// project's; where names collide, the one Load would use (managed > user >
+// built-in; a project profile never replaces another).
 func Names(opts LoadOptions) ([]ProfileInfo, error) {
 	l, err := newLoader(opts)
 	if err != nil {
+		return nil, err
+	}
+	if l.managed, err = l.readManaged(); err != nil {
 		return nil, err
 	}
 	return l.names()
@@ -516,7 +640,16 @@ func (l *loader) names() ([]ProfileInfo, error) {
 		}
 		byName[name] = ProfileInfo{Name: name, Description: head.Description, Source: builtinSource}
 	}
-	for _, dir := range []string{l.userDir, l.projectDir} { // project last: it wins
+	add := func(name, path string) error {
+		ly, _, err := l.readProfileFile(path, name)
+		if err != nil {
+			return err
+		}
+		desc, _ := ly.data[keyDescription].(string)
+		byName[name] = ProfileInfo{Name: name, Description: desc, Source: path}
+		return nil
+	}
+	for _, dir := range []string{l.userDir, l.projectDir} {
 		if dir == "" {
 			continue
 		}
@@ -536,12 +669,17 @@ func (l *loader) names() ([]ProfileInfo, error) {
 			if !validProfileName(name) {
 				return nil, fmt.Errorf("config: %s: invalid profile file name (want lowercase letters, digits, - and _, then .yaml)", l.display(path))
 			}
-			ly, _, err := l.readProfileFile(path, name)
-			if err != nil {
+			if dir == l.projectDir && l.nameTaken(name) {
+				continue
+			}
+			if err := add(name, path); err != nil {
 				return nil, err
 			}
-			desc, _ := ly.data[keyDescription].(string)
-			byName[name] = ProfileInfo{Name: name, Description: desc, Source: path}
+		}
+	}
+	for _, name := range sortedKeys(l.managed.profiles) {
+		if err := add(name, l.managed.profiles[name]); err != nil {
+			return nil, err
 		}
 	}
 	out := make([]ProfileInfo, 0, len(byName))
@@ -552,7 +690,8 @@ func (l *loader) names() ([]ProfileInfo, error) {
 }
 
 // Show returns the YAML of the resolved profile name ("" = the one Load
-// would select), headed by a comment naming its layers.
+// would select), headed by comments naming its layers and the layers each
+// key's value came from.
 func Show(opts LoadOptions, name string) ([]byte, error) {
 	if name != "" {
 		opts.Profile = name
@@ -561,12 +700,22 @@ func Show(opts LoadOptions, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ld.Show()
+}
+
+// Show renders ld as Show does: the layers, each key's origin, the YAML.
+func (ld *Loaded) Show() ([]byte, error) {
 	body, err := yaml.Marshal(ld.Profile)
 	if err != nil {
 		return nil, fmt.Errorf("config: show %s: %w", ld.Profile.Name, err)
 	}
-	head := "# resolved from: " + strings.Join(ld.Sources, " < ") + "\n"
-	return append([]byte(head), body...), nil
+	var b strings.Builder
+	b.WriteString("# resolved from: " + strings.Join(ld.Layers, " < ") + "\n")
+	b.WriteString("# where each key's value comes from:\n")
+	for _, key := range sortedKeys(ld.Origins) {
+		fmt.Fprintf(&b, "#   %s: %s\n", key, strings.Join(ld.Origins[key], " < "))
+	}
+	return append([]byte(b.String()), body...), nil
 }
 
 // decode turns checked, merged keys into a Profile.

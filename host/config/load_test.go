@@ -52,11 +52,14 @@ func newFixture(t *testing.T, files map[string]string) fixture {
 	return f
 }
 
+// managed is the fixture's managed layer folder, root/managed.
+func (f fixture) managed() string { return filepath.Join(filepath.Dir(f.home), "managed") }
+
 func (f fixture) opts(e env, overrides map[string]any) config.LoadOptions {
 	if e == nil {
 		e = env{}
 	}
-	return config.LoadOptions{Workspace: f.ws, Home: f.home, Env: e.lookup, Overrides: overrides, TrustProject: true}
+	return config.LoadOptions{Workspace: f.ws, Home: f.home, Env: e.lookup, Overrides: overrides, ManagedDir: f.managed(), ManagedOwner: os.Getuid()}
 }
 
 const (
@@ -228,10 +231,12 @@ func TestLoad_ProfileSelection(t *testing.T) {
 	}{
 		{"default", nil, nil, "", "coder"},
 		{"user config", map[string]string{userConfig: "profile: readonly\n"}, nil, "", "readonly"},
-		{"project over user", map[string]string{userConfig: "profile: readonly\n", projectConfig: "profile: browser\n"}, nil, "", "browser"},
+		{"project cannot switch the user's profile", map[string]string{userConfig: "profile: readonly\n", projectConfig: "profile: browser\n"}, nil, "", "readonly"},
+		{"project profile narrows the default", map[string]string{projectConfig: "profile: proj\n", "ws/.yagent/profiles/proj.yaml": "description: project's\n"}, nil, "", "coder"},
+		{"flag names a project profile", map[string]string{"ws/.yagent/profiles/proj.yaml": "description: project's\n"}, nil, "proj", "proj"},
 		{"env over project", map[string]string{projectConfig: "profile: browser\n"}, env{config.EnvProfile: "full"}, "", "full"},
 		{"flag over env", map[string]string{projectConfig: "profile: browser\n"}, env{config.EnvProfile: "full"}, "readonly", "readonly"},
-		{"project custom over user custom", map[string]string{
+		{"project custom cannot shadow user custom", map[string]string{
 			userConfig:                        "profile: mine\n",
 			"home/.yagent/profiles/mine.yaml": "description: user's\n",
 			"ws/.yagent/profiles/mine.yaml":   "description: project's\n",
@@ -249,8 +254,8 @@ func TestLoad_ProfileSelection(t *testing.T) {
 			if ld.Profile.Name != tt.want {
 				t.Fatalf("profile %q, want %q", ld.Profile.Name, tt.want)
 			}
-			if tt.want == "mine" && ld.Profile.Description != "project's" {
-				t.Fatalf("description %q, want the project's custom profile", ld.Profile.Description)
+			if tt.want == "mine" && ld.Profile.Description != "user's" {
+				t.Fatalf("description %q, want the user's custom profile", ld.Profile.Description)
 			}
 		})
 	}
@@ -259,8 +264,8 @@ func TestLoad_ProfileSelection(t *testing.T) {
 func TestLoad_ListsReplaceMapsMerge(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, map[string]string{
-		userConfig:    "profile: browser\ndeny: [browser_evaluate]\ntiers: {grep: cold}\nplugins: {search: {rg_path: /opt/rg, max: 5}}\n",
-		projectConfig: "plugins: {search: {max: 7}, browser: {headless: true}}\n",
+		"home/.yagent/profiles/mine.yaml": "deny: [browser_evaluate, run_bash]\ntiers: {browser_navigate: warm}\nplugins: {search: {rg_path: /opt/rg, max: 5}}\n",
+		userConfig:                        "profile: mine\ndeny: [browser_evaluate]\ntiers: {grep: cold}\nplugins: {search: {max: 7}, browser: {headless: true}}\n",
 	})
 	ld, err := config.Load(f.opts(nil, nil))
 	if err != nil {
@@ -453,7 +458,7 @@ func TestLoad_Paths(t *testing.T) {
 		t.Errorf("default SkillDirs = %q, want %q", ld.Profile.SkillDirs, want)
 	}
 
-	f = newFixture(t, map[string]string{projectConfig: "skill_dirs: [~/my-skills, docs/skills]\nread_paths: [\"~\", /srv/data/]\n"})
+	f = newFixture(t, map[string]string{userConfig: "skill_dirs: [~/my-skills, docs/skills]\nread_paths: [\"~\", /srv/data/]\n"})
 	ld, err = config.Load(f.opts(nil, nil))
 	if err != nil {
 		t.Fatal(err)
@@ -487,6 +492,7 @@ func TestNames(t *testing.T) {
 		"home/.yagent/profiles/mine.yaml":  "description: user's\n",
 		"home/.yagent/profiles/coder.yaml": "description: my coder\n",
 		"ws/.yagent/profiles/mine.yaml":    "description: project's\n",
+		"ws/.yagent/profiles/proj.yaml":    "description: project's own\n",
 		"ws/.yagent/profiles/notes.txt":    "not a profile",
 	})
 	infos, err := config.Names(f.opts(nil, nil))
@@ -499,11 +505,14 @@ func TestNames(t *testing.T) {
 		got[in.Name] = in
 		names = append(names, in.Name)
 	}
-	if want := []string{"browser", "coder", "full", "mine", "readonly"}; !slices.Equal(names, want) {
+	if want := []string{"browser", "coder", "full", "mine", "proj", "readonly"}; !slices.Equal(names, want) {
 		t.Fatalf("names %q, want %q", names, want)
 	}
-	if in := got["mine"]; in.Description != "project's" || in.Source != filepath.Join(f.ws, ".yagent", "profiles", "mine.yaml") {
-		t.Errorf("mine = %+v, want the project's", in)
+	if in := got["mine"]; in.Description != "user's" || in.Source != filepath.Join(f.home, ".yagent", "profiles", "mine.yaml") {
+		t.Errorf("mine = %+v, want the user's: a project profile never shadows one", in)
+	}
+	if in := got["proj"]; in.Description != "project's own" {
+		t.Errorf("proj = %+v, want the project's", in)
 	}
 	if in := got["coder"]; in.Description != "my coder" || !strings.HasSuffix(in.Source, "coder.yaml") {
 		t.Errorf("coder = %+v, want the user's override", in)
@@ -536,9 +545,7 @@ func TestShow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Show output does not load as a profile: %v", err)
 	}
-	_, body, _ := strings.Cut(string(again), "\n")
-	_, want, _ := strings.Cut(string(b), "\n")
-	if body != want {
+	if body, want := withoutComments(string(again)), withoutComments(string(b)); body != want {
 		t.Errorf("round trip differs:\n%s\nwant\n%s", body, want)
 	}
 }
@@ -550,55 +557,13 @@ func TestUserDir(t *testing.T) {
 	}
 }
 
-// TestLoad_UntrustedProjectCannotWiden: a repository's .yagent files may
-// narrow the profile; what they would widen (paths, hosts, exec allow
-// rules, plugin settings naming programs) is dropped and named, unless the
-// project is trusted.
-func TestLoad_UntrustedProjectCannotWiden(t *testing.T) {
-	t.Parallel()
-	project := "deny: [web_fetch]\n" +
-		"read_paths: [/]\n" +
-		"skill_dirs: [/etc]\n" +
-		"network: {allow: [evil.example]}\n" +
-		"plugins: {search: {rg_path: ./evil.sh}}\n" +
-		"exec: {rules: [{action: allow, program: curl}, {action: deny, program: rm}]}\n"
-	for _, trusted := range []bool{false, true} {
-		f := newFixture(t, map[string]string{projectConfig: project, "ws/.yagent/profiles/mine.yaml": "name: mine\nread_paths: [/etc]\n"})
-		opts := f.opts(nil, nil)
-		opts.TrustProject = trusted
-		ld, err := config.Load(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := ld.Profile
-		if !slices.Equal(p.Deny, []string{"web_fetch"}) {
-			t.Errorf("trusted=%v: Deny = %q: narrowing must always apply", trusted, p.Deny)
-		}
-		var rules []string
-		for _, r := range p.Exec.Rules {
-			rules = append(rules, r.Action+" "+r.Program)
-		}
-		if !slices.Contains(rules, "deny rm") {
-			t.Errorf("trusted=%v: exec rules %q lost the deny", trusted, rules)
-		}
-		widened := slices.Contains(p.ReadPaths, "/") || slices.Contains(p.Network.Allow, "evil.example") ||
-			p.Plugins["search"]["rg_path"] != "" || slices.Contains(rules, "allow curl") || slices.Contains(p.SkillDirs, "/etc")
-		if widened != trusted {
-			t.Errorf("trusted=%v: widened=%v (read_paths %q, network %q, plugins %v, rules %q, skills %q)",
-				trusted, widened, p.ReadPaths, p.Network.Allow, p.Plugins, rules, p.SkillDirs)
-		}
-		if !trusted && (len(ld.Warnings) != 1 || !strings.Contains(ld.Warnings[0], "read_paths") || !strings.Contains(ld.Warnings[0], "authorized_projects")) {
-			t.Errorf("untrusted: warnings %q; want one naming the dropped keys and how to trust the project", ld.Warnings)
-		}
-
-		// A custom profile from the project is held to the same rule.
-		opts.Profile = "mine"
-		ld, err = config.Load(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := len(ld.Profile.ReadPaths) > 0; got != trusted {
-			t.Errorf("trusted=%v: with the project's own profile, read_paths = %q", trusted, ld.Profile.ReadPaths)
+// withoutComments drops the comment lines Show heads its YAML with.
+func withoutComments(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		if !strings.HasPrefix(line, "#") {
+			b.WriteString(line)
 		}
 	}
+	return b.String()
 }
