@@ -50,6 +50,7 @@ type WorkspaceGuard struct {
 	netAllow  []string
 	rules     []config.ExecRule
 	passes    Passes
+	warnings  []string
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
@@ -62,7 +63,7 @@ func New(opts Options) *WorkspaceGuard {
 	}
 	g := &WorkspaceGuard{ws: resolveRoot(opts.Workspace), home: home, safe: newSafeList(), passes: opts.Passes}
 	g.protected = filepath.Join(g.ws, config.ProjectDir(""))
-	g.readRoots = readRoots(g.ws, home, opts.Profile)
+	g.readRoots, g.warnings = readRoots(g.ws, home, opts.Profile)
 	if p := opts.Profile; p != nil {
 		g.netAllow = slices.Clone(p.Network.Allow)
 		g.rules = slices.Clone(p.Exec.Rules)
@@ -79,6 +80,10 @@ type sessionPasses struct{ yolo bool }
 func (p sessionPasses) Covers(sess *session.Session, tool string) bool {
 	return p.yolo || (sess != nil && sess.Granted(tool))
 }
+
+// Warnings name what the guard dropped at start-up: read roots the
+// workspace's own content tried to add.
+func (g *WorkspaceGuard) Warnings() []string { return slices.Clone(g.warnings) }
 
 // Workspace returns the resolved workspace root the guard judges against.
 func (g *WorkspaceGuard) Workspace() string { return g.ws }
