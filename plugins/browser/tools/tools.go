@@ -92,11 +92,11 @@ func normalizeURL(raw string) (string, bool, error) {
 }
 
 // sentURL returns a url argument as the host sent it, to be used as it
-// is: the host normalized it once and judged that value. A URL without a
-// scheme did not come through the host's guard and is refused.
+// is: the host normalized it once and judged that value. One that is not
+// in normalized form did not come through the host's guard and is refused,
+// never completed here.
 func sentURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || raw != strings.TrimSpace(raw) {
+	if u, err := sdk.NormalizeURL(raw); err != nil || u != raw {
 		return "", sdk.Errorf(sdk.CodeInvalidInput, "url %q is not a full address; give it with its scheme, like https://example.com/page", raw)
 	}
 	return raw, nil

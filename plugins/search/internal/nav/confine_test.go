@@ -14,7 +14,8 @@ import (
 // checker show outside code; the module is named as skipped.
 func TestFindReferences_LoadsNothingOutside(t *testing.T) {
 	t.Parallel()
-	const secret = "SECRET-outside-const"
+	// The outside type's name shows in the description of Token.
+	const secret = "SECRETtype"
 	for _, tc := range []struct {
 		name, gomod, imp string
 		link             bool // ws/pkg is a symlink to the outside package
@@ -32,7 +33,7 @@ func TestFindReferences_LoadsNothingOutside(t *testing.T) {
 			}
 			ws, out := filepath.Join(root, "ws"), filepath.Join(root, "outside")
 			writeFile(t, filepath.Join(out, "o", "go.mod"), "module example.com/o\n\ngo 1.21\n")
-			writeFile(t, filepath.Join(out, "o", "o.go"), "package o\n\nconst Token = \""+secret+"\"\n")
+			writeFile(t, filepath.Join(out, "o", "o.go"), "package o\n\ntype "+secret+" int\n\nconst Token "+secret+" = 1\n")
 			gomod := strings.ReplaceAll(tc.gomod, "OUTSIDE", out)
 			writeFile(t, filepath.Join(ws, "go.mod"), "module example.com/ws\n\ngo 1.21\n\n"+gomod)
 			name := "o"
@@ -42,7 +43,7 @@ func TestFindReferences_LoadsNothingOutside(t *testing.T) {
 				if err := os.Remove(filepath.Join(out, "o", "go.mod")); err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, filepath.Join(out, "o", "o.go"), "package pkg\n\nconst Token = \""+secret+"\"\n")
+				writeFile(t, filepath.Join(out, "o", "o.go"), "package pkg\n\ntype "+secret+" int\n\nconst Token "+secret+" = 1\n")
 				if err := os.Symlink(filepath.Join(out, "o"), filepath.Join(ws, "pkg")); err != nil {
 					t.Fatal(err)
 				}
