@@ -104,6 +104,25 @@ func TestWorktreeMain(t *testing.T) {
 	}
 }
 
+func TestMayBeMain(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "home")
+	for main, want := range map[string]bool{
+		"/":                             false,
+		home:                            false,
+		filepath.Dir(home):              false,
+		filepath.Join(home, "src", "m"): true,
+		"/srv/repo":                     true,
+	} {
+		if got := mayBeMain(main, home); got != want {
+			t.Errorf("mayBeMain(%q, %q) = %v, want %v", main, home, got, want)
+		}
+	}
+	if mayBeMain("/", "") {
+		t.Errorf("mayBeMain(/, no home) = true, want / refused whatever the home")
+	}
+}
+
 // TestReadRoots_WorkspaceLinksDropped: a configured folder named inside the
 // workspace that leads outside it is dropped and named; outside folders and
 // folders that stay inside are kept.

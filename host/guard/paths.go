@@ -218,10 +218,19 @@ func mainOfGitFile(dir, dotgit, home string) string {
 		return ""
 	}
 	main := filepath.Dir(common)
-	if main == string(filepath.Separator) || (home != "" && within(main, resolveRoot(home), true)) {
+	if !mayBeMain(main, home) {
 		return ""
 	}
 	return main
+}
+
+// mayBeMain reports whether main may be a worktree's main checkout, a read
+// root: never / and never the home folder or a folder holding it.
+func mayBeMain(main, home string) bool {
+	if main == string(filepath.Separator) {
+		return false
+	}
+	return home == "" || !within(main, resolveRoot(home), true)
 }
 
 // gitPointer reads the first line of one of git's small pointer files,
