@@ -68,6 +68,26 @@ func TestFindReferences_LoadsNothingOutside(t *testing.T) {
 	}
 }
 
+// TestFindReferences_ModuleAboveWorkspaceSkipped: a workspace inside a
+// module rooted above it does not type-check that module, which would load
+// its packages outside the workspace.
+func TestFindReferences_ModuleAboveWorkspaceSkipped(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/r\n\ngo 1.21\n")
+	writeFile(t, filepath.Join(root, "outside", "o.go"), "package outside\n\ntype SECRETtype int\n\nconst Token SECRETtype = 1\n")
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n\nimport \"example.com/r/outside\"\n\nfunc main() { println(outside.Token) }\n")
+	res, err := (&Finder{Base: ws}).FindReferences(context.Background(), ws, "Token")
+	if err != nil {
+		t.Fatalf("FindReferences: %v", err)
+	}
+	b, _ := json.Marshal(res)
+	if strings.Contains(string(b), "SECRETtype") || !strings.Contains(strings.Join(res.Skipped, "\n"), "outside the workspace") {
+		t.Fatalf("FindReferences = %s, want the module above the workspace skipped", b)
+	}
+}
+
 // TestFindReferences_ReplaceInsideKept: a replace to a folder inside the
 // workspace is type-checked as before.
 func TestFindReferences_ReplaceInsideKept(t *testing.T) {
