@@ -100,6 +100,13 @@ func TestWorkspaceContentIsData(t *testing.T) {
 		{"go.mod replace to an absolute outside folder: find_references", func(e *env) {
 			contentGoReplace(e, filepath.Join(e.outside, "o"))
 		}, contentFindToken},
+		{"go.mod above the workspace: find_references", func(e *env) {
+			e.write(filepath.Join(e.root, "go.mod"), "module example.com/r\n\ngo 1.21\n")
+			e.write("main.go", "package main\n\nimport \"example.com/r/outside\"\n\nfunc main() { println(outside.Token) }\n")
+		}, func(e *env) (string, map[string]any, string) {
+			e.write(filepath.Join(e.outside, "o.go"), "package outside\n\n// Token is outside.\nconst Token = \"outside\"\n")
+			return "find_references", map[string]any{"name": "Token"}, filepath.Join(e.outside, "o.go")
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
