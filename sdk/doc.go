@@ -3,6 +3,13 @@
 // is inferred from its input struct, and Serve, the one call a plugin's main
 // makes.
 //
+// The host resolves every role argument once and sends the value it judged:
+// a path_read or path_write argument arrives absolute, with "~" expanded,
+// ".." and symlinks resolved; a url argument arrives with its scheme. Use
+// these values as they are (PathArg documents the guarantee), never trimmed
+// or joined with the process's working folder: a plugin process runs in a
+// private empty folder of its own, so a relative open fails loudly.
+//
 // Proto types never appear in this package's signatures; the gRPC adapter
 // lives in files of its own.
 package sdk

@@ -180,8 +180,9 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 
 	// 4. Workspace boundary and authorization.
 	var approved []string
+	var d Decision
 	if a.guard != nil {
-		d := a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted})
+		d = a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted})
 		switch d.Action {
 		case Allow:
 			// Outside paths the guard allows (read whitelist, a pass) go
@@ -208,6 +209,16 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 				return errorResult(sdk.CodeDenied, text+" Do not retry the same call; follow what the user said or choose another way.")
 			}
 			approved = ap.Paths
+		}
+	}
+
+	// One resolution: the plugin receives the values the guard judged,
+	// never the model's text to interpret again. Not a repair: the model's
+	// call was right, the host only spelled it out.
+	if d.Args != nil {
+		var err error
+		if input, err = encodeArgs(d.Args); err != nil {
+			return errorResult(sdk.CodeToolFailed, fmt.Sprintf("%s: the resolved input does not encode: %v", name, err))
 		}
 	}
 

@@ -61,6 +61,10 @@ type Decision struct {
 	Command string
 	// Hint says how to allow such calls without asking (a profile line).
 	Hint string
+	// Args are the call's arguments with each role argument as the guard
+	// resolved and judged it (absolute paths, URLs with their scheme): the
+	// input the plugin receives. nil = the validated arguments unchanged.
+	Args map[string]any
 }
 
 // Approver resolves an Ask: session passes, YOLO, or the session's user.

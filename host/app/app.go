@@ -211,6 +211,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	}
 
 	g := guard.New(guard.Options{Workspace: ws, Profile: prof, Passes: passes})
+	a.Warnings = append(a.Warnings, g.Warnings()...)
 	surf, err := surface.New(sources, surface.Options{
 		Profile:       prof,
 		Workspace:     ws,

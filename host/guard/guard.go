@@ -50,6 +50,7 @@ type WorkspaceGuard struct {
 	netAllow  []string
 	rules     []config.ExecRule
 	passes    Passes
+	warnings  []string
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
@@ -62,7 +63,7 @@ func New(opts Options) *WorkspaceGuard {
 	}
 	g := &WorkspaceGuard{ws: resolveRoot(opts.Workspace), home: home, safe: newSafeList(), passes: opts.Passes}
 	g.protected = filepath.Join(g.ws, config.ProjectDir(""))
-	g.readRoots = readRoots(g.ws, home, opts.Profile)
+	g.readRoots, g.warnings = readRoots(g.ws, home, opts.Profile)
 	if p := opts.Profile; p != nil {
 		g.netAllow = slices.Clone(p.Network.Allow)
 		g.rules = slices.Clone(p.Exec.Rules)
@@ -79,6 +80,10 @@ type sessionPasses struct{ yolo bool }
 func (p sessionPasses) Covers(sess *session.Session, tool string) bool {
 	return p.yolo || (sess != nil && sess.Granted(tool))
 }
+
+// Warnings name what the guard dropped at start-up: read roots the
+// workspace's own content tried to add.
+func (g *WorkspaceGuard) Warnings() []string { return slices.Clone(g.warnings) }
 
 // Workspace returns the resolved workspace root the guard judges against.
 func (g *WorkspaceGuard) Workspace() string { return g.ws }
@@ -107,17 +112,16 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	}
 	slices.Sort(params)
 	hasURL := false
+	// sent holds each role argument as resolved here, once: the value
+	// judged is the value the plugin receives.
+	sent := map[string]any{}
 	for _, p := range params {
 		val := req.Args[p]
 		switch spec.Roles[p] {
 		case sdk.RolePathRead:
-			for _, s := range stringsOf(val) {
-				g.checkRead(&v, req.Session, p, s)
-			}
+			sent[p] = mapStrings(val, func(s string) string { return g.checkRead(&v, req.Session, p, s) })
 		case sdk.RolePathWrite:
-			for _, s := range stringsOf(val) {
-				g.checkWrite(&v, p, s)
-			}
+			sent[p] = mapStrings(val, func(s string) string { return g.checkWrite(&v, p, s) })
 		case sdk.RoleDangerFlag:
 			if truthy(val) {
 				v.ask(fmt.Sprintf("the call marks itself dangerous (%s)", p), "")
@@ -129,15 +133,14 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 			}
 		case sdk.RoleURL:
 			hasURL = true
-			for _, s := range stringsOf(val) {
-				g.checkURL(&v, spec.Effect, s)
-			}
+			sent[p] = mapStrings(val, func(s string) string { return g.judgeURL(&v, spec.Effect, p, s) })
 		}
 	}
 	if spec.Effect == sdk.EffectNetwork && !hasURL {
 		v.ask(fmt.Sprintf("%s reaches the network and names no URL the guard can check", spec.Name), "")
 	}
 	d := v.decision()
+	d.Args = withResolved(req.Args, sent)
 	if d.Action == adapter.Ask && g.passes.Covers(req.Session, spec.Name) {
 		d.Action = adapter.Allow
 	}
@@ -197,43 +200,47 @@ func (v *verdict) decision() adapter.Decision {
 
 // checkRead asks for a read outside the workspace and the read whitelist.
 // Whitelisted paths outside the workspace go with the call, so the plugin
-// may open them.
-func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, param, p string) {
+// may open them. It returns the resolved path, the one judged and sent;
+// p itself when it cannot be resolved (the call asks).
+func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, param, p string) string {
 	r, abs, err := g.resolveParam(p)
 	if err != nil {
 		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
-		return
+		return p
 	}
 	if within(g.ws, r, true) {
-		return
+		return r
 	}
 	if slices.ContainsFunc(g.readWhitelist(sess), func(root string) bool { return within(root, r, true) }) {
 		v.external = append(v.external, abs, r)
-		return
+		return r
 	}
-	v.ask(fmt.Sprintf("%s %s is outside the workspace", param, r), fmt.Sprintf("add %s to read_paths in the profile", filepath.Dir(r)))
+	v.ask(fmt.Sprintf("%s %s is outside the workspace", param, named(p, r)), fmt.Sprintf("add %s to read_paths in the profile", filepath.Dir(r)))
 	v.path(abs, r)
+	return r
 }
 
 // checkWrite asks for a write outside the workspace, to the workspace
-// itself, or into its .yagent folder (yagent's own project settings).
-func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) {
+// itself, or into its .yagent folder (yagent's own project settings). It
+// returns the resolved path, the one judged and sent.
+func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) string {
 	r, abs, err := g.resolveParam(p)
 	if err != nil {
 		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
-		return
+		return p
 	}
 	switch {
 	case r == g.ws:
 		v.ask(fmt.Sprintf("%s names the workspace folder itself", param), "")
 	case within(g.protected, r, true):
-		v.ask(fmt.Sprintf("%s %s is in yagent's project settings", param, r), "")
+		v.ask(fmt.Sprintf("%s %s is in yagent's project settings", param, named(p, r)), "")
 	case within(g.ws, r, false):
-		return
+		return r
 	default:
-		v.ask(fmt.Sprintf("%s %s is outside the workspace", param, r), "")
+		v.ask(fmt.Sprintf("%s %s is outside the workspace", param, named(p, r)), "")
 	}
 	v.path(abs, r)
+	return r
 }
 
 // resolveParam resolves a path parameter: r with every symlink followed,

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,22 +61,36 @@ func (s safeList) holds(r string) bool {
 // skill folders and read_paths. The workspace itself, and the paths the
 // user approved in the session, join them per call (readWhitelist). This
 // is the one list, in one place.
-func readRoots(ws, home string, prof *config.Profile) []string {
-	var roots []string
-	if m := worktreeMain(ws); m != "" {
+//
+// A configured folder named inside the workspace that resolves outside it
+// (a .yagent/skills symlink the repository ships) is workspace content, not
+// policy: it is dropped, and a warning names it.
+func readRoots(ws, home string, prof *config.Profile) (roots, warnings []string) {
+	if m := worktreeMain(ws, home); m != "" {
 		roots = append(roots, m)
 	}
 	if prof != nil {
-		for _, d := range slices.Concat(prof.SkillDirs, prof.ReadPaths) {
-			d = expandHome(d, home)
-			if !filepath.IsAbs(d) {
-				d = filepath.Join(ws, d)
+		for _, l := range []struct {
+			key  string
+			dirs []string
+		}{{"skill_dirs", prof.SkillDirs}, {"read_paths", prof.ReadPaths}} {
+			for _, d := range l.dirs {
+				named := expandHome(d, home)
+				if !filepath.IsAbs(named) {
+					named = filepath.Join(ws, named)
+				}
+				named = filepath.Clean(named)
+				r := resolveRoot(named)
+				if within(ws, named, true) && !within(ws, r, true) {
+					warnings = append(warnings, fmt.Sprintf("%s entry %s is in the workspace but leads outside it, to %s: ignored, the workspace cannot widen what is read without asking; name %s itself in the user's profile to allow it", l.key, named, r, r))
+					continue
+				}
+				roots = append(roots, r)
 			}
-			roots = append(roots, resolveRoot(d))
 		}
 	}
 	slices.Sort(roots)
-	return slices.Compact(roots)
+	return slices.Compact(roots), warnings
 }
 
 // readWhitelist is every root a read of sess may reach without asking.

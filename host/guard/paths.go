@@ -157,19 +157,21 @@ func resolveRoot(dir string) string {
 	return r
 }
 
-// worktreeMain returns the main checkout of the git worktree holding ws:
-// the nearest ".git" at or above ws is a file "gitdir: <dir>", and <dir>'s
-// "commondir" names the main repository's .git folder, whose parent is the
-// main checkout. "" when ws is not in a linked worktree.
-func worktreeMain(ws string) string {
+// worktreeMain returns the main checkout of the git worktree holding ws,
+// "" when there is none to trust. Everything it reads may have been
+// shipped by the repository or written by the model, so it is data, never
+// policy: the main checkout counts only when its own
+// .git/worktrees/<name>/gitdir points back at the ".git" file found (at ws
+// or above it), and it is never / or a folder holding the home folder.
+func worktreeMain(ws, home string) string {
 	for dir := ws; ; dir = filepath.Dir(dir) {
 		dotgit := filepath.Join(dir, ".git")
 		fi, err := os.Lstat(dotgit)
 		if err == nil {
-			if fi.IsDir() || !fi.Mode().IsRegular() {
+			if !fi.Mode().IsRegular() {
 				return "" // a main checkout itself, or something odd
 			}
-			return mainOfGitFile(dir, dotgit)
+			return mainOfGitFile(dir, dotgit, home)
 		}
 		if parent := filepath.Dir(dir); parent == dir {
 			return ""
@@ -177,25 +179,22 @@ func worktreeMain(ws string) string {
 	}
 }
 
-func mainOfGitFile(dir, dotgit string) string {
-	b, err := os.ReadFile(dotgit)
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+// mainOfGitFile follows the worktree file dotgit ("gitdir: <dir>") to its
+// main checkout, which git records as <dir>/commondir, and checks the
+// pointer back that git keeps in the main repository.
+func mainOfGitFile(dir, dotgit, home string) string {
+	gitdir, ok := gitPointer(dotgit, "gitdir:")
 	if !ok {
 		return ""
 	}
-	gitdir = strings.TrimSpace(gitdir)
 	if !filepath.IsAbs(gitdir) {
 		gitdir = filepath.Join(dir, gitdir)
 	}
-	c, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
-	if err != nil {
+	gitdir = resolveRoot(gitdir)
+	common, ok := gitPointer(filepath.Join(gitdir, "commondir"), "")
+	if !ok {
 		return ""
 	}
-	common := strings.TrimSpace(string(c))
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(gitdir, common)
 	}
@@ -203,5 +202,56 @@ func mainOfGitFile(dir, dotgit string) string {
 	if filepath.Base(common) != ".git" {
 		return "" // a bare repository has no checkout to read
 	}
-	return filepath.Dir(common)
+	// git keeps a linked worktree's folder at <common>/worktrees/<name>,
+	// whose gitdir file names the worktree's .git file.
+	if filepath.Dir(gitdir) != filepath.Join(common, "worktrees") {
+		return ""
+	}
+	back, ok := gitPointer(filepath.Join(gitdir, "gitdir"), "")
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(back) {
+		back = filepath.Join(gitdir, back)
+	}
+	if resolveRoot(back) != resolveRoot(dotgit) {
+		return ""
+	}
+	main := filepath.Dir(common)
+	if !mayBeMain(main, home) {
+		return ""
+	}
+	return main
+}
+
+// mayBeMain reports whether main may be a worktree's main checkout, a read
+// root: never / and never the home folder or a folder holding it.
+func mayBeMain(main, home string) bool {
+	if main == string(filepath.Separator) {
+		return false
+	}
+	return home == "" || !within(main, resolveRoot(home), true)
+}
+
+// gitPointer reads the first line of one of git's small pointer files,
+// without the prefix when one is given; ok is false when the file is
+// missing, too big to be one, or lacks the prefix.
+func gitPointer(file, prefix string) (string, bool) {
+	fi, err := os.Stat(file)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return "", false
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	line = strings.TrimSpace(line)
+	if prefix != "" {
+		if line, ok := strings.CutPrefix(line, prefix); ok {
+			return strings.TrimSpace(line), strings.TrimSpace(line) != ""
+		}
+		return "", false
+	}
+	return line, line != ""
 }

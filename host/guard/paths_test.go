@@ -106,6 +106,7 @@ func TestWorkspaceGuard_ReadWhitelist(t *testing.T) {
 	gitdir := filepath.Join(main, ".git", "worktrees", "ws")
 	mkdir(t, gitdir)
 	write(t, filepath.Join(gitdir, "commondir"), "../..\n")
+	write(t, filepath.Join(gitdir, "gitdir"), filepath.Join(f.ws, ".git")+"\n")
 	write(t, filepath.Join(f.ws, ".git"), "gitdir: "+gitdir+"\n")
 	write(t, filepath.Join(main, "go.mod"), "module x\n")
 

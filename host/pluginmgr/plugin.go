@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -300,8 +303,16 @@ func (p *Plugin) launch() (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A private empty folder to run in: a plugin that opens a relative
+	// path instead of the one the host resolved fails loudly, rather than
+	// reading the host's working folder.
+	dir, err := os.MkdirTemp("", "yagent-plugin-"+p.Name+"-")
+	if err != nil {
+		return nil, fmt.Errorf("make the working folder of plugin %s: %w", p.Name, err)
+	}
 	cmd := exec.Command(p.Path)
-	cmd.Env = env
+	cmd.Dir = dir
+	cmd.Env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") }), "PWD="+dir)
 	setParentDeathSignal(cmd)
 	tail := &stderrTail{}
 	logger := p.m.logger.Named("plugin")
@@ -321,8 +332,12 @@ func (p *Plugin) launch() (*instance, error) {
 		SyncStderr:       logger.Named(p.Name + ".stderr").StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 	})
 	inst := &instance{client: client, tail: tail}
+	watching := false // the folder goes when the process does
 	fail := func(err error) (*instance, error) {
 		client.Kill()
+		if !watching {
+			_ = os.RemoveAll(dir)
+		}
 		if last := tail.lastLines(); last != "" {
 			err = fmt.Errorf("%w (its stderr: %s)", err, last)
 		}
@@ -338,6 +353,11 @@ func (p *Plugin) launch() (*instance, error) {
 	if inst.remote, err = sdk.DispenseRemote(rpc); err != nil {
 		return fail(err)
 	}
+	watching = true
+	go func() {
+		<-inst.remote.Done()
+		_ = os.RemoveAll(dir)
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	if inst.desc, err = inst.remote.Describe(ctx); err != nil {

@@ -51,14 +51,19 @@ func useSkillTool(dirs []string) sdk.Tool {
 		ReadOnly:    true,
 	}, func(ctx context.Context, in useSkillInput) (*sdk.Result, error) {
 		name := strings.TrimSpace(in.Name)
-		skills := findSkills(dirs)
+		skills, skipped := findSkills(sdk.CallFrom(ctx).Workspace, dirs)
+		var notes []sdk.Note
+		for _, s := range skipped {
+			notes = append(notes, sdk.Note{Kind: "skipped", Detail: s})
+		}
 		if sk, ok := pickSkill(skills, name); ok {
 			return &sdk.Result{
-				Text: fmt.Sprintf("Skill %s\nFolder: %s (paths in the skill are relative to it)\n\n%s", sk.Name, sk.Path, sk.body),
-				Data: sk,
+				Text:  fmt.Sprintf("Skill %s\nFolder: %s (paths in the skill are relative to it)\n\n%s", sk.Name, sk.Path, sk.body),
+				Data:  sk,
+				Notes: notes,
 			}, nil
 		}
-		return nil, unknownSkill(name, skills, dirs)
+		return nil, unknownSkill(name, skills, dirs, skipped)
 	})
 }
 
@@ -80,11 +85,14 @@ func pickSkill(skills []skill, name string) (skill, bool) {
 	return skill{}, false
 }
 
-func unknownSkill(name string, skills []skill, dirs []string) error {
+func unknownSkill(name string, skills []skill, dirs, skipped []string) error {
 	if len(skills) == 0 {
 		where := "no skill folders are configured (profile key skill_dirs)"
 		if len(dirs) > 0 {
 			where = "searched " + strings.Join(dirs, ", ")
+		}
+		if len(skipped) > 0 {
+			where += "; skipped " + strings.Join(skipped, "; ")
 		}
 		return &sdk.ToolError{Code: sdk.CodeNotFound,
 			Message: fmt.Sprintf("no skill named %q: no skills are installed (%s); go on without one", name, where),
@@ -98,19 +106,33 @@ func unknownSkill(name string, skills []skill, dirs []string) error {
 		}
 		lines = append(lines, line)
 	}
+	msg := fmt.Sprintf("no skill named %q; call use_skill with one of the available skills:\n%s", name, strings.Join(lines, "\n"))
+	if len(skipped) > 0 {
+		msg += "\n(skipped, not read: " + strings.Join(skipped, "; ") + ")"
+	}
 	return &sdk.ToolError{Code: sdk.CodeNotFound,
-		Message: fmt.Sprintf("no skill named %q; call use_skill with one of the available skills:\n%s", name, strings.Join(lines, "\n")),
+		Message: msg,
 		Data:    map[string]any{"available": skills}}
 }
 
 // findSkills lists the skills under dirs, sorted by name: each dir may be a
 // skill itself or hold skill folders. Unreadable folders and files are
 // skipped; the first skill of a name wins.
-func findSkills(dirs []string) []skill {
-	var out []skill
+//
+// Skill folders and files are resolved and confined: a skill folder or
+// SKILL.md that a symlink leads out of its skill dir is not read, nor is a
+// skill dir named inside the workspace ws that leads outside it (the
+// repository's content is not the user's skills). skipped names them.
+func findSkills(ws string, dirs []string) (out []skill, skipped []string) {
 	seen := map[string]bool{}
-	add := func(folder string) {
-		sk, err := readSkill(folder)
+	wsReal := realPath(ws)
+	add := func(root, folder string) {
+		file, ok := confined(root, filepath.Join(folder, skillFileName))
+		if !ok {
+			skipped = append(skipped, fmt.Sprintf("%s (it leads outside %s)", filepath.Join(folder, skillFileName), root))
+			return
+		}
+		sk, err := readSkill(folder, file)
 		if err != nil || seen[sk.Name] {
 			return
 		}
@@ -118,8 +140,16 @@ func findSkills(dirs []string) []skill {
 		out = append(out, sk)
 	}
 	for _, dir := range dirs {
+		root := realPath(dir)
+		if root == "" {
+			continue
+		}
+		if ws != "" && (within(filepath.Clean(ws), filepath.Clean(dir)) || within(wsReal, filepath.Clean(dir))) && !within(wsReal, root) {
+			skipped = append(skipped, fmt.Sprintf("%s (it leads outside the workspace, to %s)", dir, root))
+			continue
+		}
 		if isFile(filepath.Join(dir, skillFileName)) {
-			add(dir)
+			add(root, dir)
 			continue
 		}
 		entries, err := os.ReadDir(dir)
@@ -129,19 +159,50 @@ func findSkills(dirs []string) []skill {
 		for _, e := range entries {
 			folder := filepath.Join(dir, e.Name())
 			if isFile(filepath.Join(folder, skillFileName)) {
-				add(folder)
+				add(root, folder)
 			}
 		}
 	}
 	slices.SortFunc(out, func(a, b skill) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return out, skipped
 }
 
-// readSkill reads folder/SKILL.md: YAML front matter (name, description)
+// confined resolves p's symlinks and reports whether it stays within root
+// (already resolved); it returns the resolved path to open.
+func confined(root, p string) (string, bool) {
+	r := realPath(p)
+	return r, r != "" && within(root, r)
+}
+
+// realPath is p absolute with its symlinks resolved, "" when it does not
+// resolve.
+func realPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	if r, err = filepath.Abs(r); err != nil {
+		return ""
+	}
+	return r
+}
+
+// within reports whether p is root or below it (both clean and absolute).
+func within(root, p string) bool {
+	if root == "" {
+		return false
+	}
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// readSkill reads file, folder's SKILL.md resolved: YAML front matter (name, description)
 // between --- lines, then the body. Without a name, the folder names it;
 // front matter that does not parse is said in the description.
-func readSkill(folder string) (skill, error) {
-	f, err := os.Open(filepath.Join(folder, skillFileName))
+func readSkill(folder, file string) (skill, error) {
+	f, err := os.Open(file)
 	if err != nil {
 		return skill{}, err
 	}

@@ -25,7 +25,7 @@ func Navigate(m *session.Manager) sdk.Tool {
 	s := spec(NavigateName, "Open a URL in the browser tab.", navigateDescription, schemaFor[navigateInput](nil))
 	s.Roles = map[string]sdk.Role{"url": sdk.RoleURL}
 	return sdk.NewTool(s, func(ctx context.Context, in navigateInput) (*sdk.Result, error) {
-		u, _, err := normalizeURL(in.URL)
+		u, err := sentURL(in.URL)
 		if err != nil {
 			return nil, err
 		}

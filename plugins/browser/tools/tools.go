@@ -3,7 +3,6 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 
@@ -81,45 +80,26 @@ func (e element) target() session.Element {
 	return session.Element{Ref: strings.TrimSpace(e.Ref), Selector: e.Selector}
 }
 
-// opaqueSchemes are the schemes whose URLs have no "//", so that
-// "localhost:3000" is not read as scheme "localhost".
-var opaqueSchemes = map[string]bool{"about": true, "data": true, "javascript": true, "blob": true, "mailto": true, "view-source": true, "chrome": true, "file": true}
-
-// normalizeURL returns raw with a scheme: https:// is added to a bare host
-// name, http:// to localhost and loopback addresses. It refuses what does
-// not parse.
+// normalizeURL returns raw with a scheme, as sdk.NormalizeURL gives it (the
+// same normalization the host applies to a url argument), and whether a
+// scheme was added. It refuses what does not parse.
 func normalizeURL(raw string) (string, bool, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return "", false, sdk.Errorf(sdk.CodeInvalidInput, "url is empty; give the address to open, like https://example.com")
+	u, err := sdk.NormalizeURL(raw)
+	if err != nil {
+		return "", false, sdk.Errorf(sdk.CodeInvalidInput, "%v", err)
 	}
-	if strings.Contains(raw, "://") {
-		if u, err := url.Parse(raw); err != nil || u.Scheme == "" {
-			return "", false, sdk.Errorf(sdk.CodeInvalidInput, "url %q is not an address; give a full URL like https://example.com/page", raw)
-		}
-		return raw, false, nil
+	return u, u != strings.TrimSpace(raw), nil
+}
+
+// sentURL returns a url argument as the host sent it, to be used as it
+// is: the host normalized it once and judged that value. One that is not
+// in normalized form did not come through the host's guard and is refused,
+// never completed here.
+func sentURL(raw string) (string, error) {
+	if u, err := sdk.NormalizeURL(raw); err != nil || u != raw {
+		return "", sdk.Errorf(sdk.CodeInvalidInput, "url %q is not a full address; give it with its scheme, like https://example.com/page", raw)
 	}
-	if u, err := url.Parse(raw); err == nil && opaqueSchemes[strings.ToLower(u.Scheme)] {
-		return raw, false, nil
-	}
-	host := raw
-	if i := strings.IndexAny(host, "/?#"); i >= 0 {
-		host = host[:i]
-	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	scheme := "https://"
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		scheme = "http://"
-	} else if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsLoopback() {
-		scheme = "http://"
-	}
-	u, err := url.Parse(scheme + raw)
-	if err != nil || u.Host == "" {
-		return "", false, sdk.Errorf(sdk.CodeInvalidInput, "url %q is not an address; give a full URL like https://example.com/page", raw)
-	}
-	return u.String(), true, nil
+	return raw, nil
 }
 
 // webScheme reports whether u is an http, https or about URL, the schemes

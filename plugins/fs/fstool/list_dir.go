@@ -75,6 +75,7 @@ func (s *Service) listDir(ctx context.Context, in listDirInput) (*sdk.Result, er
 	if err != nil {
 		return nil, err
 	}
+	path = shownPath(ctx, path)
 	if !t.Exists {
 		return nil, sdk.Errorf(sdk.CodeNotFound, "%s does not exist", path)
 	}

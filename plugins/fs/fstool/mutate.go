@@ -45,6 +45,7 @@ func (s *Service) editFile(ctx context.Context, tool, path string, apply applyFu
 	if err != nil {
 		return nil, err
 	}
+	path = shownPath(ctx, path)
 	if !t.Exists {
 		return nil, sdk.Errorf(sdk.CodeNotFound, "%s does not exist: check the path (list_dir), or create the file with write_file", path)
 	}

@@ -85,6 +85,7 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 	if err != nil {
 		return nil, err
 	}
+	in.Path = shownPath(ctx, in.Path)
 	if !t.Exists {
 		return nil, sdk.Errorf(sdk.CodeNotFound, "%s does not exist", in.Path)
 	}

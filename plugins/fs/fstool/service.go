@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/yagent/yagent/plugins/fs/internal/atomicfile"
@@ -139,4 +140,19 @@ func (s *Service) lock(paths ...string) func() {
 // errConflict builds the write_conflict error.
 func errConflict(path, reason string) error {
 	return sdk.Errorf(sdk.CodeWriteConflict, "%s: %s. Read it again (read_file) and redo the change on its current content.", path, reason)
+}
+
+// shownPath is how a path argument appears in messages and results. The
+// host sends every path absolute and resolved; inside the workspace it is
+// shown relative to it, as the model names its files.
+func shownPath(ctx context.Context, p string) string {
+	ws := sdk.CallFrom(ctx).Workspace
+	if ws == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	rel, err := filepath.Rel(filepath.Clean(ws), p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }

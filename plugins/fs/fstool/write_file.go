@@ -53,6 +53,7 @@ func (s *Service) writeFile(ctx context.Context, in writeFileInput) (*sdk.Result
 	if err != nil {
 		return nil, err
 	}
+	in.Path = shownPath(ctx, in.Path)
 	unlock := s.lock(t.Abs)
 	defer unlock()
 

@@ -86,6 +86,11 @@ func FindReferences(cfg Config) sdk.Tool {
 		if res.Definitions > 0 {
 			fmt.Fprintf(&b, "[%d definition lines left out]\n", res.Definitions)
 		}
+		if len(res.Skipped) > 0 {
+			detail := "not type-checked, so that nothing outside the workspace is loaded (uses there are word matches): " + strings.Join(res.Skipped, "; ")
+			fmt.Fprintf(&b, "[%s]\n", detail)
+			notes = append(notes, sdk.Note{Kind: "skipped", Detail: detail})
+		}
 		if len(res.Unresolved) > 0 {
 			detail := "did not type-check (uses there are word matches): " + strings.Join(res.Unresolved, ", ")
 			fmt.Fprintf(&b, "[%s]\n", detail)

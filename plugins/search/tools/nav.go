@@ -22,7 +22,9 @@ func finder(ctx context.Context, cfg Config) (*nav.Finder, []sdk.Note) {
 	if note != "" {
 		notes = append(notes, sdk.Note{Kind: "rg_path", Detail: note})
 	}
-	return &nav.Finder{Ctags: ctags, Grep: &grep.Engine{RgPath: rg}, Base: sdk.CallFrom(ctx).Workspace}, notes
+	info := sdk.CallFrom(ctx)
+	roots := append([]string{info.Workspace}, info.ApprovedPaths...)
+	return &nav.Finder{Ctags: ctags, Grep: &grep.Engine{RgPath: rg}, Base: info.Workspace, Roots: roots}, notes
 }
 
 // binPath is grep.RgPath for any program: the setting when it names an

@@ -52,31 +52,18 @@ func All(cfg Config) []sdk.Tool {
 	}
 }
 
-// resolve turns a path argument into an absolute, clean path: relative
-// paths are taken from the workspace, ~ is the home folder, empty is the
-// workspace itself. The host's guard has already approved a path outside
-// the workspace.
+// resolve returns the path argument p as the host resolved it: absolute,
+// used as it is (no trimming, no "~", never the plugin's working folder);
+// empty is the workspace itself, for a path left out.
 func resolve(ctx context.Context, p string) (string, error) {
-	ws := sdk.CallFrom(ctx).Workspace
-	p = strings.TrimSpace(p)
-	switch {
-	case p == "" || p == ".":
+	if p == "" {
+		ws := sdk.CallFrom(ctx).Workspace
 		if ws == "" {
 			return "", sdk.Errorf(sdk.CodeInvalidInput, "no workspace is set for this call; give an absolute path")
 		}
 		return filepath.Clean(ws), nil
-	case p == "~" || strings.HasPrefix(p, "~/"):
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", sdk.Errorf(sdk.CodeInvalidInput, "cannot expand %q: %v; give an absolute path", p, err)
-		}
-		return filepath.Join(home, p[1:]), nil
-	case filepath.IsAbs(p):
-		return filepath.Clean(p), nil
-	case ws == "":
-		return "", sdk.Errorf(sdk.CodeInvalidInput, "no workspace is set for this call; give an absolute path instead of %q", p)
 	}
-	return filepath.Join(ws, p), nil
+	return sdk.PathArg(ctx, p)
 }
 
 // display returns how abs is shown: relative to the workspace when inside

@@ -25,6 +25,9 @@ type echoOut struct {
 	Text     string            `json:"text"`
 	PID      int               `json:"pid"`
 	Settings map[string]string `json:"settings"`
+	// Cwd is the process's working folder and Entries what it holds.
+	Cwd     string `json:"cwd"`
+	Entries int    `json:"entries"`
 }
 
 type slowIn struct {
@@ -59,7 +62,9 @@ func main() {
 		Tools: []sdk.Tool{
 			sdk.NewTool(sdk.Spec{Name: "test_echo", Description: "Echo the text.", Effect: sdk.EffectNone},
 				func(ctx context.Context, in echoIn) (echoOut, error) {
-					return echoOut{Text: in.Text, PID: os.Getpid(), Settings: sdk.Settings()}, nil
+					wd, _ := os.Getwd()
+					ents, _ := os.ReadDir(".")
+					return echoOut{Text: in.Text, PID: os.Getpid(), Settings: sdk.Settings(), Cwd: wd, Entries: len(ents)}, nil
 				}),
 			sdk.NewTool(sdk.Spec{Name: "test_slow", Description: "Block until cancelled or ms pass."},
 				func(ctx context.Context, in slowIn) (string, error) {

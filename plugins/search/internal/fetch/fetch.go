@@ -109,9 +109,11 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s answered %d %s", e.Page.URL, e.Page.Status, http.StatusText(e.Page.Status))
 }
 
-// CheckURL parses raw and refuses anything but an absolute http(s) URL.
+// CheckURL parses raw, as the host sent it (normalized and judged: it is
+// not trimmed or completed again), and refuses anything but an absolute
+// http(s) URL.
 func CheckURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a URL: %w", raw, err)
 	}

@@ -13,5 +13,8 @@
 // lines; in Go packages that type-check (golang.org/x/tools/go/packages),
 // they are resolved with go/types instead: only identifiers bound to an
 // object of that name count, grouped by object, and calls are attributed
-// to the enclosing function.
+// to the enclosing function. The type checker loads nothing outside the
+// Finder's roots: a module that lies outside them, or whose go.mod
+// replaces a module with an outside folder, is skipped and named, and it
+// never downloads modules or toolchains.
 package nav

@@ -23,6 +23,9 @@ type Finder struct {
 	Grep *grep.Engine
 	// Base is the folder paths are shown relative to (the workspace).
 	Base string
+	// Roots are the folders the Go type checker may load source from (the
+	// workspace and the call's approved paths); empty means Base alone.
+	Roots []string
 }
 
 // Shown returns how abs is displayed: relative to Base when inside it.

@@ -66,6 +66,9 @@ type RefResult struct {
 	Unresolved []string `json:"unresolved_packages,omitempty"`
 	// Truncated is set when the word search hit its cap.
 	Truncated bool `json:"truncated"`
+	// Skipped names the Go modules not type-checked because they would
+	// load source from outside the workspace, and why.
+	Skipped []string `json:"skipped_modules,omitempty"`
 }
 
 // maxWordMatches caps the word matches a reference search reads.
@@ -114,9 +117,9 @@ func (f *Finder) FindReferences(ctx context.Context, root, name string) (*RefRes
 		}
 	}
 	if len(goFiles) > 0 {
-		groups, done, unresolved := f.resolveGo(ctx, goFiles, ident, scope, byFile)
+		groups, done, unresolved, skipped := f.resolveGo(ctx, goFiles, ident, scope, byFile)
 		res.Groups = append(res.Groups, groups...)
-		res.Unresolved = unresolved
+		res.Unresolved, res.Skipped = unresolved, skipped
 		for file := range done {
 			resolved[file] = true
 		}
@@ -155,10 +158,11 @@ var ErrNotIdentifier = errors.New("not an identifier")
 
 // resolveGo type-checks the packages of goFiles and returns the uses of
 // ident grouped by object, the files it resolved, and the packages that
-// did not type-check.
-func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope string, byFile map[string][]grep.Line) ([]RefGroup, map[string]bool, []string) {
+// did not type-check, and the modules skipped because they would load
+// source from outside the roots.
+func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope string, byFile map[string][]grep.Line) ([]RefGroup, map[string]bool, []string, []string) {
 	done := map[string]bool{}
-	var unresolved []string
+	var unresolved, skipped []string
 	// Group the files' folders by module.
 	mods := map[string][]string{}
 	for _, file := range goFiles {
@@ -191,6 +195,10 @@ func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope s
 
 	for mod, pats := range mods {
 		slices.Sort(pats)
+		if why := f.moduleRefusal(mod); why != "" {
+			skipped = append(skipped, why)
+			continue
+		}
 		pkgs, err := loadPackages(ctx, mod, pats...)
 		if err != nil {
 			unresolved = append(unresolved, pats...)
@@ -222,7 +230,12 @@ func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope s
 					g, ok := groups[key]
 					if !ok {
 						g = &RefGroup{Object: describe(obj), Kind: objKind(obj)}
-						if key.pos.IsValid() {
+						switch {
+						case key.pos.IsValid() && !f.shownDefinition(key.pos.Filename):
+							// Loaded from outside the roots after all (a
+							// symlinked package): named, never described.
+							g.Object = obj.Name() + " (defined outside the workspace; not shown)"
+						case key.pos.IsValid():
 							g.Defined = fmt.Sprintf("%s:%d", f.Shown(key.pos.Filename), key.pos.Line)
 						}
 						groups[key] = g
@@ -271,7 +284,8 @@ func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope s
 		out = append(out, *g)
 	}
 	slices.SortFunc(out, func(a, b RefGroup) int { return strings.Compare(a.Defined+a.Object, b.Defined+b.Object) })
-	return out, done, unresolved
+	slices.Sort(skipped)
+	return out, done, unresolved, slices.Compact(skipped)
 }
 
 // inspectUses calls fn for every identifier named ident that file uses
@@ -404,7 +418,9 @@ func loadPackages(ctx context.Context, dir string, patterns ...string) ([]*packa
 			packages.NeedTypes | packages.NeedTypesInfo | packages.NeedModule,
 		Dir:   dir,
 		Tests: true,
-		Env:   append(os.Environ(), "GOPACKAGESDRIVER=off", "GOWORK=off"),
+		// What a go.mod names never reaches the network or picks the
+		// toolchain that runs: no downloads, the local toolchain only.
+		Env: append(os.Environ(), "GOPACKAGESDRIVER=off", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off"),
 	}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
