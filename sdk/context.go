@@ -62,6 +62,13 @@ type ApprovalRequest struct {
 	// Input is the text the program will read: for a shell, the whole line
 	// typed since the last one it ran (ApprovalStdin).
 	Input string
+	// Dir is the shell's working folder, against which its relative paths
+	// resolve; "" when unknown (ApprovalStdin).
+	Dir string
+	// Unseen says the shell's line also holds text nobody can see: keys
+	// that complete, recall or move on it (tab, up, left...) changed it
+	// since it was judged (ApprovalStdin).
+	Unseen bool
 }
 
 // ApprovalResponse is the host's answer.

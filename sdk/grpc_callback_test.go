@@ -40,7 +40,7 @@ func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
 	hs := &hostServer{r: r}
 
 	resp, err := hs.RequestApproval(t.Context(), &pluginpb.ApprovalRequest{
-		CallId: "c-1", Kind: ApprovalStdin, TaskId: "sh-1", Program: "/usr/bin/python3", Shell: false, Input: "print(1)",
+		CallId: "c-1", Kind: ApprovalStdin, TaskId: "sh-1", Program: "/usr/bin/python3", Shell: false, Input: "print(1)", Dir: "/ws", Unseen: true,
 	})
 	if err != nil || resp.GetApproved() || !resp.GetUnanswered() || resp.GetReason() != "nobody" {
 		t.Fatalf("RequestApproval = %+v, %v; want the host's answer, unanswered", resp, err)
@@ -55,8 +55,8 @@ func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
 	if ci := CallFrom(got); ci.ID != "c-1" || ci.Tool != "write_stdin" {
 		t.Errorf("callback CallInfo = %+v, want the call's", ci)
 	}
-	want := ApprovalRequest{Kind: ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/python3", Input: "print(1)"}
-	if g := host.reqs[0]; g.Kind != want.Kind || g.TaskID != want.TaskID || g.Program != want.Program || g.Shell || g.Input != want.Input {
+	want := ApprovalRequest{Kind: ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/python3", Input: "print(1)", Dir: "/ws", Unseen: true}
+	if g := host.reqs[0]; g.Kind != want.Kind || g.TaskID != want.TaskID || g.Program != want.Program || g.Shell || g.Input != want.Input || g.Dir != want.Dir || !g.Unseen {
 		t.Errorf("request = %+v, want %+v", g, want)
 	}
 	endCall()

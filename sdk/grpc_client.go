@@ -237,6 +237,8 @@ func (h *hostServer) RequestApproval(ctx context.Context, req *pluginpb.Approval
 		Program: req.GetProgram(),
 		Shell:   req.GetShell(),
 		Input:   req.GetInput(),
+		Dir:     req.GetDir(),
+		Unseen:  req.GetUnseen(),
 	})
 	if err != nil {
 		if callCtx.Err() != nil {

@@ -221,6 +221,8 @@ func (h *callHost) RequestApproval(ctx context.Context, req ApprovalRequest) (Ap
 		Program:   req.Program,
 		Shell:     req.Shell,
 		Input:     req.Input,
+		Dir:       req.Dir,
+		Unseen:    req.Unseen,
 	})
 	if err != nil {
 		return ApprovalResponse{}, fmt.Errorf("request approval: %w", err)

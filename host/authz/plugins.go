@@ -3,6 +3,8 @@ package authz
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
@@ -82,14 +84,43 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 		// spec is believed was settled when the call was let through.
 		Trusted: true,
 	})
-	switch d.Action {
-	case adapter.Allow:
-		return sdk.ApprovalResponse{Approved: true}
-	case adapter.Deny:
+	if d.Action == adapter.Deny {
 		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into the shell %s of task %s is a command the rules refuse: %s; this rule stands", prog, req.TaskID, d.Reason)}
 	}
-	reason := fmt.Sprintf("the text typed into the shell %s of task %s runs as a command, and %s", prog, req.TaskID, d.Reason)
+	// The check reads the line as run_bash's command, in the workspace root
+	// and whole; a shell elsewhere, or a line edited out of sight, is
+	// more than the check saw.
+	var more []string
+	if d.Action == adapter.Ask {
+		more = append(more, d.Reason)
+	}
+	if dir := filepath.Clean(req.Dir); req.Dir == "" || !sameDir(dir, call.Workspace) {
+		where := "an unknown folder"
+		if req.Dir != "" {
+			where = dir
+		}
+		more = append(more, fmt.Sprintf("the shell works in %s, not the workspace root its paths are judged against", where))
+	}
+	if req.Unseen {
+		more = append(more, "the line was changed with keys (completion, history, cursor) whose result nobody saw")
+	}
+	if len(more) == 0 {
+		return sdk.ApprovalResponse{Approved: true}
+	}
+	reason := fmt.Sprintf("the text typed into the shell %s of task %s runs as a command, and %s", prog, req.TaskID, strings.Join(more, "; "))
 	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Paths: d.Paths, Command: req.Input}), reason)
+}
+
+// sameDir reports whether dir is the workspace root ws, symlinks resolved.
+func sameDir(dir, ws string) bool {
+	if ws == "" {
+		return false
+	}
+	if dir == filepath.Clean(ws) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(ws)
+	return err == nil && real == dir
 }
 
 // response is the plugin's view of an ask's outcome; why is what was asked.

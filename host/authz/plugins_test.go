@@ -54,6 +54,8 @@ func TestPluginHost_StdinIsJudged(t *testing.T) {
 		wantUnanswered bool
 		wantGuard      bool   // the guard judged the input
 		wantReason     string // in the response's reason
+		dir            string // the shell's folder; "" = the workspace root
+		unseen         bool
 	}{
 		{name: "shell, allowed command", shell: true, input: "ls", wantApproved: true, wantGuard: true},
 		{name: "shell, command that asks", shell: true, input: "cat /outside/s", wantUnanswered: true, wantGuard: true, wantReason: "rule for cat /outside/s"},
@@ -62,6 +64,10 @@ func TestPluginHost_StdinIsJudged(t *testing.T) {
 		{name: "yolo: shell ask allowed", yolo: true, shell: true, input: "cat /outside/s", wantApproved: true, wantGuard: true},
 		{name: "yolo: other program allowed", yolo: true, input: "print(open('/etc/shadow').read())", wantApproved: true},
 		{name: "yolo: deny stands", yolo: true, shell: true, input: "printenv X", wantGuard: true, wantReason: "this rule stands"},
+		{name: "shell elsewhere asks", shell: true, input: "ls", dir: "/srv", wantUnanswered: true, wantGuard: true, wantReason: "works in /srv"},
+		{name: "shell elsewhere, deny stands", yolo: true, shell: true, input: "printenv X", dir: "/srv", wantGuard: true, wantReason: "this rule stands"},
+		{name: "unseen line asks", shell: true, input: "ls", unseen: true, wantUnanswered: true, wantGuard: true, wantReason: "nobody saw"},
+		{name: "yolo: unseen line allowed", yolo: true, shell: true, input: "ls", unseen: true, wantApproved: true, wantGuard: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,8 +77,12 @@ func TestPluginHost_StdinIsJudged(t *testing.T) {
 			host := authz.NewPluginHost(ap, g)
 			ctx := session.NewContext(t.Context(), session.New("s"))
 			call := sdk.CallInfo{ID: "c1", Tool: "write_stdin", SessionID: "s", Workspace: "/ws"}
+			dir := tt.dir
+			if dir == "" {
+				dir = "/ws"
+			}
 			resp, err := host.RequestApproval(ctx, "shell", call, sdk.ApprovalRequest{
-				Kind: sdk.ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/prog", Shell: tt.shell, Input: tt.input,
+				Kind: sdk.ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/prog", Shell: tt.shell, Input: tt.input, Dir: dir, Unseen: tt.unseen,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -867,6 +867,8 @@ type ApprovalRequest struct {
 	Program       string `protobuf:"bytes,9,opt,name=program,proto3" json:"program,omitempty"`
 	Shell         bool   `protobuf:"varint,10,opt,name=shell,proto3" json:"shell,omitempty"`
 	Input         string `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
+	Dir           string `protobuf:"bytes,12,opt,name=dir,proto3" json:"dir,omitempty"`
+	Unseen        bool   `protobuf:"varint,13,opt,name=unseen,proto3" json:"unseen,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -976,6 +978,20 @@ func (x *ApprovalRequest) GetInput() string {
 		return x.Input
 	}
 	return ""
+}
+
+func (x *ApprovalRequest) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *ApprovalRequest) GetUnseen() bool {
+	if x != nil {
+		return x.Unseen
+	}
+	return false
 }
 
 type ApprovalResponse struct {
@@ -1224,7 +1240,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
-	"\x10ShutdownResponse\"\x98\x02\n" +
+	"\x10ShutdownResponse\"\xc2\x02\n" +
 	"\x0fApprovalRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x1d\n" +
 	"\n" +
@@ -1238,7 +1254,9 @@ const file_plugin_proto_rawDesc = "" +
 	"\aprogram\x18\t \x01(\tR\aprogram\x12\x14\n" +
 	"\x05shell\x18\n" +
 	" \x01(\bR\x05shell\x12\x14\n" +
-	"\x05input\x18\v \x01(\tR\x05input\"f\n" +
+	"\x05input\x18\v \x01(\tR\x05input\x12\x10\n" +
+	"\x03dir\x18\f \x01(\tR\x03dir\x12\x16\n" +
+	"\x06unseen\x18\r \x01(\bR\x06unseen\"f\n" +
 	"\x10ApprovalResponse\x12\x1a\n" +
 	"\bapproved\x18\x01 \x01(\bR\bapproved\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1e\n" +

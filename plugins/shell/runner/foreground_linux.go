@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// foregroundOf returns the program that reads what is typed into the
+// terminal whose master is master: the terminal's foreground process group
+// (tcgetpgrp), and in it every live process. The reader counts as a shell
+// only when every one of them runs a shell's file: a shell without job
+// control (bash -c 'cd x; python3') keeps its child in its own group, and
+// the child, not the shell, reads the line.
+func foregroundOf(master *os.File) foreground {
+	pgrp, ok := terminalPgrp(master)
+	if !ok {
+		return foreground{}
+	}
+	return groupProgram(pgrp, shellFiles())
+}
+
+// terminalPgrp is tcgetpgrp on the master side (Linux answers for the
+// slave), through SyscallConn so the descriptor stays non-blocking.
+func terminalPgrp(master *os.File) (int, bool) {
+	rc, err := master.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	var pgrp int32
+	var ioErr syscall.Errno
+	if err := rc.Control(func(fd uintptr) {
+		_, _, ioErr = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPGRP, uintptr(unsafe.Pointer(&pgrp)))
+	}); err != nil || ioErr != 0 || pgrp <= 0 {
+		return 0, false
+	}
+	return int(pgrp), true
+}
+
+// groupProgram identifies the live processes of process group pgrp.
+func groupProgram(pgrp int, shells map[fileKey]bool) foreground {
+	members := groupMembers(pgrp)
+	if len(members) == 0 {
+		return foreground{pgrp: pgrp}
+	}
+	fg := foreground{pgrp: pgrp, shell: true}
+	for _, pid := range members {
+		exe := filepath.Join("/proc", strconv.Itoa(pid), "exe")
+		path, _ := os.Readlink(exe)
+		key, ok := statKey(exe)
+		isShell := ok && shells[key]
+		if fg.program == "" || (!isShell && fg.shell) {
+			fg.program = path
+		}
+		if !isShell {
+			fg.shell = false
+		}
+	}
+	if fg.program == "" {
+		fg.shell = false
+	}
+	return fg
+}
+
+// groupMembers lists the processes of group pgrp that have not exited,
+// leader first.
+func groupMembers(pgrp int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 3 || string(f[0]) == "Z" || string(f[0]) == "X" {
+			continue
+		}
+		if g, err := strconv.Atoi(string(f[2])); err != nil || g != pgrp {
+			continue
+		}
+		if pid == pgrp {
+			out = append([]int{pid}, out...)
+		} else {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// fileKey identifies a file by device and inode: a copy of another program
+// under a shell's name is not a shell, a hard link to one is.
+type fileKey struct{ dev, ino uint64 }
+
+func statKey(path string) (fileKey, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fileKey{}, false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileKey{}, false
+	}
+	return fileKey{dev: uint64(sys.Dev), ino: sys.Ino}, true
+}
+
+// shellNames are the shells whose input the host's command check can read
+// (bash's grammar and its POSIX relatives). fish, csh and the like are
+// not among them: their input asks like any program's.
+var shellNames = map[string]bool{
+	"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "ksh93": true,
+	"mksh": true, "ash": true, "posh": true, "yash": true,
+}
+
+var (
+	shellFilesOnce sync.Once
+	shellFilesSet  map[fileKey]bool
+)
+
+// shellFiles are the files of the shells installed: /etc/shells and the
+// usual folders, each resolved, kept when the file it resolves to is named
+// like a shell.
+func shellFiles() map[fileKey]bool {
+	shellFilesOnce.Do(func() {
+		shellFilesSet = map[fileKey]bool{}
+		var candidates []string
+		if b, err := os.ReadFile("/etc/shells"); err == nil {
+			for _, line := range bytes.Split(b, []byte("\n")) {
+				if line = bytes.TrimSpace(line); len(line) > 0 && line[0] == '/' {
+					candidates = append(candidates, string(line))
+				}
+			}
+		}
+		for _, dir := range []string{"/bin", "/usr/bin", "/usr/local/bin"} {
+			for name := range shellNames {
+				candidates = append(candidates, filepath.Join(dir, name))
+			}
+		}
+		for _, c := range candidates {
+			real, err := filepath.EvalSymlinks(c)
+			if err != nil || !shellNames[filepath.Base(real)] {
+				continue
+			}
+			if key, ok := statKey(real); ok {
+				shellFilesSet[key] = true
+			}
+		}
+	})
+	return shellFilesSet
+}
