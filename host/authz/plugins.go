@@ -65,25 +65,20 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 		prog = "a program the shell plugin could not identify"
 	}
 	if !req.Shell || h.guard == nil {
+		// What follows the first line waits in the terminal for whoever
+		// reads next: a shell that line starts reads it as commands.
+		if _, rest, ok := strings.Cut(strings.ReplaceAll(req.Input, "\r", "\n"), "\n"); ok && rest != "" && h.guard != nil {
+			if d := h.check(ctx, sess, tool, call, rest); d.Action == adapter.Deny {
+				return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into task %s goes to %s, and what follows its first line would reach a shell that line starts as a command the rules refuse: %s; this rule stands. Send one line per write_stdin", req.TaskID, prog, d.Reason)}
+			}
+		}
 		reason := fmt.Sprintf("the text typed into task %s goes to %s, which is not a shell, so the host cannot judge what it does with it", req.TaskID, prog)
 		if req.Shell {
 			reason = fmt.Sprintf("the text typed into task %s goes to the shell %s, and this host has no guard to judge it", req.TaskID, prog)
 		}
 		return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: req.Input}), reason)
 	}
-	d := h.guard.Check(ctx, adapter.GuardRequest{
-		Spec: sdk.Spec{
-			Name:   tool,
-			Effect: sdk.EffectExec,
-			Roles:  map[string]sdk.Role{stdinParam: sdk.RoleCommand},
-		},
-		Args:      map[string]any{stdinParam: req.Input},
-		Workspace: call.Workspace,
-		Session:   sess,
-		// The host judges the text itself here; whether the plugin's own
-		// spec is believed was settled when the call was let through.
-		Trusted: true,
-	})
+	d := h.check(ctx, sess, tool, call, req.Input)
 	if d.Action == adapter.Deny {
 		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into the shell %s of task %s is a command the rules refuse: %s; this rule stands", prog, req.TaskID, d.Reason)}
 	}
@@ -109,6 +104,24 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 	}
 	reason := fmt.Sprintf("the text typed into the shell %s of task %s runs as a command, and %s", prog, req.TaskID, strings.Join(more, "; "))
 	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Paths: d.Paths, Command: req.Input}), reason)
+}
+
+// check is the guard's verdict on text run as a command, as run_bash's
+// command would get it.
+func (h *PluginHost) check(ctx context.Context, sess *session.Session, tool string, call sdk.CallInfo, text string) adapter.Decision {
+	return h.guard.Check(ctx, adapter.GuardRequest{
+		Spec: sdk.Spec{
+			Name:   tool,
+			Effect: sdk.EffectExec,
+			Roles:  map[string]sdk.Role{stdinParam: sdk.RoleCommand},
+		},
+		Args:      map[string]any{stdinParam: text},
+		Workspace: call.Workspace,
+		Session:   sess,
+		// The host judges the text itself here; whether the plugin's own
+		// spec is believed was settled when the call was let through.
+		Trusted: true,
+	})
 }
 
 // sameDir reports whether dir is the workspace root ws, symlinks resolved.

@@ -64,6 +64,8 @@ func TestPluginHost_StdinIsJudged(t *testing.T) {
 		{name: "yolo: shell ask allowed", yolo: true, shell: true, input: "cat /outside/s", wantApproved: true, wantGuard: true},
 		{name: "yolo: other program allowed", yolo: true, input: "print(open('/etc/shadow').read())", wantApproved: true},
 		{name: "yolo: deny stands", yolo: true, shell: true, input: "printenv X", wantGuard: true, wantReason: "this rule stands"},
+		{name: "yolo: lines after the first that a shell would refuse", yolo: true, input: "os.system('sh')\nprintenv X", wantGuard: true, wantReason: "one line per write_stdin"},
+		{name: "yolo: lines after the first that a shell would run", yolo: true, input: "a = 1\rls", wantApproved: true, wantGuard: true},
 		{name: "shell elsewhere asks", shell: true, input: "ls", dir: "/srv", wantUnanswered: true, wantGuard: true, wantReason: "works in /srv"},
 		{name: "shell elsewhere, deny stands", yolo: true, shell: true, input: "printenv X", dir: "/srv", wantGuard: true, wantReason: "this rule stands"},
 		{name: "unseen line asks", shell: true, input: "ls", unseen: true, wantUnanswered: true, wantGuard: true, wantReason: "nobody saw"},
