@@ -206,6 +206,11 @@ func TestInputIsJudged(t *testing.T) {
 			input: "env {secret}", keys: []string{"enter"}, deny: true,
 		},
 		{
+			name: "printenv denied under -y, typed ahead for the bash python starts", need: "python3",
+			setup: func(t *testing.T, e *env) { stdinDenyConfig(e) }, flags: []string{"-y"},
+			command: "python3 -q -i", input: stdinPyShell("bash --norc --noprofile -i") + "\nprintenv {secret}", keys: []string{"enter"}, deny: true,
+		},
+		{
 			name: "printenv denied under -y, behind env in sh", need: "python3",
 			setup: func(t *testing.T, e *env) { stdinDenyConfig(e) }, flags: []string{"-y"},
 			command: "python3 -q -i", before: []step{{input: stdinPyShell("sh -i"), keys: []string{"enter"}}},
