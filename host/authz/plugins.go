@@ -72,7 +72,7 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 				return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into task %s goes to %s, and what follows its first line would reach a shell that line starts as a command the rules refuse: %s; this rule stands. Send one line per write_stdin", req.TaskID, prog, d.Reason)}
 			}
 		}
-		reason := fmt.Sprintf("the text typed into task %s goes to %s, which is not a shell, so the host cannot judge what it does with it", req.TaskID, prog)
+		reason := fmt.Sprintf("the text typed into task %s goes to %s, not a shell at its prompt, so the host cannot judge what it does with it", req.TaskID, prog)
 		if req.Shell {
 			reason = fmt.Sprintf("the text typed into task %s goes to the shell %s, and this host has no guard to judge it", req.TaskID, prog)
 		}

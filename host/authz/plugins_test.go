@@ -60,7 +60,7 @@ func TestPluginHost_StdinIsJudged(t *testing.T) {
 		{name: "shell, allowed command", shell: true, input: "ls", wantApproved: true, wantGuard: true},
 		{name: "shell, command that asks", shell: true, input: "cat /outside/s", wantUnanswered: true, wantGuard: true, wantReason: "rule for cat /outside/s"},
 		{name: "shell, denied command", shell: true, input: "printenv X", wantGuard: true, wantReason: "refuse"},
-		{name: "other program asks", input: "ls", wantUnanswered: true, wantReason: "not a shell"},
+		{name: "other program asks", input: "ls", wantUnanswered: true, wantReason: "not a shell at its prompt"},
 		{name: "yolo: shell ask allowed", yolo: true, shell: true, input: "cat /outside/s", wantApproved: true, wantGuard: true},
 		{name: "yolo: other program allowed", yolo: true, input: "print(open('/etc/shadow').read())", wantApproved: true},
 		{name: "yolo: deny stands", yolo: true, shell: true, input: "printenv X", wantGuard: true, wantReason: "this rule stands"},

@@ -48,17 +48,33 @@ func groupProgram(pgrp int, shells map[fileKey]bool) foreground {
 		return foreground{pgrp: pgrp}
 	}
 	fg := foreground{pgrp: pgrp, shell: true}
-	for _, pid := range members {
-		exe := filepath.Join("/proc", strconv.Itoa(pid), "exe")
+	var shellPath, busyPath string
+	for _, pr := range members {
+		exe := filepath.Join("/proc", strconv.Itoa(pr.pid), "exe")
 		path, _ := os.Readlink(exe)
 		key, ok := statKey(exe)
-		isShell := ok && shells[key]
-		if fg.program == "" || (!isShell && fg.shell) {
-			fg.program = path
-		}
-		if !isShell {
+		switch {
+		case !ok || !shells[key]:
 			fg.shell = false
+			if fg.program == "" {
+				fg.program = path
+			}
+		case !pr.waitsForInput():
+			// A shell running a command, or waiting for one it started,
+			// is not what reads the next line: the command is.
+			fg.shell = false
+			if busyPath == "" {
+				busyPath = path + " (busy with a command it runs)"
+			}
+		case shellPath == "":
+			shellPath = path
 		}
+	}
+	switch {
+	case fg.shell:
+		fg.program = shellPath
+	case fg.program == "":
+		fg.program = busyPath
 	}
 	if fg.program == "" {
 		fg.shell = false
@@ -66,14 +82,30 @@ func groupProgram(pgrp int, shells map[fileKey]bool) foreground {
 	return fg
 }
 
+// proc is one process of a foreground group.
+type proc struct {
+	pid   int
+	state byte // R, S, D, T...
+}
+
+// waitsForInput reports whether p sleeps on something other than its
+// children: at its prompt, or in a read.
+func (p proc) waitsForInput() bool {
+	if p.state != 'S' {
+		return false
+	}
+	w, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "wchan"))
+	return err != nil || string(bytes.TrimSpace(w)) != "do_wait"
+}
+
 // groupMembers lists the processes of group pgrp that have not exited,
 // leader first.
-func groupMembers(pgrp int) []int {
+func groupMembers(pgrp int) []proc {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	var out []int
+	var out []proc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -95,10 +127,11 @@ func groupMembers(pgrp int) []int {
 		if g, err := strconv.Atoi(string(f[2])); err != nil || g != pgrp {
 			continue
 		}
+		pr := proc{pid: pid, state: f[0][0]}
 		if pid == pgrp {
-			out = append([]int{pid}, out...)
+			out = append([]proc{pr}, out...)
 		} else {
-			out = append(out, pid)
+			out = append(out, pr)
 		}
 	}
 	return out

@@ -119,13 +119,22 @@ func TestForeground_IdentifiesTheReader(t *testing.T) {
 		{name: "an interpreter in bash's own group", command: "cd . && python3 -q -i; true", want: "python", shell: false},
 		{name: "a program under a shell's name", command: copied + " -q -i", want: "bash", shell: false},
 		{name: "cat", command: "cat", want: "cat", shell: false},
+		{name: "bash waiting for a command it started", command: "setsid -w sleep 30; true", want: "bash", shell: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tk := startPTY(t, f, tt.command, tt.want)
 			defer tk.cancel(errShellCancel)
-			if fg := tk.foreground(); fg.shell != tt.shell || fg.dir == "" {
+			// Bounded: a command may pass through a moment of the other kind
+			// while it starts.
+			deadline := time.Now().Add(3 * time.Second)
+			fg := tk.foreground()
+			for (fg.shell != tt.shell || fg.dir == "") && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+				fg = tk.foreground()
+			}
+			if fg.shell != tt.shell || fg.dir == "" {
 				t.Errorf("foreground of %q = %+v, want shell=%v and its folder", tt.command, fg, tt.shell)
 			}
 		})
