@@ -69,6 +69,10 @@ type ApprovalRequest struct {
 	// that complete, recall or move on it (tab, up, left...) changed it
 	// since it was judged (ApprovalStdin).
 	Unseen bool
+	// Reading says Program sleeps waiting for input, so the first line
+	// typed is its own; otherwise the text waits in the terminal for
+	// whoever reads next, perhaps a shell (ApprovalStdin).
+	Reading bool
 }
 
 // ApprovalResponse is the host's answer.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -57,7 +58,7 @@ func groupProgram(pgrp int, shells map[fileKey]bool) foreground {
 		case !ok || !shells[key]:
 			fg.shell = false
 			if fg.program == "" {
-				fg.program = path
+				fg.program, fg.reading = path, pr.readsInput()
 			}
 		case !pr.waitsForInput():
 			// A shell running a command, or waiting for one it started,
@@ -72,7 +73,7 @@ func groupProgram(pgrp int, shells map[fileKey]bool) foreground {
 	}
 	switch {
 	case fg.shell:
-		fg.program = shellPath
+		fg.program, fg.reading = shellPath, true
 	case fg.program == "":
 		fg.program = busyPath
 	}
@@ -96,6 +97,25 @@ func (p proc) waitsForInput() bool {
 	}
 	w, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "wchan"))
 	return err != nil || string(bytes.TrimSpace(w)) != "do_wait"
+}
+
+// readsInput reports whether p sleeps where a program waiting for input
+// does (a read of the terminal, poll, select). Unknown is no: only a
+// deny check depends on it.
+func (p proc) readsInput() bool {
+	if p.state != 'S' {
+		return false
+	}
+	w, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "wchan"))
+	if err != nil {
+		return false
+	}
+	switch wchan := string(bytes.TrimSpace(w)); {
+	case wchan == "wait_woken", wchan == "n_tty_read", wchan == "do_select", wchan == "do_sys_poll",
+		wchan == "ep_poll", wchan == "core_sys_select", strings.HasPrefix(wchan, "poll_schedule_timeout"):
+		return true
+	}
+	return false
 }
 
 // groupMembers lists the processes of group pgrp that have not exited,

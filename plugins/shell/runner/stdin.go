@@ -16,6 +16,7 @@ type foreground struct {
 	pgrp    int    // its process group; 0 when unknown
 	program string // the file it runs; "" when unknown
 	shell   bool   // every process of the group runs a shell's file
+	reading bool   // the program sleeps waiting for input (see sdk.ApprovalRequest.Reading)
 	dir     string // the working folder of the group's first process
 }
 
@@ -124,7 +125,7 @@ func (m *Manager) approveStdin(ctx context.Context, t *task, input string, keys 
 		cur = line{pgrp: fg.pgrp}
 	}
 	w := cur.apply(input, keys)
-	req := sdk.ApprovalRequest{Kind: sdk.ApprovalStdin, TaskID: t.id, Program: fg.program, Shell: fg.shell}
+	req := sdk.ApprovalRequest{Kind: sdk.ApprovalStdin, TaskID: t.id, Program: fg.program, Shell: fg.shell, Reading: fg.reading}
 	switch {
 	case fg.shell && !w.judge:
 		return w.next, nil

@@ -111,15 +111,16 @@ func TestForeground_IdentifiesTheReader(t *testing.T) {
 	}
 	tests := []struct {
 		name, command, want string
-		shell               bool
+		shell, reading      bool
 	}{
-		{name: "bash at a read", command: "read -r x; echo $x", want: "bash", shell: true},
-		{name: "an interactive bash", command: "PS1='$ ' bash --norc --noprofile -i", want: "bash", shell: true},
-		{name: "an interpreter bash execs", command: "python3 -q -i", want: "python", shell: false},
-		{name: "an interpreter in bash's own group", command: "cd . && python3 -q -i; true", want: "python", shell: false},
-		{name: "a program under a shell's name", command: copied + " -q -i", want: "bash", shell: false},
-		{name: "cat", command: "cat", want: "cat", shell: false},
-		{name: "bash waiting for a command it started", command: "setsid -w sleep 30; true", want: "bash", shell: false},
+		{name: "bash at a read", command: "read -r x; echo $x", want: "bash", shell: true, reading: true},
+		{name: "an interactive bash", command: "PS1='$ ' bash --norc --noprofile -i", want: "bash", shell: true, reading: true},
+		{name: "an interpreter bash execs", command: "python3 -q -i", want: "python", reading: true},
+		{name: "an interpreter in bash's own group", command: "cd . && python3 -q -i; true", want: "python", reading: true},
+		{name: "a program under a shell's name", command: copied + " -q -i", want: "bash", reading: true},
+		{name: "cat", command: "cat", want: "cat", reading: true},
+		{name: "a program that reads nothing", command: "sleep 30", want: "sleep"},
+		{name: "bash waiting for a command it started", command: "setsid -w sleep 30; true", want: "bash"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,12 +131,12 @@ func TestForeground_IdentifiesTheReader(t *testing.T) {
 			// while it starts.
 			deadline := time.Now().Add(3 * time.Second)
 			fg := tk.foreground()
-			for (fg.shell != tt.shell || fg.dir == "") && time.Now().Before(deadline) {
+			for (fg.shell != tt.shell || fg.reading != tt.reading || fg.dir == "") && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
 				fg = tk.foreground()
 			}
-			if fg.shell != tt.shell || fg.dir == "" {
-				t.Errorf("foreground of %q = %+v, want shell=%v and its folder", tt.command, fg, tt.shell)
+			if fg.shell != tt.shell || fg.reading != tt.reading || fg.dir == "" {
+				t.Errorf("foreground of %q = %+v, want shell=%v reading=%v and its folder", tt.command, fg, tt.shell, tt.reading)
 			}
 		})
 	}
@@ -168,7 +169,7 @@ func TestWriteStdin_NothingTypedWithoutApproval(t *testing.T) {
 				t.Fatalf("WriteStdin = %v, want %s saying nothing was written", err, tt.code)
 			}
 			asked := f.host.asked()
-			if len(asked) != 1 || asked[0].Kind != sdk.ApprovalStdin || asked[0].Shell || asked[0].Input != `print("MARK" + "ER")` ||
+			if len(asked) != 1 || asked[0].Kind != sdk.ApprovalStdin || asked[0].Shell || !asked[0].Reading || asked[0].Input != `print("MARK" + "ER")` ||
 				!strings.Contains(filepath.Base(asked[0].Program), "python") || asked[0].TaskID != tk.id {
 				t.Fatalf("approvals = %+v, want one stdin request for python", asked)
 			}
