@@ -69,10 +69,11 @@ type ApprovalRequest struct {
 	// that complete, recall or move on it (tab, up, left...) changed it
 	// since it was judged (ApprovalStdin).
 	Unseen bool
-	// Reading says Program sleeps waiting for input, so the first line
-	// typed is its own; otherwise the text waits in the terminal for
-	// whoever reads next, perhaps a shell (ApprovalStdin).
-	Reading bool
+	// Ahead is the text that may wait in the terminal for whoever reads
+	// next, perhaps a shell: what was typed while the program was not
+	// waiting for input, and what follows the first line of a write to one
+	// that was, this write's included (ApprovalStdin).
+	Ahead string
 }
 
 // ApprovalResponse is the host's answer.

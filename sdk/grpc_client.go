@@ -239,7 +239,7 @@ func (h *hostServer) RequestApproval(ctx context.Context, req *pluginpb.Approval
 		Input:   req.GetInput(),
 		Dir:     req.GetDir(),
 		Unseen:  req.GetUnseen(),
-		Reading: req.GetReading(),
+		Ahead:   req.GetAhead(),
 	})
 	if err != nil {
 		if callCtx.Err() != nil {

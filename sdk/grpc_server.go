@@ -223,7 +223,7 @@ func (h *callHost) RequestApproval(ctx context.Context, req ApprovalRequest) (Ap
 		Input:     req.Input,
 		Dir:       req.Dir,
 		Unseen:    req.Unseen,
-		Reading:   req.Reading,
+		Ahead:     req.Ahead,
 	})
 	if err != nil {
 		return ApprovalResponse{}, fmt.Errorf("request approval: %w", err)

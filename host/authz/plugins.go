@@ -65,18 +65,12 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 		prog = "a program the shell plugin could not identify"
 	}
 	if !req.Shell || h.guard == nil {
-		// What the program does not read at once waits in the terminal for
-		// whoever reads next, perhaps a shell: all of it when the program
-		// is not waiting for input, else what follows the first line (a
-		// shell that line starts reads it as commands).
-		ahead, first := req.Input, "all of it"
-		if req.Reading {
-			_, ahead, _ = strings.Cut(strings.ReplaceAll(req.Input, "\r", "\n"), "\n")
-			first = "what follows its first line"
-		}
-		if ahead != "" && h.guard != nil {
-			if d := h.check(ctx, sess, tool, call, ahead); d.Action == adapter.Deny {
-				return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into task %s goes to %s, and %s waits in the terminal for whoever reads next, which a shell would run as a command the rules refuse: %s; this rule stands. Send one line per write_stdin, to a program waiting for it", req.TaskID, prog, first, d.Reason)}
+		// What the program has not read waits in the terminal for whoever
+		// reads next, perhaps a shell (one this input starts, or the one
+		// behind the program).
+		if req.Ahead != "" && h.guard != nil {
+			if d := h.check(ctx, sess, tool, call, req.Ahead); d.Action == adapter.Deny {
+				return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into task %s goes to %s, and what it has not read waits in the terminal for whoever reads next, which a shell would run as a command the rules refuse: %s; this rule stands. Send one line per write_stdin, to a program waiting for it", req.TaskID, prog, d.Reason)}
 			}
 		}
 		reason := fmt.Sprintf("the text typed into task %s goes to %s, not a shell at its prompt, so the host cannot judge what it does with it", req.TaskID, prog)

@@ -56,19 +56,17 @@ func TestPluginHost_StdinIsJudged(t *testing.T) {
 		wantReason     string // in the response's reason
 		dir            string // the shell's folder; "" = the workspace root
 		unseen         bool
-		reading        bool // the program waits for input
+		ahead          string // text that may wait for a shell
 	}{
 		{name: "shell, allowed command", shell: true, input: "ls", wantApproved: true, wantGuard: true},
 		{name: "shell, command that asks", shell: true, input: "cat /outside/s", wantUnanswered: true, wantGuard: true, wantReason: "rule for cat /outside/s"},
 		{name: "shell, denied command", shell: true, input: "printenv X", wantGuard: true, wantReason: "refuse"},
-		{name: "other program asks", reading: true, input: "ls", wantUnanswered: true, wantReason: "not a shell at its prompt"},
+		{name: "other program asks", input: "ls", wantUnanswered: true, wantReason: "not a shell at its prompt"},
 		{name: "yolo: shell ask allowed", yolo: true, shell: true, input: "cat /outside/s", wantApproved: true, wantGuard: true},
-		{name: "yolo: other program allowed", yolo: true, reading: true, input: "print(open('/etc/shadow').read())", wantApproved: true},
+		{name: "yolo: other program allowed", yolo: true, input: "print(open('/etc/shadow').read())", wantApproved: true},
 		{name: "yolo: deny stands", yolo: true, shell: true, input: "printenv X", wantGuard: true, wantReason: "this rule stands"},
-		{name: "yolo: lines after the first that a shell would refuse", yolo: true, reading: true, input: "os.system('sh')\nprintenv X", wantGuard: true, wantReason: "one line per write_stdin"},
-		{name: "yolo: lines after the first that a shell would run", yolo: true, reading: true, input: "a = 1\rls", wantApproved: true, wantGuard: true},
-		{name: "yolo: the first line of a program reading is its own", yolo: true, reading: true, input: "printenv X\n", wantApproved: true},
-		{name: "yolo: text for a program not reading waits for a shell", yolo: true, input: "printenv X", wantGuard: true, wantReason: "all of it waits"},
+		{name: "yolo: text waiting for a shell that it would refuse", yolo: true, input: "os.system('sh')\nprintenv X", ahead: "printenv X", wantGuard: true, wantReason: "one line per write_stdin"},
+		{name: "yolo: text waiting for a shell that it would run", yolo: true, input: "a = 1\rls", ahead: "ls", wantApproved: true, wantGuard: true},
 		{name: "shell elsewhere asks", shell: true, input: "ls", dir: "/srv", wantUnanswered: true, wantGuard: true, wantReason: "works in /srv"},
 		{name: "shell elsewhere, deny stands", yolo: true, shell: true, input: "printenv X", dir: "/srv", wantGuard: true, wantReason: "this rule stands"},
 		{name: "unseen line asks", shell: true, input: "ls", unseen: true, wantUnanswered: true, wantGuard: true, wantReason: "nobody saw"},
@@ -87,7 +85,7 @@ func TestPluginHost_StdinIsJudged(t *testing.T) {
 				dir = "/ws"
 			}
 			resp, err := host.RequestApproval(ctx, "shell", call, sdk.ApprovalRequest{
-				Kind: sdk.ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/prog", Shell: tt.shell, Input: tt.input, Dir: dir, Unseen: tt.unseen, Reading: tt.reading,
+				Kind: sdk.ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/prog", Shell: tt.shell, Input: tt.input, Dir: dir, Unseen: tt.unseen, Ahead: tt.ahead,
 			})
 			if err != nil {
 				t.Fatal(err)

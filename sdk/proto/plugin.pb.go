@@ -869,7 +869,7 @@ type ApprovalRequest struct {
 	Input         string `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
 	Dir           string `protobuf:"bytes,12,opt,name=dir,proto3" json:"dir,omitempty"`
 	Unseen        bool   `protobuf:"varint,13,opt,name=unseen,proto3" json:"unseen,omitempty"`
-	Reading       bool   `protobuf:"varint,14,opt,name=reading,proto3" json:"reading,omitempty"`
+	Ahead         string `protobuf:"bytes,14,opt,name=ahead,proto3" json:"ahead,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -995,11 +995,11 @@ func (x *ApprovalRequest) GetUnseen() bool {
 	return false
 }
 
-func (x *ApprovalRequest) GetReading() bool {
+func (x *ApprovalRequest) GetAhead() string {
 	if x != nil {
-		return x.Reading
+		return x.Ahead
 	}
-	return false
+	return ""
 }
 
 type ApprovalResponse struct {
@@ -1248,7 +1248,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
-	"\x10ShutdownResponse\"\xdc\x02\n" +
+	"\x10ShutdownResponse\"\xd8\x02\n" +
 	"\x0fApprovalRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x1d\n" +
 	"\n" +
@@ -1264,8 +1264,8 @@ const file_plugin_proto_rawDesc = "" +
 	" \x01(\bR\x05shell\x12\x14\n" +
 	"\x05input\x18\v \x01(\tR\x05input\x12\x10\n" +
 	"\x03dir\x18\f \x01(\tR\x03dir\x12\x16\n" +
-	"\x06unseen\x18\r \x01(\bR\x06unseen\x12\x18\n" +
-	"\areading\x18\x0e \x01(\bR\areading\"f\n" +
+	"\x06unseen\x18\r \x01(\bR\x06unseen\x12\x14\n" +
+	"\x05ahead\x18\x0e \x01(\tR\x05ahead\"f\n" +
 	"\x10ApprovalResponse\x12\x1a\n" +
 	"\bapproved\x18\x01 \x01(\bR\bapproved\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1e\n" +

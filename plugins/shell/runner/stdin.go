@@ -114,27 +114,45 @@ func (t *task) foreground() foreground {
 }
 
 // approveStdin asks the host whether input and keys may be typed into t,
-// and returns the line as it will be once they are. Text is always judged,
-// and so is a shell line that keys changed when they submit it; keys alone
-// (ctrl-c, enter on a judged line) need nobody. Nothing is typed unless
-// the host approves: a refusal is denied, nobody to ask is needs_auth.
-func (m *Manager) approveStdin(ctx context.Context, t *task, input string, keys []string) (line, error) {
+// and returns how t's line and the text ahead (typed, not yet read) will
+// be once they are. Text is always judged, and so is a shell line that
+// keys changed when they submit it; keys alone (ctrl-c, enter on a judged
+// line) need nobody. Nothing is typed unless the host approves: a refusal
+// is denied, nobody to ask is needs_auth.
+func (m *Manager) approveStdin(ctx context.Context, t *task, input string, keys []string) (typed, error) {
 	fg := t.foreground()
 	cur := t.line
 	if cur.pgrp != fg.pgrp || fg.pgrp == 0 {
 		cur = line{pgrp: fg.pgrp}
 	}
+	if fg.shell && t.ahead != "" {
+		// Text typed while nobody read it waits in the terminal still: the
+		// shell reads it first, as the start of its line.
+		cur.text, cur.edited = t.ahead+cur.text, true
+	}
 	w := cur.apply(input, keys)
-	req := sdk.ApprovalRequest{Kind: sdk.ApprovalStdin, TaskID: t.id, Program: fg.program, Shell: fg.shell, Reading: fg.reading}
+	out := typed{line: w.next}
+	req := sdk.ApprovalRequest{Kind: sdk.ApprovalStdin, TaskID: t.id, Program: fg.program, Shell: fg.shell}
 	switch {
 	case fg.shell && !w.judge:
-		return w.next, nil
+		return out, nil
 	case fg.shell:
 		req.Input, req.Dir, req.Unseen = w.judged, fg.dir, w.unseen
-	case input == "":
-		return w.next, nil // keys to a program: nothing it can run
 	default:
-		req.Input = input
+		// The text is the program's, or waits as text ahead: no shell line.
+		out.line = line{pgrp: fg.pgrp}
+		text := keyText(input, keys)
+		if fg.reading {
+			// The program reads the first line; the rest waits for
+			// whoever reads after it, perhaps a shell that line starts.
+			_, out.ahead, _ = strings.Cut(text, "\n")
+		} else {
+			out.ahead = t.ahead + text
+		}
+		if input == "" {
+			return out, nil // keys to a program: nothing it can run
+		}
+		req.Input, req.Ahead = input, out.ahead
 	}
 	prog := fg.program
 	if prog == "" {
@@ -145,13 +163,36 @@ func (m *Manager) approveStdin(ctx context.Context, t *task, input string, keys 
 	resp, err := sdk.HostFrom(ctx).RequestApproval(ctx, req)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return line{}, sdk.Errorf(sdk.CodeCancelled, "write_stdin was cancelled while the input waited for approval; nothing was written to task %s", t.id)
+		return typed{}, sdk.Errorf(sdk.CodeCancelled, "write_stdin was cancelled while the input waited for approval; nothing was written to task %s", t.id)
 	case err != nil:
-		return line{}, sdk.Errorf(sdk.CodeToolFailed, "write_stdin could not ask the host about the input (%v); nothing was written to task %s", err, t.id)
+		return typed{}, sdk.Errorf(sdk.CodeToolFailed, "write_stdin could not ask the host about the input (%v); nothing was written to task %s", err, t.id)
 	case resp.Approved:
-		return w.next, nil
+		return out, nil
 	case resp.Unanswered:
-		return line{}, sdk.Errorf(sdk.CodeNeedsAuth, "nothing was written to task %s: %s. To allow such input the user can start yagent with -y; until then, type into a shell only what run_bash would run without asking, or choose another way", t.id, resp.Reason)
+		return typed{}, sdk.Errorf(sdk.CodeNeedsAuth, "nothing was written to task %s: %s. To allow such input the user can start yagent with -y; until then, type into a shell only what run_bash would run without asking, or choose another way", t.id, resp.Reason)
 	}
-	return line{}, sdk.Errorf(sdk.CodeDenied, "nothing was written to task %s: %s. Do not retry the same input", t.id, resp.Reason)
+	return typed{}, sdk.Errorf(sdk.CodeDenied, "nothing was written to task %s: %s. Do not retry the same input", t.id, resp.Reason)
+}
+
+// typed is a task's input state after a write: its shell line and the
+// text ahead of any reader.
+type typed struct {
+	line  line
+	ahead string
+}
+
+// keyText is input and keys as the text a program reads, line ends as
+// newlines; keys that are no text are left out.
+func keyText(input string, keys []string) string {
+	var b strings.Builder
+	b.WriteString(strings.ReplaceAll(input, "\r", "\n"))
+	for _, k := range keys {
+		switch normalizeKey(k) {
+		case "enter":
+			b.WriteByte('\n')
+		case "space":
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }

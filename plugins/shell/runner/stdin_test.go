@@ -169,7 +169,7 @@ func TestWriteStdin_NothingTypedWithoutApproval(t *testing.T) {
 				t.Fatalf("WriteStdin = %v, want %s saying nothing was written", err, tt.code)
 			}
 			asked := f.host.asked()
-			if len(asked) != 1 || asked[0].Kind != sdk.ApprovalStdin || asked[0].Shell || !asked[0].Reading || asked[0].Input != `print("MARK" + "ER")` ||
+			if len(asked) != 1 || asked[0].Kind != sdk.ApprovalStdin || asked[0].Shell || asked[0].Ahead != "" || asked[0].Input != `print("MARK" + "ER")` ||
 				!strings.Contains(filepath.Base(asked[0].Program), "python") || asked[0].TaskID != tk.id {
 				t.Fatalf("approvals = %+v, want one stdin request for python", asked)
 			}
@@ -213,5 +213,38 @@ func TestWriteStdin_ShellLineJudgedWhole(t *testing.T) {
 	asked := f.host.asked()
 	if len(asked) != 2 || asked[1].Input != "echo split\n" || !asked[1].Shell || asked[1].Dir == "" {
 		t.Fatalf("approvals = %+v, want two, the second for the whole line of the shell", asked)
+	}
+}
+
+// TestWriteStdin_TextAheadOfAReader: text typed while no program reads it
+// waits in the terminal; it is sent as ahead while it grows, and the shell
+// that reads it next has it judged as the start of its line.
+func TestWriteStdin_TextAheadOfAReader(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	tk := startPTY(t, f, `sleep 1.5; read -r line; echo "got $line"`, "sleep")
+	defer tk.cancel(errShellCancel)
+	ctx := f.ctx(t.Context())
+	for _, in := range []string{"print", "env X"} {
+		if _, err := f.m.WriteStdin(ctx, tk.id, in, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !tk.foreground().shell {
+		if time.Now().After(deadline) {
+			t.Fatal("bash never took the terminal back")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := f.m.WriteStdin(ctx, tk.id, "", []string{"enter"}); err != nil {
+		t.Fatal(err)
+	}
+	asked := f.host.asked()
+	if len(asked) != 3 || asked[0].Shell || asked[0].Ahead != "print" || asked[1].Ahead != "printenv X" {
+		t.Fatalf("approvals = %+v, want two for sleep carrying the text ahead, print then printenv X", asked)
+	}
+	if !asked[2].Shell || asked[2].Input != "printenv X\n" {
+		t.Errorf("approval for bash = %+v, want the line it reads: printenv X", asked[2])
 	}
 }

@@ -161,7 +161,7 @@ func (m *Manager) WriteStdin(ctx context.Context, id, input string, keys []strin
 			}
 			return nil, fmt.Errorf("write_stdin: task %s: %w", t.id, err)
 		}
-		t.line = next
+		t.line, t.ahead = next.line, next.ahead
 	}
 
 	// Wait for the answer: until the output has been quiet for StdinSettle,
