@@ -217,6 +217,12 @@ func TestInputIsJudged(t *testing.T) {
 			input: "printenv {secret}", keys: []string{"enter"}, deny: true,
 		},
 		{
+			name: "printenv denied under -y, typed ahead in two writes while bash runs sleep", need: "python3",
+			setup: func(t *testing.T, e *env) { stdinDenyConfig(e) }, flags: []string{"-y"},
+			command: "python3 -q -i", before: []step{{input: stdinPyShell("bash --norc --noprofile -i"), keys: []string{"enter"}}, {input: "sleep 8", keys: []string{"enter"}}, {input: "print"}},
+			input: "env {secret}", keys: []string{"enter"}, deny: true,
+		},
+		{
 			name: "printenv denied under -y, behind env in sh", need: "python3",
 			setup: func(t *testing.T, e *env) { stdinDenyConfig(e) }, flags: []string{"-y"},
 			command: "python3 -q -i", before: []step{{input: stdinPyShell("sh -i"), keys: []string{"enter"}}},
