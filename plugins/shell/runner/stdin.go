@@ -16,7 +16,7 @@ type foreground struct {
 	pgrp    int    // its process group; 0 when unknown
 	program string // the file it runs; "" when unknown
 	shell   bool   // every process of the group runs a shell's file
-	reading bool   // the program sleeps waiting for input (see sdk.ApprovalRequest.Reading)
+	reading bool   // the program sleeps waiting for input: the first line typed is its own
 	dir     string // the working folder of the group's first process
 }
 
