@@ -33,6 +33,12 @@ type Host interface {
 	ReportProcessGroup(ctx context.Context, pgid int, live bool) error
 }
 
+// ApprovalStdin is the Kind of an ApprovalRequest for input typed into a
+// running program (the shell plugin's write_stdin). The host judges it
+// itself rather than only asking: input to a shell is checked as the
+// command it is, input to any other program asks.
+const ApprovalStdin = "stdin"
+
 // ApprovalRequest asks the user to allow something a running call needs.
 type ApprovalRequest struct {
 	// Reason says, for the user, what is asked and why.
@@ -41,13 +47,45 @@ type ApprovalRequest struct {
 	Paths []string
 	// Command is a command line the call wants to run.
 	Command string
+
+	// Kind is "" for a plain question (Reason, Paths, Command, put to the
+	// user) or ApprovalStdin.
+	Kind string
+	// TaskID names the task the input goes to (ApprovalStdin).
+	TaskID string
+	// Program is the file the task's foreground program runs, "" when it
+	// cannot be told (ApprovalStdin).
+	Program string
+	// Shell says Program is a shell, identified by the file it runs, so
+	// that Input is a command line (ApprovalStdin).
+	Shell bool
+	// Input is the text the program will read: for a shell, the whole line
+	// typed since the last one it ran (ApprovalStdin).
+	Input string
+	// Dir is the shell's working folder, against which its relative paths
+	// resolve; "" when unknown (ApprovalStdin).
+	Dir string
+	// Unseen says the shell's line also holds text nobody can see: keys
+	// that complete, recall or move on it (tab, up, left...) changed it
+	// since it was judged (ApprovalStdin).
+	Unseen bool
+	// Ahead is the text that may wait in the terminal for whoever reads
+	// next, perhaps a shell: what was typed while the program was not
+	// waiting for input, and what follows the first line of a write to one
+	// that was, this write's included (ApprovalStdin).
+	Ahead string
 }
 
-// ApprovalResponse is the user's answer.
+// ApprovalResponse is the host's answer.
 type ApprovalResponse struct {
 	Approved bool
-	// Reason is the user's optional word back to the model.
+	// Reason is the user's optional word back to the model, or why the
+	// request was refused.
 	Reason string
+	// Unanswered says nobody could be asked (no answerer, or it failed or
+	// timed out): the call should fail closed with CodeNeedsAuth, not as
+	// a refusal.
+	Unanswered bool
 }
 
 type callKey struct{}

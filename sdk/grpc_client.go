@@ -216,27 +216,38 @@ func (h *hostServer) callInfo(id, session, tool string) (CallInfo, *inflight) {
 	return CallInfo{ID: id, SessionID: session, Tool: tool}, nil
 }
 
+// RequestApproval hands the question to the host under the call's own
+// context: it carries whatever the caller of Call put in it (the host's
+// session), and it ends when the call does or the plugin gives up the
+// request. A call that is not in flight has nobody to ask: refused here.
 func (h *hostServer) RequestApproval(ctx context.Context, req *pluginpb.ApprovalRequest) (*pluginpb.ApprovalResponse, error) {
-	info, call := h.callInfo(req.GetCallId(), req.GetSessionId(), req.GetTool())
-	if call != nil {
-		// The question dies with the call that asked it.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		defer context.AfterFunc(call.ctx, cancel)()
+	call := h.r.lookup(req.GetCallId())
+	if call == nil {
+		return &pluginpb.ApprovalResponse{Reason: fmt.Sprintf("call %q is not in flight, so nobody can be asked", req.GetCallId())}, nil
 	}
-	resp, err := h.r.host.RequestApproval(WithCall(ctx, info), ApprovalRequest{
+	callCtx, cancel := context.WithCancel(call.ctx)
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	resp, err := h.r.host.RequestApproval(WithCall(callCtx, call.info), ApprovalRequest{
 		Reason:  req.GetReason(),
 		Paths:   req.GetPaths(),
 		Command: req.GetCommand(),
+		Kind:    req.GetKind(),
+		TaskID:  req.GetTaskId(),
+		Program: req.GetProgram(),
+		Shell:   req.GetShell(),
+		Input:   req.GetInput(),
+		Dir:     req.GetDir(),
+		Unseen:  req.GetUnseen(),
+		Ahead:   req.GetAhead(),
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, status.FromContextError(ctx.Err()).Err()
+		if callCtx.Err() != nil {
+			return nil, status.FromContextError(callCtx.Err()).Err()
 		}
 		return nil, status.Errorf(codes.Unknown, "request approval: %v", err)
 	}
-	return &pluginpb.ApprovalResponse{Approved: resp.Approved, Reason: resp.Reason}, nil
+	return &pluginpb.ApprovalResponse{Approved: resp.Approved, Reason: resp.Reason, Unanswered: resp.Unanswered}, nil
 }
 
 func (h *hostServer) Progress(ctx context.Context, req *pluginpb.ProgressReport) (*pluginpb.Empty, error) {

@@ -41,9 +41,12 @@ func (g *grpcPlugin) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, 
 // plugin with, for plugin.ClientConfig.VersionedPlugins. Dispensing it
 // yields a *Remote. host answers the plugin's callbacks; its methods find
 // the call they belong to with CallFrom(ctx) (ID, Tool, SessionID and the
-// rest of the CallInfo the host passed to Remote.Call). Progress of a call
-// made with a progress func goes to that func instead. A nil host approves
-// nothing and ignores reports.
+// rest of the CallInfo the host passed to Remote.Call). RequestApproval
+// runs under the call's own context (the ctx given to Remote.Call, with
+// its values) and only for a call in flight; a request naming any other
+// call is refused without reaching host. Progress of a call made with a
+// progress func goes to that func instead. A nil host approves nothing and
+// ignores reports.
 func ClientPluginSet(host Host) map[int]plugin.PluginSet {
 	if host == nil {
 		host = noHost{}

@@ -216,11 +216,19 @@ func (h *callHost) RequestApproval(ctx context.Context, req ApprovalRequest) (Ap
 		Reason:    req.Reason,
 		Paths:     req.Paths,
 		Command:   req.Command,
+		Kind:      req.Kind,
+		TaskId:    req.TaskID,
+		Program:   req.Program,
+		Shell:     req.Shell,
+		Input:     req.Input,
+		Dir:       req.Dir,
+		Unseen:    req.Unseen,
+		Ahead:     req.Ahead,
 	})
 	if err != nil {
 		return ApprovalResponse{}, fmt.Errorf("request approval: %w", err)
 	}
-	return ApprovalResponse{Approved: resp.GetApproved(), Reason: resp.GetReason()}, nil
+	return ApprovalResponse{Approved: resp.GetApproved(), Reason: resp.GetReason(), Unanswered: resp.GetUnanswered()}, nil
 }
 
 func (h *callHost) ReportProcessGroup(ctx context.Context, pgid int, live bool) error {

@@ -149,7 +149,8 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		Loop:   authz.NewLoop(authz.LoopOptions{Bus: a.Bus, Logger: logger}),
 		Logger: logger,
 	})
-	pluginHost := authz.NewPluginHost(a.Approver)
+	g := guard.New(guard.Options{Workspace: ws, Profile: prof, Passes: passes})
+	pluginHost := authz.NewPluginHost(a.Approver, g)
 
 	settings := map[string]map[string]string{}
 	for fam, kv := range prof.Plugins {
@@ -206,11 +207,10 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 			Family: p.Name,
 			Pinned: p.Pinned,
 			Specs:  p.Specs,
-			Exec:   pluginHost.Track(p),
+			Exec:   p,
 		})
 	}
 
-	g := guard.New(guard.Options{Workspace: ws, Profile: prof, Passes: passes})
 	a.Warnings = append(a.Warnings, g.Warnings()...)
 	surf, err := surface.New(sources, surface.Options{
 		Profile:       prof,

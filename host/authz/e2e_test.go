@@ -544,19 +544,11 @@ func TestPluginHost_RequestApproval(t *testing.T) {
 	t.Parallel()
 	b := bus.New()
 	ap := authz.NewApprover(authz.ApproverOptions{Loop: authz.NewLoop(authz.LoopOptions{Bus: b})})
-	host := authz.NewPluginHost(ap)
+	host := authz.NewPluginHost(ap, nil)
 	user := b.Subscribe(8)
 	defer user.Close()
 	s := session.New("s")
 	s.SetAnswerer(authz.Remote{})
-	exec := host.Track(adapter.ExecutorFunc(func(ctx context.Context, info sdk.CallInfo, _ json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
-		// The plugin asks mid-call; the host routes it to the call's session.
-		resp, err := host.RequestApproval(ctx, "fs", info, sdk.ApprovalRequest{Reason: "follow a symlink out", Paths: []string{"/srv/x"}})
-		if err != nil {
-			return nil, err
-		}
-		return &sdk.Result{Text: resp.Reason, Data: resp.Approved}, nil
-	}))
 	go func() {
 		for ev := range user.Critical() {
 			if ev.Type == bus.UserHelpNeeded {
@@ -564,12 +556,15 @@ func TestPluginHost_RequestApproval(t *testing.T) {
 			}
 		}
 	}()
-	out, err := exec.Execute(session.NewContext(t.Context(), s), sdk.CallInfo{ID: "c1", Tool: "read_file", SessionID: "s"}, nil, nil)
-	if err != nil || out.Data != true || out.Text != "ok" {
-		t.Fatalf("Execute = %+v, %v; want the plugin's request approved", out, err)
+	// The plugin asks mid-call, under the call's own context: its session
+	// is the one asked.
+	resp, err := host.RequestApproval(session.NewContext(t.Context(), s), "fs", sdk.CallInfo{ID: "c1", Tool: "read_file", SessionID: "s"},
+		sdk.ApprovalRequest{Reason: "follow a symlink out", Paths: []string{"/srv/x"}})
+	if err != nil || !resp.Approved || resp.Reason != "ok" {
+		t.Fatalf("RequestApproval = %+v, %v; want the plugin's request approved", resp, err)
 	}
-	// A call not in flight cannot be asked about.
-	resp, _ := host.RequestApproval(t.Context(), "fs", sdk.CallInfo{ID: "gone"}, sdk.ApprovalRequest{Reason: "x"})
+	// A context without a session (no call in flight) cannot be asked about.
+	resp, _ = host.RequestApproval(t.Context(), "fs", sdk.CallInfo{ID: "gone"}, sdk.ApprovalRequest{Reason: "x"})
 	if resp.Approved || resp.Reason == "" {
 		t.Fatalf("request for a finished call = %+v, want refused with a reason", resp)
 	}

@@ -2,9 +2,9 @@ package authz
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sync"
+	"path/filepath"
+	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
@@ -13,45 +13,31 @@ import (
 
 // PluginHost answers the approval requests plugins make while a call runs
 // (sdk.Host.RequestApproval), through the same passes and loop as the
-// guard's asks. It implements pluginmgr.HostServices. The calls it can
-// answer for are those run through an executor it wraps with Track, which
-// is how it finds the call's session. Safe for concurrent use.
+// guard's asks. It implements pluginmgr.HostServices: a request comes with
+// the call's own context, whose session (session.FromContext) is the one
+// asked. Input typed into a running program (sdk.ApprovalStdin) is judged
+// here: for a shell, by the guard, as the command it is; for any other
+// program, by asking. Safe for concurrent use.
 type PluginHost struct {
-	a *Approver
-
-	mu    sync.Mutex
-	calls map[string]*session.Session // in flight, by call id
+	a     *Approver
+	guard adapter.Guard
 }
 
-// NewPluginHost returns a PluginHost asking through a.
-func NewPluginHost(a *Approver) *PluginHost {
-	return &PluginHost{a: a, calls: map[string]*session.Session{}}
+// NewPluginHost returns a PluginHost asking through a and judging input to
+// shells with g (nil: such input asks like any other).
+func NewPluginHost(a *Approver, g adapter.Guard) *PluginHost {
+	return &PluginHost{a: a, guard: g}
 }
 
-// Track wraps exec so that the session of each call it runs is known to
-// the PluginHost while the call is in flight.
-func (h *PluginHost) Track(exec adapter.Executor) adapter.Executor {
-	return adapter.ExecutorFunc(func(ctx context.Context, info sdk.CallInfo, input json.RawMessage, progress func(sdk.Progress)) (*sdk.Result, error) {
-		if sess := session.FromContext(ctx); sess != nil && info.ID != "" {
-			h.mu.Lock()
-			h.calls[info.ID] = sess
-			h.mu.Unlock()
-			defer func() {
-				h.mu.Lock()
-				delete(h.calls, info.ID)
-				h.mu.Unlock()
-			}()
-		}
-		return exec.Execute(ctx, info, input, progress)
-	})
-}
+// stdinParam is the parameter of the spec input to a shell is judged
+// under: a command, as run_bash's command is.
+const stdinParam = "input"
 
-// RequestApproval asks the user of the call's session. A call the host
-// does not know (finished, or not tracked) is refused with the reason.
+// RequestApproval judges or asks for a request of plugin during call. A
+// context without a session (a call that is not in flight, or not run
+// through an adapter) has nobody to ask: refused with the reason.
 func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
-	h.mu.Lock()
-	sess := h.calls[call.ID]
-	h.mu.Unlock()
+	sess := session.FromContext(ctx)
 	if sess == nil {
 		return sdk.ApprovalResponse{Reason: fmt.Sprintf("call %q of plugin %s is not in flight, so nobody can be asked", call.ID, plugin)}, nil
 	}
@@ -59,9 +45,109 @@ func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sd
 	if tool == "" {
 		tool = plugin
 	}
-	r := h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: req.Reason, Paths: req.Paths, Command: req.Command})
-	if !r.Allowed && r.Reason == "" {
-		r.Reason = "the user declined"
+	switch req.Kind {
+	case "":
+		return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: req.Reason, Paths: req.Paths, Command: req.Command}), req.Reason), nil
+	case sdk.ApprovalStdin:
+		return h.stdin(ctx, sess, tool, call, req), nil
 	}
-	return sdk.ApprovalResponse{Approved: r.Allowed, Reason: r.Reason}, nil
+	return sdk.ApprovalResponse{Reason: fmt.Sprintf("plugin %s asked for an approval of kind %q, which this host does not know", plugin, req.Kind)}, nil
+}
+
+// stdin judges input typed into a task's foreground program. A shell runs
+// it as a command line, so it gets run_bash's check (paths, exec rules with
+// the admin's deny, the read-only classifier); what any other program does
+// with text nobody can tell, so it asks. Passes (-y, the session's) turn
+// an ask into allow; a deny stands.
+func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool string, call sdk.CallInfo, req sdk.ApprovalRequest) sdk.ApprovalResponse {
+	prog := req.Program
+	if prog == "" {
+		prog = "a program the shell plugin could not identify"
+	}
+	if !req.Shell || h.guard == nil {
+		// What the program has not read waits in the terminal for whoever
+		// reads next, perhaps a shell (one this input starts, or the one
+		// behind the program).
+		if req.Ahead != "" && h.guard != nil {
+			if d := h.check(ctx, sess, tool, call, req.Ahead); d.Action == adapter.Deny {
+				return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into task %s goes to %s, and what it has not read waits in the terminal for whoever reads next, which a shell would run as a command the rules refuse: %s; this rule stands. Send one line per write_stdin, to a program waiting for it", req.TaskID, prog, d.Reason)}
+			}
+		}
+		reason := fmt.Sprintf("the text typed into task %s goes to %s, not a shell at its prompt, so the host cannot judge what it does with it", req.TaskID, prog)
+		if req.Shell {
+			reason = fmt.Sprintf("the text typed into task %s goes to the shell %s, and this host has no guard to judge it", req.TaskID, prog)
+		}
+		return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: req.Input}), reason)
+	}
+	d := h.check(ctx, sess, tool, call, req.Input)
+	if d.Action == adapter.Deny {
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into the shell %s of task %s is a command the rules refuse: %s; this rule stands", prog, req.TaskID, d.Reason)}
+	}
+	// The check reads the line as run_bash's command, in the workspace root
+	// and whole; a shell elsewhere, or a line edited out of sight, is
+	// more than the check saw.
+	var more []string
+	if d.Action == adapter.Ask {
+		more = append(more, d.Reason)
+	}
+	if dir := filepath.Clean(req.Dir); req.Dir == "" || !sameDir(dir, call.Workspace) {
+		where := "an unknown folder"
+		if req.Dir != "" {
+			where = dir
+		}
+		more = append(more, fmt.Sprintf("the shell works in %s, not the workspace root its paths are judged against", where))
+	}
+	if req.Unseen {
+		more = append(more, "the line was changed with keys (completion, history, cursor) whose result nobody saw")
+	}
+	if len(more) == 0 {
+		return sdk.ApprovalResponse{Approved: true}
+	}
+	reason := fmt.Sprintf("the text typed into the shell %s of task %s runs as a command, and %s", prog, req.TaskID, strings.Join(more, "; "))
+	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Paths: d.Paths, Command: req.Input}), reason)
+}
+
+// check is the guard's verdict on text run as a command, as run_bash's
+// command would get it.
+func (h *PluginHost) check(ctx context.Context, sess *session.Session, tool string, call sdk.CallInfo, text string) adapter.Decision {
+	return h.guard.Check(ctx, adapter.GuardRequest{
+		Spec: sdk.Spec{
+			Name:   tool,
+			Effect: sdk.EffectExec,
+			Roles:  map[string]sdk.Role{stdinParam: sdk.RoleCommand},
+		},
+		Args:      map[string]any{stdinParam: text},
+		Workspace: call.Workspace,
+		Session:   sess,
+		// The host judges the text itself here; whether the plugin's own
+		// spec is believed was settled when the call was let through.
+		Trusted: true,
+	})
+}
+
+// sameDir reports whether dir is the workspace root ws, symlinks resolved.
+func sameDir(dir, ws string) bool {
+	if ws == "" {
+		return false
+	}
+	if dir == filepath.Clean(ws) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(ws)
+	return err == nil && real == dir
+}
+
+// response is the plugin's view of an ask's outcome; why is what was asked.
+func response(r adapter.Approval, why string) sdk.ApprovalResponse {
+	switch {
+	case r.Allowed:
+		return sdk.ApprovalResponse{Approved: true, Reason: r.Reason}
+	case r.Unanswered && why != "":
+		return sdk.ApprovalResponse{Unanswered: true, Reason: fmt.Sprintf("%s, and %s", why, r.Reason)}
+	case r.Unanswered:
+		return sdk.ApprovalResponse{Unanswered: true, Reason: r.Reason}
+	case r.Reason == "":
+		return sdk.ApprovalResponse{Reason: "the user declined"}
+	}
+	return sdk.ApprovalResponse{Reason: r.Reason}
 }

@@ -48,9 +48,11 @@ type Options struct {
 // Progress needs no service: it reaches the progress func given to the
 // call's Execute.
 type HostServices interface {
-	// RequestApproval asks the user, for the call described by call (ID,
+	// RequestApproval judges or asks, for the call described by call (ID,
 	// Tool, SessionID, Workspace...) of plugin, and blocks for the answer.
-	// ctx ends when the call does.
+	// ctx is the call's own context: it carries the values of the ctx
+	// given to Execute (the host's session) and ends when the call does.
+	// Only calls in flight get here; the sdk refuses the rest.
 	RequestApproval(ctx context.Context, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error)
 }
 

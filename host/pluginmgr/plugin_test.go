@@ -29,13 +29,18 @@ func specNames(specs []sdk.Spec) []string {
 // fakeHost approves every request and records it.
 type fakeHost struct {
 	mu    sync.Mutex
-	asked []string // plugin/call id/tool/session/paths
+	asked []string // plugin/call id/tool/session/paths/the caller's value
 }
+
+// callerKey is a value the caller of Execute puts in its context: the
+// approval callback must see it (the host finds the session that way).
+type callerKey struct{}
 
 func (f *fakeHost) RequestApproval(ctx context.Context, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.asked = append(f.asked, strings.Join([]string{plugin, call.ID, call.Tool, call.SessionID, strings.Join(req.Paths, ",")}, "/"))
+	caller, _ := ctx.Value(callerKey{}).(string)
+	f.asked = append(f.asked, strings.Join([]string{plugin, call.ID, call.Tool, call.SessionID, strings.Join(req.Paths, ","), caller}, "/"))
 	return sdk.ApprovalResponse{Approved: true, Reason: "fake says yes"}, nil
 }
 
@@ -75,13 +80,14 @@ func TestLoad_DescribesAndCalls(t *testing.T) {
 		}
 	})
 	t.Run("approval", func(t *testing.T) {
-		res, err := p.Execute(context.Background(), sdk.CallInfo{ID: "c-7", Tool: "test_approve", SessionID: "s-7"}, []byte(`{"path":"/etc/x"}`), nil)
+		ctx := context.WithValue(context.Background(), callerKey{}, "sess-7")
+		res, err := p.Execute(ctx, sdk.CallInfo{ID: "c-7", Tool: "test_approve", SessionID: "s-7"}, []byte(`{"path":"/etc/x"}`), nil)
 		if err != nil || res.Text != "approved=true reason=fake says yes" {
 			t.Fatalf("Execute(test_approve): %+v, %v", res, err)
 		}
 		host.mu.Lock()
 		defer host.mu.Unlock()
-		if want := []string{"test/c-7/test_approve/s-7//etc/x"}; !reflect.DeepEqual(host.asked, want) {
+		if want := []string{"test/c-7/test_approve/s-7//etc/x/sess-7"}; !reflect.DeepEqual(host.asked, want) {
 			t.Errorf("approvals asked: %q, want %q", host.asked, want)
 		}
 	})

@@ -33,6 +33,9 @@ var staticSpecs = []Static{
 		Brief: "Run a bash command in the workspace."},
 	{Name: "shell_wait", Family: FamilyShell, Effect: sdk.EffectNone, Tier: Warm, ReadOnly: true,
 		Brief: "Wait for a shell task and collect its output."},
+	// write_stdin has no role: what its input means depends on the program
+	// reading the terminal when it is typed, which only the plugin sees. It
+	// puts the text to the host then (sdk.ApprovalStdin), before typing it.
 	{Name: "write_stdin", Family: FamilyShell, Effect: sdk.EffectExec, Tier: Warm,
 		Brief: "Send text or keys to a running shell task."},
 	{Name: "shell_cancel", Family: FamilyShell, Effect: sdk.EffectExec, Tier: Warm,

@@ -853,13 +853,23 @@ func (*ShutdownResponse) Descriptor() ([]byte, []int) {
 }
 
 type ApprovalRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CallId        string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
-	SessionId     string                 `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Tool          string                 `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
-	Reason        string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
-	Paths         []string               `protobuf:"bytes,5,rep,name=paths,proto3" json:"paths,omitempty"`
-	Command       string                 `protobuf:"bytes,6,opt,name=command,proto3" json:"command,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	CallId    string                 `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	SessionId string                 `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Tool      string                 `protobuf:"bytes,3,opt,name=tool,proto3" json:"tool,omitempty"`
+	Reason    string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	Paths     []string               `protobuf:"bytes,5,rep,name=paths,proto3" json:"paths,omitempty"`
+	Command   string                 `protobuf:"bytes,6,opt,name=command,proto3" json:"command,omitempty"`
+	// kind "stdin": input typed into a task's foreground program, judged by
+	// the host (see sdk.ApprovalStdin).
+	Kind          string `protobuf:"bytes,7,opt,name=kind,proto3" json:"kind,omitempty"`
+	TaskId        string `protobuf:"bytes,8,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Program       string `protobuf:"bytes,9,opt,name=program,proto3" json:"program,omitempty"`
+	Shell         bool   `protobuf:"varint,10,opt,name=shell,proto3" json:"shell,omitempty"`
+	Input         string `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
+	Dir           string `protobuf:"bytes,12,opt,name=dir,proto3" json:"dir,omitempty"`
+	Unseen        bool   `protobuf:"varint,13,opt,name=unseen,proto3" json:"unseen,omitempty"`
+	Ahead         string `protobuf:"bytes,14,opt,name=ahead,proto3" json:"ahead,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -936,10 +946,68 @@ func (x *ApprovalRequest) GetCommand() string {
 	return ""
 }
 
+func (x *ApprovalRequest) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *ApprovalRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *ApprovalRequest) GetProgram() string {
+	if x != nil {
+		return x.Program
+	}
+	return ""
+}
+
+func (x *ApprovalRequest) GetShell() bool {
+	if x != nil {
+		return x.Shell
+	}
+	return false
+}
+
+func (x *ApprovalRequest) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *ApprovalRequest) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *ApprovalRequest) GetUnseen() bool {
+	if x != nil {
+		return x.Unseen
+	}
+	return false
+}
+
+func (x *ApprovalRequest) GetAhead() string {
+	if x != nil {
+		return x.Ahead
+	}
+	return ""
+}
+
 type ApprovalResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Approved      bool                   `protobuf:"varint,1,opt,name=approved,proto3" json:"approved,omitempty"`
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Approved bool                   `protobuf:"varint,1,opt,name=approved,proto3" json:"approved,omitempty"`
+	Reason   string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// nobody could be asked: the call fails closed with needs_auth.
+	Unanswered    bool `protobuf:"varint,3,opt,name=unanswered,proto3" json:"unanswered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -986,6 +1054,13 @@ func (x *ApprovalResponse) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *ApprovalResponse) GetUnanswered() bool {
+	if x != nil {
+		return x.Unanswered
+	}
+	return false
 }
 
 type ProgressReport struct {
@@ -1173,7 +1248,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
-	"\x10ShutdownResponse\"\xa5\x01\n" +
+	"\x10ShutdownResponse\"\xd8\x02\n" +
 	"\x0fApprovalRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x1d\n" +
 	"\n" +
@@ -1181,10 +1256,22 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04tool\x18\x03 \x01(\tR\x04tool\x12\x16\n" +
 	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x14\n" +
 	"\x05paths\x18\x05 \x03(\tR\x05paths\x12\x18\n" +
-	"\acommand\x18\x06 \x01(\tR\acommand\"F\n" +
+	"\acommand\x18\x06 \x01(\tR\acommand\x12\x12\n" +
+	"\x04kind\x18\a \x01(\tR\x04kind\x12\x17\n" +
+	"\atask_id\x18\b \x01(\tR\x06taskId\x12\x18\n" +
+	"\aprogram\x18\t \x01(\tR\aprogram\x12\x14\n" +
+	"\x05shell\x18\n" +
+	" \x01(\bR\x05shell\x12\x14\n" +
+	"\x05input\x18\v \x01(\tR\x05input\x12\x10\n" +
+	"\x03dir\x18\f \x01(\tR\x03dir\x12\x16\n" +
+	"\x06unseen\x18\r \x01(\bR\x06unseen\x12\x14\n" +
+	"\x05ahead\x18\x0e \x01(\tR\x05ahead\"f\n" +
 	"\x10ApprovalResponse\x12\x1a\n" +
 	"\bapproved\x18\x01 \x01(\bR\bapproved\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"a\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1e\n" +
+	"\n" +
+	"unanswered\x18\x03 \x01(\bR\n" +
+	"unanswered\"a\n" +
 	"\x0eProgressReport\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x126\n" +
 	"\bprogress\x18\x02 \x01(\v2\x1a.yagent.plugin.v1.ProgressR\bprogress\"t\n" +

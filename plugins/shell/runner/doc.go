@@ -34,6 +34,11 @@
 //
 // The host decides, before a call reaches this package, whether a command
 // may run (its parse-time command analysis); this package only executes.
+// Input typed into a terminal task is the exception, since only this
+// package sees what reads it: write_stdin finds the terminal's foreground
+// program (tcgetpgrp, then the files its processes run) and puts the text
+// to the host (sdk.ApprovalStdin) before typing it: a shell's whole line is
+// judged like a command, text for any other program asks.
 // Programs that a command starts (make recipes, npm scripts, anything a
 // script execs) are never seen by that parse-time boundary.
 package runner

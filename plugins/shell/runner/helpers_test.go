@@ -15,10 +15,13 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// fakeHost records the process groups reported to it.
+// fakeHost records the process groups reported to it and the approvals
+// asked of it, and approves them unless refuse is set.
 type fakeHost struct {
-	mu      sync.Mutex
-	reports []groupReport
+	mu        sync.Mutex
+	reports   []groupReport
+	approvals []sdk.ApprovalRequest
+	refuse    *sdk.ApprovalResponse
 }
 
 type groupReport struct {
@@ -27,8 +30,20 @@ type groupReport struct {
 }
 
 func (h *fakeHost) Progress(context.Context, sdk.Progress) error { return nil }
-func (h *fakeHost) RequestApproval(context.Context, sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
-	return sdk.ApprovalResponse{}, nil
+func (h *fakeHost) RequestApproval(_ context.Context, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.approvals = append(h.approvals, req)
+	if h.refuse != nil {
+		return *h.refuse, nil
+	}
+	return sdk.ApprovalResponse{Approved: true}, nil
+}
+
+func (h *fakeHost) asked() []sdk.ApprovalRequest {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]sdk.ApprovalRequest(nil), h.approvals...)
 }
 func (h *fakeHost) ReportProcessGroup(_ context.Context, pgid int, live bool) error {
 	h.mu.Lock()

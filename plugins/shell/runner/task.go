@@ -67,6 +67,12 @@ type task struct {
 	done chan struct{}
 	end  endState // written before done is closed
 
+	// stdin serializes write_stdin on the task from judging to the end of
+	// its wait, so each input is judged against the program it reaches.
+	stdin sync.Mutex
+	line  line   // held under stdin
+	ahead string // typed while no program read it; held under stdin
+
 	mu         sync.Mutex
 	master     *os.File // PTY master; nil once closed or for pipes
 	readOff    int64    // output bytes already handed to the model

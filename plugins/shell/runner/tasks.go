@@ -110,13 +110,17 @@ func normalizeKey(k string) string {
 
 // WriteStdin types input and then presses keys in a terminal task, waits
 // for its output to settle, and returns what it wrote since it was last
-// read. A pipe-mode task has no stdin to write (it is /dev/null); only
-// ctrl-c reaches it, as SIGINT to its process group.
+// read. The host approves first what the task's foreground program will
+// read (approveStdin); nothing is typed before its answer. A pipe-mode task
+// has no stdin to write (it is /dev/null); only ctrl-c reaches it, as
+// SIGINT to its process group.
 func (m *Manager) WriteStdin(ctx context.Context, id, input string, keys []string) (*sdk.Result, error) {
 	t, err := m.lookup(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	t.stdin.Lock()
+	defer t.stdin.Unlock()
 	var seq strings.Builder
 	seq.WriteString(input)
 	onlyCtrlC := input == "" && len(keys) > 0
@@ -147,12 +151,17 @@ func (m *Manager) WriteStdin(ctx context.Context, id, input string, keys []strin
 			return nil, fmt.Errorf("write_stdin: interrupt task %s: %w", t.id, err)
 		}
 	default:
+		next, err := m.approveStdin(ctx, t, input, keys)
+		if err != nil {
+			return nil, err
+		}
 		if err := t.writeMaster([]byte(seq.String())); err != nil {
 			if t.finished() {
 				return m.endResult(t, "Nothing was written: the task had already ended."), nil
 			}
 			return nil, fmt.Errorf("write_stdin: task %s: %w", t.id, err)
 		}
+		t.line, t.ahead = next.line, next.ahead
 	}
 
 	// Wait for the answer: until the output has been quiet for StdinSettle,

@@ -16,7 +16,11 @@ import (
 func TestPlugin_OverGRPC(t *testing.T) {
 	t.Parallel()
 	m := runner.New(runner.Options{StateDir: t.TempDir()})
-	c := plugintest.Start(t, sdk.Plugin{Name: "shell", Version: Version, Tools: All(m), OnShutdown: m.Shutdown}, nil)
+	c := plugintest.Start(t, sdk.Plugin{Name: "shell", Version: Version, Tools: All(m), OnShutdown: m.Shutdown}, &plugintest.Options{
+		Approve: func(context.Context, sdk.CallInfo, sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
+			return sdk.ApprovalResponse{Approved: true}, nil
+		},
+	})
 	ctx := context.Background()
 	info := sdk.CallInfo{SessionID: "s1"}
 
@@ -32,6 +36,11 @@ func TestPlugin_OverGRPC(t *testing.T) {
 	id := taskID(t, res.Text)
 	if _, err := c.Call(ctx, WriteStdinName, info, map[string]any{"task_id": id, "input": "x", "keys": []string{"enter"}}); err != nil {
 		t.Fatalf("write_stdin: %v", err)
+	}
+	// The input was put to the host before it was typed: to bash, whose
+	// read takes it, as a line.
+	if a := c.Host.Approvals(); len(a) != 1 || a[0].Request.Kind != sdk.ApprovalStdin || !a[0].Request.Shell || a[0].Request.Input != "x\n" || a[0].Call.Tool != WriteStdinName {
+		t.Errorf("approvals = %+v, want one stdin request of write_stdin for bash's line x", a)
 	}
 	res, err = c.Call(ctx, ShellWaitName, info, map[string]any{"task_id": id, "timeout_ms": 5000})
 	if err != nil && !strings.Contains(err.Error(), "not_found") {

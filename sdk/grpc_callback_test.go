@@ -1,0 +1,75 @@
+package sdk
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	pluginpb "github.com/yagent/yagent/sdk/proto"
+)
+
+// recordingHost remembers the context and request of each approval.
+type recordingHost struct {
+	noHost
+	ctxs []context.Context
+	reqs []ApprovalRequest
+	resp ApprovalResponse
+}
+
+func (h *recordingHost) RequestApproval(ctx context.Context, req ApprovalRequest) (ApprovalResponse, error) {
+	h.ctxs = append(h.ctxs, ctx)
+	h.reqs = append(h.reqs, req)
+	return h.resp, nil
+}
+
+type callerKey struct{}
+
+// TestHostServer_ApprovalRunsUnderTheCallsContext: the host's callback
+// sees what the caller of Call put in its context (the host's session)
+// and ends with the call; a call not in flight never reaches the host.
+func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
+	t.Parallel()
+	host := &recordingHost{resp: ApprovalResponse{Reason: "nobody", Unanswered: true}}
+	r := newRemote(t.Context(), nil, nil, host)
+	callCtx, endCall := context.WithCancel(context.WithValue(t.Context(), callerKey{}, "session-7"))
+	info := CallInfo{ID: "c-1", Tool: "write_stdin", SessionID: "s-1"}
+	call := &inflight{ctx: callCtx, info: info, host: host}
+	if err := r.register(call); err != nil {
+		t.Fatal(err)
+	}
+	hs := &hostServer{r: r}
+
+	resp, err := hs.RequestApproval(t.Context(), &pluginpb.ApprovalRequest{
+		CallId: "c-1", Kind: ApprovalStdin, TaskId: "sh-1", Program: "/usr/bin/python3", Shell: false, Input: "print(1)", Dir: "/ws", Unseen: true,
+	})
+	if err != nil || resp.GetApproved() || !resp.GetUnanswered() || resp.GetReason() != "nobody" {
+		t.Fatalf("RequestApproval = %+v, %v; want the host's answer, unanswered", resp, err)
+	}
+	if len(host.ctxs) != 1 {
+		t.Fatalf("host asked %d times, want 1", len(host.ctxs))
+	}
+	got := host.ctxs[0]
+	if v, _ := got.Value(callerKey{}).(string); v != "session-7" {
+		t.Errorf("callback context lacks the call's values: got %q, want session-7", v)
+	}
+	if ci := CallFrom(got); ci.ID != "c-1" || ci.Tool != "write_stdin" {
+		t.Errorf("callback CallInfo = %+v, want the call's", ci)
+	}
+	want := ApprovalRequest{Kind: ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/python3", Input: "print(1)", Dir: "/ws", Unseen: true}
+	if g := host.reqs[0]; g.Kind != want.Kind || g.TaskID != want.TaskID || g.Program != want.Program || g.Shell || g.Input != want.Input || g.Dir != want.Dir || !g.Unseen {
+		t.Errorf("request = %+v, want %+v", g, want)
+	}
+	endCall()
+	if got.Err() == nil {
+		t.Error("the callback's context outlives its call")
+	}
+
+	r.unregister(call)
+	resp, err = hs.RequestApproval(t.Context(), &pluginpb.ApprovalRequest{CallId: "c-1", SessionId: "s-1", Reason: "late"})
+	if err != nil || resp.GetApproved() || !strings.Contains(resp.GetReason(), "not in flight") {
+		t.Fatalf("request for a finished call = %+v, %v; want refused, not in flight", resp, err)
+	}
+	if len(host.ctxs) != 1 {
+		t.Errorf("a request for a call not in flight reached the host")
+	}
+}
