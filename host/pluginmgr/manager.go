@@ -72,6 +72,9 @@ type Manager struct {
 	logger hclog.Logger
 	// hashFile hashes a binary; a seam so tests can count hashes.
 	hashFile func(path string) (string, error)
+	// now is the clock the sha index judges a binary's age by; a seam so
+	// tests can memoize a binary built a moment ago.
+	now func() time.Time
 	// crashGrace bounds the wait for a plugin process to exit after its
 	// connection failed, before the failure is called a crash anyway.
 	crashGrace time.Duration
@@ -101,6 +104,7 @@ func New(opts Options) *Manager {
 		opts:       opts,
 		logger:     opts.Logger,
 		hashFile:   sha256File,
+		now:        time.Now,
 		crashGrace: 2 * time.Second,
 		done:       make(chan struct{}),
 	}
@@ -113,15 +117,19 @@ var errClosed = errors.New("the plugin manager is closed")
 // Execute), else by launching it and asking (the answer is cached). A
 // plugin whose binary does not match its pin, or that cannot be launched
 // or described, is returned with Refused set and a warning. The warnings
-// include Discover's. The error is for a lock file that cannot be read and
-// for ctx ending.
+// include Discover's, and a lock file that cannot be read (every plugin is
+// then unpinned). The error is for ctx ending.
 func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 	found, warnings := m.Discover()
 	lock := Lock{Plugins: map[string]LockEntry{}}
 	if m.opts.LockFile != "" {
 		var err error
 		if lock, err = ReadLock(m.opts.LockFile); err != nil {
-			return nil, warnings, err
+			// Pins that cannot be read vouch for nothing: every plugin
+			// loads unpinned (a custom plugin's declared effects are then
+			// not trusted), and the warning names the file and the fix.
+			lock = Lock{Plugins: map[string]LockEntry{}}
+			warnings = append(warnings, fmt.Sprintf("no plugin is trusted as pinned: %v", err))
 		}
 	}
 	idx := loadIndex(m.opts.CacheDir)
@@ -130,7 +138,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 	for _, f := range found {
 		p := &Plugin{Name: f.Name, Path: f.Path, m: m, groups: map[int]bool{}}
 		plugins = append(plugins, p)
-		sum, id, err := idx.sum(f.Path, m.hashFile)
+		sum, id, err := idx.sum(f.Path, m.hashFile, m.now)
 		if err != nil {
 			p.Refused = fmt.Errorf("plugin %s: %w", p.Name, err)
 			warnings = append(warnings, p.Refused.Error())
