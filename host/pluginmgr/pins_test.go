@@ -207,4 +207,3 @@ func TestVerify_HashesAgain(t *testing.T) {
 		t.Error("an unpinned plugin fails verification")
 	}
 }
-
