@@ -162,6 +162,16 @@ func TestLock_ResetUnpin(t *testing.T) {
 	if old, err := os.ReadFile(path + ".bad"); err != nil || string(old) != `{"plugins": {"a": ` {
 		t.Errorf("the broken file was not kept as .bad: %q, %v", old, err)
 	}
+	// A reset over a readable file drops its entries too.
+	if err := ResetLock(path, []*Plugin{a}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := ReadLock(path); err != nil || len(l.Plugins) != 1 {
+		t.Fatalf("after reset to a alone: %+v, %v", l.Plugins, err)
+	}
+	if err := WriteLock(path, []*Plugin{b}); err != nil {
+		t.Fatal(err)
+	}
 	if err := Unpin(path, []string{"b", "nope"}); err == nil || !strings.Contains(err.Error(), `"nope" is not pinned`) {
 		t.Errorf("Unpin of a name not pinned: %v", err)
 	}
