@@ -107,7 +107,7 @@ file that cannot be read.`,
 			defer a.Close(cmd.Context())
 			lock, err := pluginmgr.ReadLock(a.LockFile)
 			if err != nil {
-				return err
+				return pluginmgr.WithUserFix(err)
 			}
 			out := cmd.OutOrStdout()
 			bad := 0

@@ -182,6 +182,20 @@ func (idx *shaIndex) sum(path string, hash func(string) (string, error), now fun
 	return s, id, nil
 }
 
+// hashWithID hashes the file at path with no memo, and returns the
+// identity it had before, so a launch can tell that it changed since.
+func hashWithID(path string, hash func(string) (string, error)) (string, fileID, error) {
+	id, err := statID(path)
+	if err != nil {
+		return "", fileID{}, err
+	}
+	s, err := hash(path)
+	if err != nil {
+		return "", fileID{}, err
+	}
+	return s, id, nil
+}
+
 // sha256File hashes the file at path.
 func sha256File(path string) (string, error) {
 	f, err := os.Open(path)

@@ -40,11 +40,30 @@ func (e *PinMismatchError) Error() string {
 type LockError struct {
 	Path string
 	Err  error
+	// Fix says how to repair the file; "" says nothing. ReadLock leaves it
+	// empty (a managed lock is not the user's to repair); the functions
+	// that handle the user's lock file set it (WithUserFix).
+	Fix string
 }
 
 func (e *LockError) Error() string {
-	return fmt.Sprintf("lock file %s cannot be used: %v; repair it with `yagent plugins pin --reset` (pins the plugins found now and keeps the broken file as %s), or fix it by hand",
-		e.Path, e.Err, e.Path+badLockSuffix)
+	msg := fmt.Sprintf("lock file %s cannot be used: %v", e.Path, e.Err)
+	if e.Fix != "" {
+		msg += "; " + e.Fix
+	}
+	return msg
+}
+
+// WithUserFix returns err with the repair of a user's lock file named, when
+// err is a *LockError; any other err is returned as it is.
+func WithUserFix(err error) error {
+	var le *LockError
+	if !errors.As(err, &le) {
+		return err
+	}
+	fixed := *le
+	fixed.Fix = fmt.Sprintf("repair it with `yagent plugins pin --reset` (pins the plugins found now and keeps the broken file as %s), or fix it by hand", le.Path+badLockSuffix)
+	return &fixed
 }
 
 func (e *LockError) Unwrap() error { return e.Err }
@@ -83,7 +102,7 @@ func ReadLock(path string) (Lock, error) {
 func WriteLock(path string, plugins []*Plugin) error {
 	l, err := ReadLock(path)
 	if err != nil {
-		return err
+		return WithUserFix(err)
 	}
 	return l.pin(plugins).write(path)
 }
@@ -105,7 +124,7 @@ func ResetLock(path string, plugins []*Plugin) error {
 func Unpin(path string, names []string) error {
 	l, err := ReadLock(path)
 	if err != nil {
-		return err
+		return WithUserFix(err)
 	}
 	for _, n := range names {
 		if _, ok := l.Plugins[n]; !ok {

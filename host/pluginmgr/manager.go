@@ -27,6 +27,10 @@ type Options struct {
 	// LockFile is the pin lock file; "" means no pinning. A lock file
 	// that does not exist pins nothing.
 	LockFile string
+	// HashAlways names the plugins whose binary is hashed on every Load,
+	// whatever the sha index says: those a lock the user cannot write (a
+	// managed one) pins, since the index is the user's to write.
+	HashAlways map[string]bool
 	// Logger receives the manager's log and the plugins' logs; nil
 	// discards them.
 	Logger hclog.Logger
@@ -129,7 +133,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			// loads unpinned (a custom plugin's declared effects are then
 			// not trusted), and the warning names the file and the fix.
 			lock = Lock{Plugins: map[string]LockEntry{}}
-			warnings = append(warnings, fmt.Sprintf("no plugin is trusted as pinned: %v", err))
+			warnings = append(warnings, fmt.Sprintf("no plugin is trusted as pinned: %v", WithUserFix(err)))
 		}
 	}
 	idx := loadIndex(m.opts.CacheDir)
@@ -138,7 +142,16 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 	for _, f := range found {
 		p := &Plugin{Name: f.Name, Path: f.Path, m: m, groups: map[int]bool{}}
 		plugins = append(plugins, p)
-		sum, id, err := idx.sum(f.Path, m.hashFile, m.now)
+		var (
+			sum string
+			id  fileID
+			err error
+		)
+		if m.opts.HashAlways[f.Name] {
+			sum, id, err = hashWithID(f.Path, m.hashFile)
+		} else {
+			sum, id, err = idx.sum(f.Path, m.hashFile, m.now)
+		}
 		if err != nil {
 			p.Refused = fmt.Errorf("plugin %s: %w", p.Name, err)
 			warnings = append(warnings, p.Refused.Error())

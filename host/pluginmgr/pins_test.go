@@ -217,3 +217,46 @@ func TestVerify_HashesAgain(t *testing.T) {
 		t.Error("an unpinned plugin fails verification")
 	}
 }
+
+// TestLoad_HashAlwaysIgnoresTheIndex: a plugin named in HashAlways is
+// hashed on a warm start too: a forged index entry cannot vouch for it.
+func TestLoad_HashAlwaysIgnoresTheIndex(t *testing.T) {
+	t.Parallel()
+	cache := t.TempDir()
+	loadTest(t, newManager(t, Options{CacheDir: cache})) // the index now holds the test plugin
+	bin := filepath.Join(testPluginDir, BinaryPrefix+"test")
+	idx := loadIndex(cache)
+	e, ok := idx.Entries[bin]
+	if !ok {
+		t.Fatal("the cold start left no index entry")
+	}
+	want := e.SHA256
+	e.SHA256 = strings.Repeat("0", 64) // forged
+	idx.Entries[bin], idx.dirty = e, true
+	if err := idx.save(cache); err != nil {
+		t.Fatal(err)
+	}
+	if p := loadTest(t, newManager(t, Options{CacheDir: cache})); p.SHA256 == want {
+		t.Fatal("the forged index entry was not used by a plain warm start; the test proves nothing")
+	}
+	if p := loadTest(t, newManager(t, Options{CacheDir: cache, HashAlways: map[string]bool{"test": true}})); p.SHA256 != want {
+		t.Errorf("HashAlways: sum %s, want the binary's own %s", p.SHA256, want)
+	}
+}
+
+// TestReadLock_ErrorNamesNoUserFix: ReadLock names the file but no fix (a
+// managed lock is not the user's to repair); WithUserFix adds the user's.
+func TestReadLock_ErrorNamesNoUserFix(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "plugins.lock")
+	if err := os.WriteFile(path, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadLock(path)
+	if err == nil || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "--reset") {
+		t.Errorf("ReadLock: %v; want the path and no user fix", err)
+	}
+	if err := WithUserFix(err); !strings.Contains(err.Error(), "yagent plugins pin --reset") || !strings.Contains(err.Error(), path) {
+		t.Errorf("WithUserFix: %v", err)
+	}
+}
