@@ -11,8 +11,8 @@ import (
 
 func newPluginsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "plugins [list|pin|verify]",
-		Short: "List plugins, pin their checksums, verify them against the lock file",
+		Use:   "plugins [list|pin|unpin|verify]",
+		Short: "List plugins, pin and unpin their checksums, verify them against the lock file",
 		Args:  cobra.NoArgs,
 	}
 	list := &cobra.Command{
@@ -40,30 +40,29 @@ func newPluginsCmd(g *globals) *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	var reset bool
 	pin := &cobra.Command{
 		Use:   "pin [NAME...]",
 		Short: "Record the sha256 of the named plugins (all when none is named) in the lock file",
+		Long: `Record the sha256 of the named plugins (all when none is named) in the lock file;
+the lock's other entries are kept. --reset starts a new lock file holding only
+these pins, keeping the old one beside it as <lock>.bad: the way to repair a lock
+file that cannot be read.`,
 		RunE: func(cmd *cobra.Command, names []string) error {
 			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}
 			defer a.Close(cmd.Context())
-			want := map[string]bool{}
-			for _, n := range names {
-				want[n] = true
+			chosen, err := choosePlugins(a.All, names)
+			if err != nil {
+				return err
 			}
-			var chosen []*pluginmgr.Plugin
-			for _, p := range a.All {
-				if len(want) == 0 || want[p.Name] {
-					chosen = append(chosen, p)
-					delete(want, p.Name)
-				}
+			write := pluginmgr.WriteLock
+			if reset {
+				write = pluginmgr.ResetLock
 			}
-			for n := range want {
-				return fmt.Errorf("no plugin named %q found; `yagent plugins list` shows what is found", n)
-			}
-			if err := pluginmgr.WriteLock(a.LockFile, chosen); err != nil {
+			if err := write(a.LockFile, chosen); err != nil {
 				return err
 			}
 			for _, p := range chosen {
@@ -73,9 +72,32 @@ func newPluginsCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+	pin.Flags().BoolVar(&reset, "reset", false, "replace the lock file instead of adding to it (the old one is kept as <lock>.bad)")
+	unpin := &cobra.Command{
+		Use:   "unpin NAME...",
+		Short: "Remove the named plugins from the lock file",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, names []string) error {
+			// The lock file alone is edited: a pin whose binary is gone
+			// can be removed too.
+			a, err := openApp(cmd, g)
+			if err != nil {
+				return err
+			}
+			defer a.Close(cmd.Context())
+			if err := pluginmgr.Unpin(a.LockFile, names); err != nil {
+				return err
+			}
+			for _, n := range names {
+				fmt.Fprintf(cmd.OutOrStdout(), "unpinned %s\n", n)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "lock file:", a.LockFile)
+			return nil
+		},
+	}
 	verify := &cobra.Command{
 		Use:   "verify",
-		Short: "Compare every plugin binary with the lock file; exit 1 on a mismatch",
+		Short: "Hash every plugin binary again and compare it with the lock file; exit 1 when a pinned one is missing or differs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := openApp(cmd, g)
@@ -83,25 +105,38 @@ func newPluginsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer a.Close(cmd.Context())
+			lock, err := pluginmgr.ReadLock(a.LockFile)
+			if err != nil {
+				return pluginmgr.WithUserFix(err)
+			}
+			out := cmd.OutOrStdout()
 			bad := 0
-			for _, p := range a.All {
-				switch {
-				case p.Refused != nil:
+			for _, v := range lock.Verify(a.All, pluginmgr.SHA256File) {
+				if v.Bad() {
 					bad++
-					fmt.Fprintf(cmd.OutOrStdout(), "MISMATCH  %s: %v\n", p.Name, p.Refused)
-				case p.Pinned:
-					fmt.Fprintf(cmd.OutOrStdout(), "ok        %s %s\n", p.Name, short(p.SHA256))
+				}
+				switch v.Status {
+				case pluginmgr.PinOK:
+					fmt.Fprintf(out, "ok        %s %s\n", v.Name, short(v.Actual))
+				case pluginmgr.PinNone:
+					fmt.Fprintf(out, "unpinned  %s %s\n", v.Name, short(v.Actual))
+				case pluginmgr.PinMismatch:
+					fmt.Fprintf(out, "MISMATCH  %s: %s has sha256 %s, the lock pins %s; refused until it is pinned again (yagent plugins pin %s)\n",
+						v.Name, v.Path, v.Actual, v.Expected, v.Name)
+				case pluginmgr.PinMissing:
+					fmt.Fprintf(out, "MISSING   %s: pinned (sha256 %s, was %s) but no plugin folder holds a readable binary; restore it, or remove the pin (yagent plugins unpin %s)\n",
+						v.Name, short(v.Expected), v.Path, v.Name)
 				default:
-					fmt.Fprintf(cmd.OutOrStdout(), "unpinned  %s %s\n", p.Name, short(p.SHA256))
+					fmt.Fprintf(out, "UNKNOWN   %s: the sum of %s cannot be computed\n", v.Name, v.Path)
 				}
 			}
 			if bad > 0 {
-				return fmt.Errorf("%d plugin(s) do not match %s", bad, a.LockFile)
+				return fmt.Errorf("%d pinned plugin(s) do not match %s", bad, a.LockFile)
 			}
 			return nil
 		},
 	}
-	cmd.AddCommand(list, pin, verify)
+	cmd.AddCommand(list, pin, unpin, verify)
 	cmd.RunE = list.RunE
 	return cmd
 }
@@ -111,4 +146,29 @@ func short(sum string) string {
 		return sum[:12]
 	}
 	return sum
+}
+
+// choosePlugins returns the plugins named (every one when names is empty),
+// in the order of all; a name no plugin has is an error.
+func choosePlugins(all []*pluginmgr.Plugin, names []string) ([]*pluginmgr.Plugin, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var chosen []*pluginmgr.Plugin
+	for _, p := range all {
+		if want[p.Name] {
+			chosen = append(chosen, p)
+			delete(want, p.Name)
+		}
+	}
+	for _, n := range names {
+		if want[n] {
+			return nil, fmt.Errorf("no plugin named %q found; `yagent plugins list` shows what is found", n)
+		}
+	}
+	return chosen, nil
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/host/app"
@@ -20,7 +19,13 @@ func newServeCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the tool surface over MCP on stdin/stdout",
-		Args:  cobra.NoArgs,
+		Long: fmt.Sprintf(`Serve the tool surface over MCP on stdin/stdout: one JSON-RPC message per line.
+
+A bad line does not end the session: a line that is not JSON is answered with
+-32700 (id null), one that is not a JSON-RPC message, a batch, or a line over
+%d MiB with -32600, one nested over %d levels deep with -32602 (with the
+message's id when it can be found), and the next line is read as usual.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDepth),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
@@ -50,7 +55,7 @@ func newServeCmd(g *globals) *cobra.Command {
 				os.Exit(130)
 			}()
 
-			err = srv.Run(ctx, &mcp.StdioTransport{})
+			err = srv.Run(ctx, &mcpserver.StdioTransport{Logger: a.Logger()})
 			if ctx.Err() != nil {
 				return nil
 			}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"github.com/yagent/yagent/sdk"
 )
@@ -81,11 +82,16 @@ func storeSpecs(dir, sum string, d sdk.Description) error {
 	return writeFileAtomic(filepath.Join(dir, sum+".json"), b, 0o600)
 }
 
-// fileID identifies one version of a file without reading it.
+// fileID identifies one version of a file without reading it. The mtime
+// alone is not enough: anyone who can write the file can set it back
+// (touch -d @old). The ctime cannot be set by any user: every write,
+// chmod, link or rename of the inode moves it to now, so a file patched in
+// place never matches its old identity and is hashed again.
 type fileID struct {
 	Inode   uint64 `json:"inode"`
 	Size    int64  `json:"size"`
 	MtimeNS int64  `json:"mtime_ns"`
+	CtimeNS int64  `json:"ctime_ns"`
 }
 
 func statID(path string) (fileID, error) {
@@ -93,11 +99,21 @@ func statID(path string) (fileID, error) {
 	if err != nil {
 		return fileID{}, err
 	}
-	return fileID{Inode: inode(fi), Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}, nil
+	ino, ctime := inodeCtime(fi)
+	return fileID{Inode: ino, Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano(), CtimeNS: ctime}, nil
 }
 
-// shaIndex memoizes binaries' sums by (path, inode, size, mtime), so a warm
-// start hashes nothing. It is kept in the cache folder as index.json.
+// memoizable says whether id is complete enough to key the sha index: a
+// file whose inode or ctime is unknown is hashed on every start.
+func (id fileID) memoizable() bool { return id.Inode != 0 && id.CtimeNS != 0 }
+
+// racyWindow is how long after its last change a file is hashed on every
+// start instead of being memoized.
+const racyWindow = 2 * time.Second
+
+// shaIndex memoizes binaries' sums by (path, inode, size, mtime, ctime), so
+// a warm start hashes nothing. It is kept in the cache folder as
+// index.json; entries written before ctime was recorded never match.
 type shaIndex struct {
 	Format  int                   `json:"format"`
 	Entries map[string]indexEntry `json:"entries"`
@@ -143,12 +159,12 @@ func (idx *shaIndex) save(dir string) error {
 
 // sum returns the sha256 of the binary at path and its identity, hashing
 // only when the index has no entry for this very version of the file.
-func (idx *shaIndex) sum(path string, hash func(string) (string, error)) (string, fileID, error) {
+func (idx *shaIndex) sum(path string, hash func(string) (string, error), now func() time.Time) (string, fileID, error) {
 	id, err := statID(path)
 	if err != nil {
 		return "", fileID{}, err
 	}
-	if e, ok := idx.Entries[path]; ok && e.fileID == id && id.Inode != 0 && shaPattern.MatchString(e.SHA256) {
+	if e, ok := idx.Entries[path]; ok && e.fileID == id && id.memoizable() && shaPattern.MatchString(e.SHA256) {
 		return e.SHA256, id, nil
 	}
 	s, err := hash(path)
@@ -156,10 +172,26 @@ func (idx *shaIndex) sum(path string, hash func(string) (string, error)) (string
 		return "", fileID{}, err
 	}
 	// A file rewritten while it was hashed gets no entry: its next start
-	// hashes again.
-	if after, err := statID(path); err == nil && after == id {
+	// hashes again. So does a file changed in the last racyWindow: ctime
+	// ticks coarsely, and a second change within the same tick would keep
+	// the identity just recorded (git's "racy clean" problem).
+	if after, err := statID(path); err == nil && after == id && id.memoizable() && now().Sub(time.Unix(0, id.CtimeNS)) >= racyWindow {
 		idx.Entries[path] = indexEntry{fileID: id, SHA256: s}
 		idx.dirty = true
+	}
+	return s, id, nil
+}
+
+// hashWithID hashes the file at path with no memo, and returns the
+// identity it had before, so a launch can tell that it changed since.
+func hashWithID(path string, hash func(string) (string, error)) (string, fileID, error) {
+	id, err := statID(path)
+	if err != nil {
+		return "", fileID{}, err
+	}
+	s, err := hash(path)
+	if err != nil {
+		return "", fileID{}, err
 	}
 	return s, id, nil
 }

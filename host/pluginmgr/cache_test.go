@@ -20,7 +20,7 @@ func TestShaIndex_HashesOnlyChangedFiles(t *testing.T) {
 	hash := func(p string) (string, error) { hashes++; return sha256File(p) }
 
 	idx := loadIndex(cache)
-	s1, _, err := idx.sum(bin, hash)
+	s1, _, err := idx.sum(bin, hash, agedClock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestShaIndex_HashesOnlyChangedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx = loadIndex(cache) // as a new process would
-	if s2, _, _ := idx.sum(bin, hash); s2 != s1 || hashes != 1 {
+	if s2, _, _ := idx.sum(bin, hash, agedClock); s2 != s1 || hashes != 1 {
 		t.Fatalf("unchanged file: sum %s (first %s), %d hashes; want the memoized sum and 1 hash", s2, s1, hashes)
 	}
 
@@ -39,7 +39,7 @@ func TestShaIndex_HashesOnlyChangedFiles(t *testing.T) {
 	if err := os.Chtimes(bin, later, later); err != nil {
 		t.Fatal(err)
 	}
-	s3, _, err := idx.sum(bin, hash)
+	s3, _, err := idx.sum(bin, hash, agedClock)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,45 @@ func (e *PinMismatchError) Error() string {
 		e.Name, e.Path, e.Actual, e.Expected, e.Name)
 }
 
+// LockError is a lock file that exists but cannot be read or parsed. It
+// names the file and the command that repairs it: a host that cannot read
+// its pins must say so, not run as if nothing were pinned.
+type LockError struct {
+	Path string
+	Err  error
+	// Fix says how to repair the file; "" says nothing. ReadLock leaves it
+	// empty (a managed lock is not the user's to repair); the functions
+	// that handle the user's lock file set it (WithUserFix).
+	Fix string
+}
+
+func (e *LockError) Error() string {
+	msg := fmt.Sprintf("lock file %s cannot be used: %v", e.Path, e.Err)
+	if e.Fix != "" {
+		msg += "; " + e.Fix
+	}
+	return msg
+}
+
+// WithUserFix returns err with the repair of a user's lock file named, when
+// err is a *LockError; any other err is returned as it is.
+func WithUserFix(err error) error {
+	var le *LockError
+	if !errors.As(err, &le) {
+		return err
+	}
+	fixed := *le
+	fixed.Fix = fmt.Sprintf("repair it with `yagent plugins pin --reset` (pins the plugins found now and keeps the broken file as %s), or fix it by hand", le.Path+badLockSuffix)
+	return &fixed
+}
+
+func (e *LockError) Unwrap() error { return e.Err }
+
+// badLockSuffix names where ResetLock keeps a lock file it replaces.
+const badLockSuffix = ".bad"
+
 // ReadLock reads the lock file at path; a missing file is an empty lock.
+// Any other failure is a *LockError.
 func ReadLock(path string) (Lock, error) {
 	l := Lock{Plugins: map[string]LockEntry{}}
 	b, err := os.ReadFile(path)
@@ -42,17 +80,17 @@ func ReadLock(path string) (Lock, error) {
 		return l, nil
 	}
 	if err != nil {
-		return l, fmt.Errorf("read lock file: %w", err)
+		return l, &LockError{Path: path, Err: err}
 	}
 	if err := json.Unmarshal(b, &l); err != nil {
-		return Lock{Plugins: map[string]LockEntry{}}, fmt.Errorf("lock file %s: %w", path, err)
+		return Lock{Plugins: map[string]LockEntry{}}, &LockError{Path: path, Err: fmt.Errorf("not a lock file (%w)", err)}
 	}
 	if l.Plugins == nil {
 		l.Plugins = map[string]LockEntry{}
 	}
 	for name, e := range l.Plugins {
 		if !shaPattern.MatchString(e.SHA256) {
-			return Lock{Plugins: map[string]LockEntry{}}, fmt.Errorf("lock file %s: plugin %s: %q is not a lowercase hex sha256", path, name, e.SHA256)
+			return Lock{Plugins: map[string]LockEntry{}}, &LockError{Path: path, Err: fmt.Errorf("plugin %s: %q is not a lowercase hex sha256", name, e.SHA256)}
 		}
 	}
 	return l, nil
@@ -64,14 +102,52 @@ func ReadLock(path string) (Lock, error) {
 func WriteLock(path string, plugins []*Plugin) error {
 	l, err := ReadLock(path)
 	if err != nil {
-		return err
+		return WithUserFix(err)
 	}
+	return l.pin(plugins).write(path)
+}
+
+// ResetLock replaces the lock file at path with one pinning only plugins,
+// whatever the old file held; a file that was there is kept beside it as
+// <path>.bad. It is how a corrupt lock file is repaired.
+func ResetLock(path string, plugins []*Plugin) error {
+	if _, err := os.Lstat(path); err == nil {
+		if err := os.Rename(path, path+badLockSuffix); err != nil {
+			return fmt.Errorf("keep the old lock file: %w", err)
+		}
+	}
+	return Lock{Plugins: map[string]LockEntry{}}.pin(plugins).write(path)
+}
+
+// Unpin removes the named plugins from the lock file at path. Naming a
+// plugin the file does not pin is an error, and nothing is written.
+func Unpin(path string, names []string) error {
+	l, err := ReadLock(path)
+	if err != nil {
+		return WithUserFix(err)
+	}
+	for _, n := range names {
+		if _, ok := l.Plugins[n]; !ok {
+			return fmt.Errorf("plugin %q is not pinned in %s; `yagent plugins verify` lists the pins", n, path)
+		}
+	}
+	for _, n := range names {
+		delete(l.Plugins, n)
+	}
+	return l.write(path)
+}
+
+func (l Lock) pin(plugins []*Plugin) Lock {
 	for _, p := range plugins {
 		if p == nil || p.SHA256 == "" {
 			continue
 		}
 		l.Plugins[p.Name] = LockEntry{SHA256: p.SHA256, Path: p.Path}
 	}
+	return l
+}
+
+func (l Lock) write(path string) error {
 	b, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
 		return err
@@ -118,8 +194,10 @@ type Verdict struct {
 }
 
 // Verify compares every plugin (as Load returned them) with the lock, and
-// reports the lock's entries no plugin matches, sorted by name.
-func (l Lock) Verify(plugins []*Plugin) []Verdict {
+// reports the lock's entries no plugin matches, sorted by name. With a
+// hash func each binary is hashed again, trusting no memo: a pinned binary
+// that cannot be read any more is missing.
+func (l Lock) Verify(plugins []*Plugin, hash func(path string) (string, error)) []Verdict {
 	var out []Verdict
 	seen := map[string]bool{}
 	for _, p := range plugins {
@@ -127,12 +205,21 @@ func (l Lock) Verify(plugins []*Plugin) []Verdict {
 		v := Verdict{Name: p.Name, Path: p.Path, Actual: p.SHA256}
 		e, pinned := l.Plugins[p.Name]
 		v.Expected = e.SHA256
+		if hash != nil {
+			sum, err := hash(p.Path)
+			if err != nil && pinned {
+				v.Actual, v.Status = "", PinMissing
+				out = append(out, v)
+				continue
+			}
+			v.Actual = sum
+		}
 		switch {
-		case p.SHA256 == "":
+		case v.Actual == "":
 			v.Status = PinUnknown
 		case !pinned:
 			v.Status = PinNone
-		case e.SHA256 == p.SHA256:
+		case e.SHA256 == v.Actual:
 			v.Status = PinOK
 		default:
 			v.Status = PinMismatch
@@ -147,3 +234,19 @@ func (l Lock) Verify(plugins []*Plugin) []Verdict {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// Bad says whether v fails verification: a pinned plugin that is
+// missing, mismatched or cannot be hashed.
+func (v Verdict) Bad() bool {
+	switch v.Status {
+	case PinMismatch, PinMissing:
+		return true
+	case PinUnknown:
+		return v.Expected != ""
+	}
+	return false
+}
+
+// SHA256File returns the sha256 of the file at path, lowercase hex, read
+// in full (no memo).
+func SHA256File(path string) (string, error) { return sha256File(path) }

@@ -36,7 +36,7 @@ func TestLock_WriteReadVerify(t *testing.T) {
 		t.Fatalf("lock after two writes: %+v, want %+v", l.Plugins, want)
 	}
 
-	verdicts := l.Verify([]*Plugin{a, b, {Name: "c", SHA256: sum("d")}})
+	verdicts := l.Verify([]*Plugin{a, b, {Name: "c", SHA256: sum("d")}}, nil)
 	got := map[string]PinStatus{}
 	for _, v := range verdicts {
 		got[v.Name] = v.Status
@@ -45,7 +45,7 @@ func TestLock_WriteReadVerify(t *testing.T) {
 	if !reflect.DeepEqual(got, wantStatus) {
 		t.Errorf("Verify: %v, want %v", got, wantStatus)
 	}
-	if v := l.Verify(nil); len(v) != 2 || v[0].Status != PinMissing {
+	if v := l.Verify(nil, nil); len(v) != 2 || v[0].Status != PinMissing {
 		t.Errorf("Verify with no plugins: %+v, want both entries missing", v)
 	}
 

@@ -84,6 +84,10 @@ func runHelperHost() int {
 
 // newManager returns a manager over the test plugin's folder with a cache
 // of the test's own, closed when the test ends.
+// agedClock is a clock an hour ahead: every binary looks old enough to
+// memoize.
+func agedClock() time.Time { return time.Now().Add(time.Hour) }
+
 func newManager(t *testing.T, opts Options) *Manager {
 	t.Helper()
 	if opts.Dirs == nil {
@@ -96,6 +100,7 @@ func newManager(t *testing.T, opts Options) *Manager {
 		opts.Backoff = func(int) time.Duration { return 0 }
 	}
 	m := New(opts)
+	m.now = agedClock // the test plugin was built a moment ago
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -27,6 +27,10 @@ type Options struct {
 	// LockFile is the pin lock file; "" means no pinning. A lock file
 	// that does not exist pins nothing.
 	LockFile string
+	// HashAlways names the plugins whose binary is hashed on every Load,
+	// whatever the sha index says: those a lock the user cannot write (a
+	// managed one) pins, since the index is the user's to write.
+	HashAlways map[string]bool
 	// Logger receives the manager's log and the plugins' logs; nil
 	// discards them.
 	Logger hclog.Logger
@@ -74,6 +78,9 @@ type Manager struct {
 	logger hclog.Logger
 	// hashFile hashes a binary; a seam so tests can count hashes.
 	hashFile func(path string) (string, error)
+	// now is the clock the sha index judges a binary's age by; a seam so
+	// tests can memoize a binary built a moment ago.
+	now func() time.Time
 	// crashGrace bounds the wait for a plugin process to exit after its
 	// connection failed, before the failure is called a crash anyway.
 	crashGrace time.Duration
@@ -103,6 +110,7 @@ func New(opts Options) *Manager {
 		opts:       opts,
 		logger:     opts.Logger,
 		hashFile:   sha256File,
+		now:        time.Now,
 		crashGrace: 2 * time.Second,
 		done:       make(chan struct{}),
 	}
@@ -115,15 +123,19 @@ var errClosed = errors.New("the plugin manager is closed")
 // Execute), else by launching it and asking (the answer is cached). A
 // plugin whose binary does not match its pin, or that cannot be launched
 // or described, is returned with Refused set and a warning. The warnings
-// include Discover's. The error is for a lock file that cannot be read and
-// for ctx ending.
+// include Discover's, and a lock file that cannot be read (every plugin is
+// then unpinned). The error is for ctx ending.
 func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 	found, warnings := m.Discover()
 	lock := Lock{Plugins: map[string]LockEntry{}}
 	if m.opts.LockFile != "" {
 		var err error
 		if lock, err = ReadLock(m.opts.LockFile); err != nil {
-			return nil, warnings, err
+			// Pins that cannot be read vouch for nothing: every plugin
+			// loads unpinned (a custom plugin's declared effects are then
+			// not trusted), and the warning names the file and the fix.
+			lock = Lock{Plugins: map[string]LockEntry{}}
+			warnings = append(warnings, fmt.Sprintf("no plugin is trusted as pinned: %v", WithUserFix(err)))
 		}
 	}
 	idx := loadIndex(m.opts.CacheDir)
@@ -132,7 +144,16 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 	for _, f := range found {
 		p := &Plugin{Name: f.Name, Path: f.Path, m: m, groups: map[int]bool{}}
 		plugins = append(plugins, p)
-		sum, id, err := idx.sum(f.Path, m.hashFile)
+		var (
+			sum string
+			id  fileID
+			err error
+		)
+		if m.opts.HashAlways[f.Name] {
+			sum, id, err = hashWithID(f.Path, m.hashFile)
+		} else {
+			sum, id, err = idx.sum(f.Path, m.hashFile, m.now)
+		}
 		if err != nil {
 			p.Refused = fmt.Errorf("plugin %s: %w", p.Name, err)
 			warnings = append(warnings, p.Refused.Error())

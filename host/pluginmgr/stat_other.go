@@ -4,6 +4,6 @@ package pluginmgr
 
 import "os"
 
-// inode is unknown here; the sha index then never matches and every start
-// hashes.
-func inode(os.FileInfo) uint64 { return 0 }
+// inodeCtime is unknown here; the sha index then never matches and every
+// start hashes.
+func inodeCtime(os.FileInfo) (uint64, int64) { return 0, 0 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !darwin && !freebsd && !netbsd
 
 package pluginmgr
 
@@ -7,9 +7,13 @@ import (
 	"syscall"
 )
 
-func inode(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Ino)
+// inodeCtime returns the file's inode and its ctime in nanoseconds, the
+// time of its last inode change, which no user can set.
+func inodeCtime(fi os.FileInfo) (uint64, int64) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0
 	}
-	return 0
+	sec, nsec := st.Ctim.Unix()
+	return uint64(st.Ino), sec*1e9 + nsec
 }

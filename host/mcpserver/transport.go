@@ -1,0 +1,527 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK's stdio transport ends the session on the first frame it cannot
+// decode (a read error closes its jsonrpc2 connection), so one bad line
+// from a client would end `yagent serve` for good. This transport reads the
+// lines itself, answers a bad one with a JSON-RPC error for that message,
+// and passes only well-formed messages on, re-encoded, so the SDK never
+// meets a frame it would choke on.
+
+// DefaultMaxFrame bounds one inbound message (one line of stdin): 16 MiB,
+// the SDK's own default. A longer line is answered with -32600 and skipped.
+const DefaultMaxFrame = 16 << 20
+
+// MaxDepth bounds how deeply objects and arrays nest in one message. The
+// SDK's decoder gives up past 1000 (and ends the session); no tool input
+// needs a tenth of this.
+const MaxDepth = 128
+
+// idPrefix is how much of an oversized line is kept to find its id.
+const idPrefix = 64 << 10
+
+// StdioTransport serves MCP on a byte stream of newline-delimited JSON-RPC
+// messages, by default stdin and stdout, and survives bad input: a line
+// that is not JSON (-32700, id null), not a JSON-RPC message (-32600),
+// over the frame limit (-32600) or nested too deep (-32602) gets an error
+// answer, with the message's id when one can be found, and the session
+// goes on.
+type StdioTransport struct {
+	// In and Out default to os.Stdin and os.Stdout. In is closed with the
+	// connection when it is an io.Closer.
+	In  io.Reader
+	Out io.Writer
+	// MaxFrame bounds one line in bytes; 0 means DefaultMaxFrame.
+	MaxFrame int
+	// Logger is told about each bad frame; nil discards.
+	Logger *slog.Logger
+}
+
+// Connect implements mcp.Transport.
+func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	in, out := t.In, t.Out
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	limit := t.MaxFrame
+	if limit <= 0 {
+		limit = DefaultMaxFrame
+	}
+	logger := t.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c := &frontConn{
+		in:       in,
+		out:      out,
+		logger:   logger,
+		incoming: make(chan readResult),
+		closed:   make(chan struct{}),
+	}
+	go c.readLoop(newFrameReader(in, limit))
+	return c, nil
+}
+
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// frontConn is one connection of StdioTransport. Lines are read on a
+// goroutine of their own so that Close unblocks Read.
+type frontConn struct {
+	in       io.Reader
+	out      io.Writer
+	logger   *slog.Logger
+	incoming chan readResult
+	closed   chan struct{}
+	once     sync.Once
+	writeMu  sync.Mutex
+}
+
+func (c *frontConn) readLoop(fr *frameReader) {
+	for {
+		f, err := fr.next()
+		if err != nil {
+			select {
+			case c.incoming <- readResult{err: err}:
+			case <-c.closed:
+			}
+			return
+		}
+		msg, bad := decodeFrame(f)
+		if bad != nil {
+			c.logger.Warn("bad MCP frame answered with an error", "code", bad.Code, "reason", bad.Message, "bytes", f.size)
+			if err := c.writeRaw(bad.encode()); err != nil {
+				select {
+				case c.incoming <- readResult{err: err}:
+				case <-c.closed:
+				}
+				return
+			}
+			continue
+		}
+		if msg == nil {
+			continue // a blank line
+		}
+		select {
+		case c.incoming <- readResult{msg: msg}:
+		case <-c.closed:
+			return
+		}
+	}
+}
+
+// Read implements mcp.Connection.
+func (c *frontConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-c.incoming:
+		return r.msg, r.err
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write implements mcp.Connection.
+func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	return c.writeRaw(b)
+}
+
+func (c *frontConn) writeRaw(b []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.out.Write(append(b, '\n'))
+	return err
+}
+
+// Close implements mcp.Connection.
+func (c *frontConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		close(c.closed)
+		if cl, ok := c.in.(io.Closer); ok {
+			err = cl.Close()
+		}
+	})
+	return err
+}
+
+// SessionID implements mcp.Connection: stdio has no session id.
+func (c *frontConn) SessionID() string { return "" }
+
+// frame is one line of input.
+type frame struct {
+	// data is the line without its line end; of an oversized line, its
+	// first idPrefix bytes.
+	data    []byte
+	size    int // the whole line's length, line end included
+	tooLong bool
+	limit   int
+}
+
+// frameReader splits a stream into lines, holding at most limit bytes of
+// one line in memory.
+type frameReader struct {
+	br    *bufio.Reader
+	limit int
+}
+
+func newFrameReader(r io.Reader, limit int) *frameReader {
+	return &frameReader{br: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// next returns the next line; a last line without a line end counts. At
+// the end of the stream it returns io.EOF.
+func (r *frameReader) next() (frame, error) {
+	f := frame{limit: r.limit}
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		f.size += len(chunk)
+		if !f.tooLong {
+			f.data = append(f.data, chunk...)
+			if len(bytes.TrimRight(f.data, "\r\n")) > r.limit {
+				f.tooLong = true
+				f.data = f.data[:min(len(f.data), idPrefix)]
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			if f.size == 0 {
+				return frame{}, io.EOF
+			}
+		default:
+			return frame{}, err
+		}
+		if !f.tooLong {
+			f.data = bytes.TrimRight(f.data, "\r\n")
+		}
+		return f, nil
+	}
+}
+
+// badFrame is the error answer to one bad frame.
+type badFrame struct {
+	ID      any // string, int64, or nil for null
+	Code    int64
+	Message string
+}
+
+func (b *badFrame) encode() []byte {
+	out, _ := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      any    `json:"id"`
+		Error   struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: b.ID, Error: struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}{b.Code, b.Message}})
+	return out
+}
+
+func bad(id any, code int64, format string, args ...any) *badFrame {
+	return &badFrame{ID: id, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// decodeFrame judges one line: a message to pass on, nil for a blank line,
+// or the error answer of a bad one.
+func decodeFrame(f frame) (jsonrpc.Message, *badFrame) {
+	data := bytes.TrimLeft(f.data, " \t\r\n")
+	if f.tooLong {
+		return nil, bad(sniffID(data), jsonrpc.CodeInvalidRequest,
+			"invalid request: the message is %d bytes, over the limit of %d bytes per message (one line); send less, a large file in parts", f.size, f.limit)
+	}
+	data = bytes.TrimRight(data, " \t\r\n")
+	if len(data) == 0 {
+		return nil, nil
+	}
+	if d := nestingDepth(data); d > MaxDepth {
+		return nil, bad(sniffID(data), jsonrpc.CodeInvalidParams,
+			"invalid params: the message nests %d levels deep, over the limit of %d; send flatter arguments", d, MaxDepth)
+	}
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, bad(nil, jsonrpc.CodeParseError, "parse error: the line is not one JSON value (%v); send one JSON-RPC message per line", err)
+	}
+	if i := invalidUTF8(data); i >= 0 {
+		return nil, bad(sniffID(data), jsonrpc.CodeInvalidRequest, "invalid request: the message is not valid UTF-8 (byte %d)", i)
+	}
+	switch data[0] {
+	case '{':
+	case '[':
+		return nil, bad(nil, jsonrpc.CodeInvalidRequest, "invalid request: batches are not accepted; send one JSON-RPC message per line")
+	default:
+		return nil, bad(nil, jsonrpc.CodeInvalidRequest, "invalid request: a message is a JSON object, not %s", jsonKind(data[0]))
+	}
+	fields, dup := topLevel(data)
+	if dup != "" {
+		return nil, bad(sniffID(data), jsonrpc.CodeInvalidRequest, "invalid request: key %q appears twice", dup)
+	}
+
+	var id any
+	if rawID, ok := fields["id"]; ok {
+		var err error
+		if id, err = parseID(rawID); err != nil {
+			return nil, bad(nil, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
+		}
+	}
+	var version string
+	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
+		return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	}
+	out := map[string]json.RawMessage{"jsonrpc": fields["jsonrpc"]}
+	if id != nil {
+		out["id"] = fields["id"]
+	}
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	if rawMethod, ok := fields["method"]; ok {
+		var method string
+		if err := json.Unmarshal(rawMethod, &method); err != nil {
+			return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "method" must be a string`)
+		}
+		if hasResult || hasError {
+			return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: a request has no "result" or "error"`)
+		}
+		out["method"] = rawMethod
+		if p, ok := fields["params"]; ok && !bytes.Equal(p, []byte("null")) {
+			if p[0] != '{' && p[0] != '[' {
+				return nil, bad(id, jsonrpc.CodeInvalidParams, `invalid params: "params" must be an object, not %s`, jsonKind(p[0]))
+			}
+			out["params"] = p
+		}
+	} else {
+		// A response to one of the server's own requests (an
+		// elicitation, say).
+		switch {
+		case id == nil:
+			return nil, bad(nil, jsonrpc.CodeInvalidRequest, `invalid request: no "method"`)
+		case hasResult == hasError:
+			return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: no "method", and a response needs exactly one of "result" and "error"`)
+		case hasError:
+			var e struct {
+				Code    *int64  `json:"code"`
+				Message *string `json:"message"`
+			}
+			if err := json.Unmarshal(fields["error"], &e); err != nil || e.Code == nil || e.Message == nil {
+				return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "error" must be an object with an integer "code" and a string "message"`)
+			}
+			out["error"] = fields["error"]
+		default:
+			out["result"] = fields["result"]
+		}
+	}
+	canonical, err := json.Marshal(out)
+	if err != nil {
+		return nil, bad(id, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
+	}
+	msg, err := jsonrpc.DecodeMessage(canonical)
+	if err != nil {
+		return nil, bad(id, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
+	}
+	return msg, nil
+}
+
+// parseID accepts the ids JSON-RPC allows and the SDK keeps exactly: a
+// string or an integer; null is a notification.
+func parseID(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return v, nil
+	case json.Number:
+		if n, err := strconv.ParseInt(v.String(), 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf(`"id" must be a string or an integer, not %s`, raw)
+}
+
+// sniffID finds the top-level "id" of a message that is too long, too deep
+// or otherwise unusable, reading as little as it can, so the error answer
+// reaches the call that waits for it; nil when there is none to find.
+func sniffID(data []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key == "id" {
+			t, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			switch t := t.(type) {
+			case string:
+				return t
+			case json.Number:
+				if n, err := strconv.ParseInt(t.String(), 10, 64); err == nil {
+					return n
+				}
+			}
+			return nil
+		}
+		if skipValue(dec) != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// skipValue reads one value of dec token by token, so nothing is built.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// topLevel returns the members of the JSON object data (known valid), and
+// the first key that appears twice, if any.
+func topLevel(data []byte) (map[string]json.RawMessage, string) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	fields := map[string]json.RawMessage{}
+	if _, err := dec.Token(); err != nil {
+		return fields, ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fields, ""
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return fields, ""
+		}
+		if _, dup := fields[key]; dup {
+			return fields, key
+		}
+		fields[key] = v
+	}
+	return fields, ""
+}
+
+// nestingDepth is the deepest nesting of objects and arrays in data,
+// strings skipped, in one pass that allocates nothing.
+func nestingDepth(data []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return deepest
+}
+
+// invalidUTF8 returns the offset of the first byte that is not valid
+// UTF-8, or -1. Go's decoder would silently replace it with U+FFFD, so the
+// host would judge one string and the tool get another.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+func jsonKind(b byte) string {
+	switch b {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
