@@ -173,10 +173,24 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		settings[toolspec.FamilyCognitive]["skill_dirs"] = strings.Join(prof.SkillDirs, string(os.PathListSeparator))
 	}
 
+	managedLock, err := readManagedLock(loaded.ManagedLock)
+	if err != nil {
+		return nil, err
+	}
+	// The sha index is the user's to write: a plugin the admin pins is
+	// hashed on every start, never taken from it.
+	var hashAlways map[string]bool
+	if managedLock != nil {
+		hashAlways = map[string]bool{}
+		for name := range managedLock.Plugins {
+			hashAlways[name] = true
+		}
+	}
 	a.Plugins = pluginmgr.New(pluginmgr.Options{
 		Dirs:       dirs,
 		CacheDir:   cache,
 		LockFile:   lock,
+		HashAlways: hashAlways,
 		Logger:     hlog,
 		Settings:   settings,
 		FirstParty: enabledFamilies(prof),
@@ -187,10 +201,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		return nil, fmt.Errorf("load plugins: %w", err)
 	}
 	a.Warnings = append(a.Warnings, warnings...)
-	if err := applyManagedLock(loaded.ManagedLock, plugins, &a.Warnings); err != nil {
-		_ = a.Plugins.Close(ctx)
-		return nil, err
-	}
+	applyManagedLock(loaded.ManagedLock, managedLock, plugins, &a.Warnings)
 	a.All = plugins
 	a.LockFile = lock
 	var sources []surface.Source
@@ -261,16 +272,25 @@ func LoadProfile(opts Options) (*config.Loaded, error) {
 	return config.Load(cfgOpts)
 }
 
-// applyManagedLock holds every plugin the managed lock file pins to that
-// pin, whatever the user's lock says: a binary with another sum is refused.
-// A managed lock that cannot be read fails the start (fail closed).
-func applyManagedLock(path string, plugins []*pluginmgr.Plugin, warnings *[]string) error {
+// readManagedLock reads the managed lock file at path, nil when there is
+// none. A managed lock that cannot be read fails the start (fail closed).
+func readManagedLock(path string) (*pluginmgr.Lock, error) {
 	if path == "" {
-		return nil
+		return nil, nil
 	}
 	lock, err := pluginmgr.ReadLock(path)
 	if err != nil {
-		return fmt.Errorf("managed lock file: %w; only its admin can repair it", err)
+		return nil, fmt.Errorf("managed lock file: %w; only its admin can repair it", err)
+	}
+	return &lock, nil
+}
+
+// applyManagedLock holds every plugin the managed lock file at path pins
+// to that pin, whatever the user's lock says: a binary with another sum is
+// refused.
+func applyManagedLock(path string, lock *pluginmgr.Lock, plugins []*pluginmgr.Plugin, warnings *[]string) {
+	if lock == nil {
+		return
 	}
 	for _, p := range plugins {
 		e, ok := lock.Plugins[p.Name]
@@ -290,7 +310,6 @@ func applyManagedLock(path string, plugins []*pluginmgr.Plugin, warnings *[]stri
 		}
 		p.Pinned = true
 	}
-	return nil
 }
 
 // OnListChanged sets the function told when a session's tool list changes.

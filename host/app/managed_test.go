@@ -24,9 +24,11 @@ func TestApplyManagedLock(t *testing.T) {
 	naive := &pluginmgr.Plugin{Name: "naive", Path: "/p/naive", SHA256: sum('c'), Pinned: true} // pinned by the user's lock
 	other := &pluginmgr.Plugin{Name: "other", Path: "/p/other", SHA256: sum('d')}
 	var warnings []string
-	if err := applyManagedLock(lock, []*pluginmgr.Plugin{fs, naive, other}, &warnings); err != nil {
+	managed, err := readManagedLock(lock)
+	if err != nil {
 		t.Fatal(err)
 	}
+	applyManagedLock(lock, managed, []*pluginmgr.Plugin{fs, naive, other}, &warnings)
 	if fs.Refused != nil || !fs.Pinned {
 		t.Errorf("fs: refused %v pinned %v; want pinned by the managed lock", fs.Refused, fs.Pinned)
 	}
@@ -43,7 +45,7 @@ func TestApplyManagedLock(t *testing.T) {
 	if err := os.WriteFile(lock, []byte(`{"plugins": `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := applyManagedLock(lock, nil, &warnings); err == nil {
+	if _, err := readManagedLock(lock); err == nil {
 		t.Error("a managed lock that does not parse was accepted; want the start to fail")
 	}
 }

@@ -1,9 +1,11 @@
 package hostile
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -133,6 +135,39 @@ func TestManagedLayer(t *testing.T) {
 			r := e.serve().call(t, "word_count", map[string]any{"path": "a.txt"})
 			if r.Code == "" {
 				t.Errorf("word_count of a plugin the managed lock refuses ran: %s", r)
+			}
+		}},
+		{"a forged sha index does not pass a managed pin", func(t *testing.T, e *env) {
+			// The sha index is the user's file: an entry claiming the pinned
+			// sum for another binary must not be believed.
+			e.write("a.txt", "one two three\n")
+			forged := strings.Repeat("0", 64)
+			e.managedWrite("plugins.lock", `{"plugins": {"naive": {"sha256": "`+forged+`"}}}`+"\n")
+			bin := filepath.Join(binDir, "hostile", "yagent-plugin-naive")
+			fi, err := os.Stat(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := fi.Sys().(*syscall.Stat_t)
+			sec, nsec := st.Ctim.Unix()
+			index := map[string]any{"format": 0, "entries": map[string]any{bin: map[string]any{
+				"inode": st.Ino, "size": fi.Size(), "mtime_ns": fi.ModTime().UnixNano(),
+				"ctime_ns": sec*1e9 + nsec, "sha256": forged,
+			}}}
+			// Take the format the host writes, so only the sum is forged.
+			if _, err := e.cli("", "tools"); err != nil {
+				t.Fatal(err)
+			}
+			idxPath := filepath.Join(e.home, ".yagent", "cache", "specs", "index.json")
+			var cur struct{ Format int }
+			if b, err := os.ReadFile(idxPath); err == nil && json.Unmarshal(b, &cur) == nil {
+				index["format"] = cur.Format
+			}
+			b, _ := json.Marshal(index)
+			e.write(idxPath, string(b))
+			r := e.serve().call(t, "word_count", map[string]any{"path": "a.txt"})
+			if r.Code == "" {
+				t.Errorf("word_count ran on a forged index entry claiming the managed pin: %s", r)
 			}
 		}},
 		{"profiles show shows the managed layer", func(t *testing.T, e *env) {
