@@ -52,6 +52,9 @@ type ExecRule struct {
 	Program string `koanf:"program" json:"program" yaml:"program"`
 	// Args is an argv prefix after the program; empty matches any arguments.
 	Args []string `koanf:"args" json:"args,omitempty" yaml:"args,omitempty"`
+	// Interactive limits the rule to starting the program's REPL: no
+	// script operand, or its interactive flag (python3 -i).
+	Interactive bool `koanf:"interactive" json:"interactive,omitempty" yaml:"interactive,omitempty"`
 }
 
 // Deferred modes.

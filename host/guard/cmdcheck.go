@@ -2,6 +2,8 @@ package guard
 
 import (
 	"fmt"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,10 +16,16 @@ import (
 func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	s := analyzeCommand(cmd, g.ws, g.home)
 	if s.parseErr != nil {
-		v.ask(fmt.Sprintf("the command does not parse as bash (%v), so the guard cannot tell what it runs", s.parseErr), "")
+		// bash runs the lines before a syntax error: a command that does
+		// not parse could run any program, so it is judged like one only
+		// known when it runs.
+		s.unknown = append(s.unknown, fmt.Sprintf("the command does not parse as bash (%v), so the guard cannot tell what it runs", s.parseErr))
 	}
 	for _, p := range s.paths {
 		g.checkCommandPath(v, p)
+	}
+	for _, u := range s.pathUnknown {
+		v.ask(u, "write the folder's name literally")
 	}
 	// A program only known when the command runs could be one an admin
 	// denied: with deny rules in force it is refused (under -y too), else
@@ -27,6 +35,9 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		if r.Action == config.ExecDeny {
 			denies = append(denies, ruleText(r))
 		}
+	}
+	if len(denies) > 0 {
+		s.unknown = append(s.unknown, s.strict...)
 	}
 	for _, u := range s.unknown {
 		if len(denies) == 0 {
@@ -38,8 +49,22 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 			v.denied = append(v.denied, msg)
 		}
 	}
+	files := filesOf(g.rules)
+	// A copy, link or move of a rule's program runs it under another
+	// name, with arguments the guard will not see.
+	for _, src := range s.copied {
+		fi, err := os.Stat(src)
+		if err != nil {
+			continue
+		}
+		for _, r := range g.rules {
+			if r.Action != config.ExecAllow && sameFile([]os.FileInfo{fi}, files[r.Program]) {
+				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}})
+			}
+		}
+	}
 	for _, c := range s.calls {
-		rv := matchRules(g.rules, c)
+		rv := matchRules(g.rules, c, files)
 		switch rv.action {
 		case config.ExecDeny:
 			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), c.prog)
@@ -62,14 +87,16 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 // glob is judged by the folder it matches in.
 func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string) {
 	if i := strings.IndexAny(p, "*?["); i >= 0 {
-		// A glob names what it matches: judge the folder it lists, so
-		// that /tmp/* counts as holding a workspace under /tmp.
+		// A glob names what it matches: every match as the kernel
+		// resolves it, and the folder it lists, so that /tmp/* counts as
+		// holding a workspace under /tmp.
+		g.checkGlob(v, p)
 		p = filepath.Dir(p[:i] + "x")
 	}
 	abs := p
 	relative := !filepath.IsAbs(p)
 	if relative {
-		abs = filepath.Join(g.ws, p)
+		abs = joinRaw(g.ws, p) // not cleaned: "e/.." is judged after e's symlink
 	}
 	clean := filepath.Clean(abs)
 	if !relative && clean == "/" {
@@ -105,4 +132,17 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string) {
 		v.ask(fmt.Sprintf("the command names %s, outside the workspace", r), "")
 	}
 	v.path(r)
+}
+
+// checkGlob judges every match of the glob p against the filesystem now.
+func (g *WorkspaceGuard) checkGlob(v *verdict, p string) {
+	pattern := p
+	if !filepath.IsAbs(p) {
+		pattern = joinRaw(g.ws, p)
+	}
+	for _, m := range expandGlob(pattern) {
+		if !strings.ContainsAny(m, "*?[") {
+			g.checkCommandPath(v, m)
+		}
+	}
 }

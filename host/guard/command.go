@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -35,6 +36,14 @@ type script struct {
 	unknown []string
 	// readOnly is the classifier's verdict on the whole script.
 	readOnly bool
+	// strict says why some program cannot be known, where that only
+	// matters under a deny rule (a script file that cannot be read).
+	strict []string
+	// pathUnknown says why some relative name cannot be judged.
+	pathUnknown []string
+	// copied are files the command copies, links or moves (absolute,
+	// as named): a denied program's file copied is the program run.
+	copied []string
 }
 
 // arg is one rendered shell word.
@@ -52,6 +61,12 @@ type arg struct {
 type call struct {
 	// prog is the program's basename.
 	prog string
+	// names are the other names the program goes by (hash -p NAME's
+	// target, a shebang's interpreter).
+	names []string
+	// files are the files the program may be (stat'ed, symlinks
+	// followed), to match a rule's program by device and inode.
+	files []os.FileInfo
 	// args are the arguments after the program.
 	args []arg
 }
@@ -62,6 +77,21 @@ type analyzer struct {
 	env      map[string]string
 	s        *script
 	words    int
+	// cwds are the folders the command may be in when a word is used:
+	// the workspace and every static folder cd moved to (cd may fail, or
+	// run in a subshell, so each is kept).
+	cwds []string
+	// cwdUnknown says cd moved to a folder only known when the command runs.
+	cwdUnknown bool
+	// pathDirs is the command's PATH as far as known.
+	pathDirs []string
+	// pathVague says the command's PATH is only partly known.
+	pathVague bool
+	// hashed maps names to the files hash -p bound them to.
+	hashed map[string]string
+	// scriptFiles > 0 while a script file is walked for its programs only:
+	// its words are the script's business, its programs are the rules'.
+	scriptFiles int
 }
 
 // analyzeCommand parses cmd with bash syntax and reports its paths, its
@@ -69,14 +99,18 @@ type analyzer struct {
 // folder), home the user's home.
 func analyzeCommand(cmd, ws, home string) *script {
 	a := &analyzer{
-		ws:   ws,
-		home: home,
-		env:  map[string]string{"PWD": ws, "HOME": home},
-		s:    &script{},
+		ws:       ws,
+		home:     home,
+		env:      map[string]string{"PWD": ws, "HOME": home},
+		s:        &script{},
+		cwds:     []string{ws},
+		pathDirs: filepath.SplitList(hostPath()),
+		hashed:   map[string]string{},
 	}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		a.env["TMPDIR"] = t
 	}
+	a.env["PATH"] = hostPath()
 	f, err := parse(cmd)
 	if err != nil {
 		a.s.parseErr = err
@@ -101,6 +135,12 @@ func (a *analyzer) fallbackPaths(cmd string) {
 }
 
 func (a *analyzer) unknownf(format string, args ...any) {
+	if a.scriptFiles > 0 {
+		// A script file ran before this work without an ask; what it
+		// hides matters only under a deny rule.
+		a.strictf(format, args...)
+		return
+	}
 	msg := fmt.Sprintf(format, args...)
 	if !slices.Contains(a.s.unknown, msg) {
 		a.s.unknown = append(a.s.unknown, msg)
@@ -117,6 +157,11 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 		case *syntax.Redirect:
 			if x.Word != nil {
 				syntax.Walk(x.Word, visit)
+				if x.Op == syntax.RdrIn || x.Op == syntax.RdrInOut {
+					if w := a.render(x.Word); w.static {
+						a.copiedFile(w.text, w.glob)
+					}
+				}
 			}
 			if x.Hdoc != nil {
 				// A here-document is data, but an unquoted one runs its
@@ -136,7 +181,28 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 				a.pathsOf(a.render(w))
 			}
 		case *syntax.CallExpr:
+			// Its words first, then its effect (cd, PATH=, hash -p) on
+			// the words after it.
+			for _, as := range x.Assigns {
+				syntax.Walk(as, visit)
+			}
+			for _, w := range x.Args {
+				syntax.Walk(w, visit)
+			}
 			a.callExpr(x, depth)
+			return false
+		case *syntax.DeclClause:
+			for _, as := range x.Args {
+				syntax.Walk(as, visit)
+			}
+			if x.Variant.Value == "export" || x.Variant.Value == "declare" || x.Variant.Value == "typeset" {
+				for _, as := range x.Args {
+					if as.Name != nil && as.Name.Value == "PATH" {
+						a.setPath(as.Value)
+					}
+				}
+			}
+			return false
 		}
 		return true
 	}
@@ -336,6 +402,9 @@ const pathSeps = " \t\n'\"=:,;()<>|&{}[]`"
 
 // pathsOf records the tokens of w that name a path.
 func (a *analyzer) pathsOf(w arg) {
+	if a.scriptFiles > 0 {
+		return
+	}
 	a.words++
 	if a.words > maxWords {
 		if a.words == maxWords+1 {
@@ -390,11 +459,41 @@ func (a *analyzer) token(t string, whole bool) {
 	a.add(t)
 }
 
+// add records p; a relative name is recorded once per folder the command
+// may be in, joined as named (the kernel resolves "e/.." after "e").
 func (a *analyzer) add(p string) {
-	if p == "" || slices.Contains(a.s.paths, p) {
+	if p == "" {
 		return
 	}
-	a.s.paths = append(a.s.paths, p)
+	if filepath.IsAbs(p) {
+		a.addPath(p)
+		return
+	}
+	if a.cwdUnknown {
+		a.unknownPath(p)
+	}
+	for _, c := range a.cwds {
+		if c == a.ws {
+			a.addPath(p)
+		} else {
+			a.addPath(joinRaw(c, p))
+		}
+	}
+}
+
+func (a *analyzer) addPath(p string) {
+	if !slices.Contains(a.s.paths, p) {
+		a.s.paths = append(a.s.paths, p)
+	}
+}
+
+// unknownPath records that relative name p cannot be judged: cd moved to a
+// folder only known when the command runs.
+func (a *analyzer) unknownPath(p string) {
+	msg := fmt.Sprintf("the command changes to a folder only known when it runs, so %q cannot be judged", p)
+	if !slices.Contains(a.s.pathUnknown, msg) {
+		a.s.pathUnknown = append(a.s.pathUnknown, msg)
+	}
 }
 
 func isLetters(s string) bool {
@@ -408,8 +507,14 @@ func isLetters(s string) bool {
 
 // callExpr records the simple command x.
 func (a *analyzer) callExpr(x *syntax.CallExpr, depth int) {
+	saved := a.pathDirs
+	for _, as := range x.Assigns {
+		if as.Name != nil && as.Name.Value == "PATH" {
+			a.setPath(as.Value)
+		}
+	}
 	if len(x.Args) == 0 {
-		return
+		return // a plain assignment stays for the commands after it
 	}
 	var argv []arg
 	for _, w := range x.Args {
@@ -418,6 +523,7 @@ func (a *analyzer) callExpr(x *syntax.CallExpr, depth int) {
 		}
 	}
 	a.exec(argv, depth)
+	a.pathDirs = saved
 }
 
 // inner parses a script a command runs (bash -c, eval, trap) and walks it.
@@ -466,6 +572,9 @@ func (a *analyzer) exec(argv []arg, depth int) {
 	}
 	prog := path.Base(p.text)
 	args := argv[1:]
-	a.s.calls = append(a.s.calls, call{prog: prog, args: args})
+	c := call{prog: prog, args: args}
+	a.identify(&c, p.text, depth)
+	a.s.calls = append(a.s.calls, c)
+	a.copies(prog, args)
 	unwrap(a, prog, args, depth)
 }
