@@ -15,11 +15,13 @@ import (
 // against the exec rules, and what cannot be known before it runs.
 func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	s := analyzeCommand(cmd, g.ws, g.home)
+	parseMsg := ""
 	if s.parseErr != nil {
 		// bash runs the lines before a syntax error: a command that does
 		// not parse could run any program, so it is judged like one only
 		// known when it runs.
-		s.unknown = append(s.unknown, fmt.Sprintf("the command does not parse as bash (%v), so the guard cannot tell what it runs", s.parseErr))
+		parseMsg = fmt.Sprintf("the command does not parse as bash (%v), so the guard cannot tell what it runs", s.parseErr)
+		s.unknown = append(s.unknown, parseMsg)
 	}
 	for _, p := range s.paths {
 		g.checkCommandPath(v, p)
@@ -40,11 +42,15 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		s.unknown = append(s.unknown, s.strict...)
 	}
 	for _, u := range s.unknown {
+		hint := "write the program's name literally"
+		if u == parseMsg {
+			hint = "fix the command's bash syntax"
+		}
 		if len(denies) == 0 {
-			v.ask(u, "write the program's name literally")
+			v.ask(u, hint)
 			continue
 		}
-		msg := fmt.Sprintf("%s, and the profile's exec rules deny %s; write the program's name literally", u, strings.Join(denies, ", "))
+		msg := fmt.Sprintf("%s, and the profile's exec rules deny %s; %s", u, strings.Join(denies, ", "), hint)
 		if !slices.Contains(v.denied, msg) {
 			v.denied = append(v.denied, msg)
 		}
@@ -59,7 +65,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		}
 		for _, r := range g.rules {
 			if r.Action != config.ExecAllow && sameFile([]os.FileInfo{fi}, files[r.Program]) {
-				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}})
+				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}, copied: src})
 			}
 		}
 	}
@@ -67,13 +73,13 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		rv := matchRules(g.rules, c, files)
 		switch rv.action {
 		case config.ExecDeny:
-			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), c.prog)
+			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), progText(c, rv.rule))
 			if !slices.Contains(v.denied, msg) {
 				v.denied = append(v.denied, msg)
 			}
 		case config.ExecAsk:
 			if !s.readOnly {
-				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), c.prog),
+				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), progText(c, rv.rule)),
 					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
 			}
 		}
@@ -145,4 +151,16 @@ func (g *WorkspaceGuard) checkGlob(v *verdict, p string) {
 			g.checkCommandPath(v, m)
 		}
 	}
+}
+
+// progText names the program of c in a message: a copy, or another name
+// for the rule's program, says so.
+func progText(c call, r config.ExecRule) string {
+	switch name := path.Base(r.Program); {
+	case c.copied != "":
+		return fmt.Sprintf("%s (the command copies or links %s, which would run it under another name)", name, c.copied)
+	case c.prog != name && !slices.Contains(c.names, name):
+		return fmt.Sprintf("%s (the same file as %s)", c.prog, name)
+	}
+	return c.prog
 }

@@ -69,6 +69,9 @@ type call struct {
 	files []os.FileInfo
 	// args are the arguments after the program.
 	args []arg
+	// copied is the file a copy of the rule's program comes from, for
+	// the calls a copy stands for.
+	copied string
 }
 
 // analyzer walks one command line.

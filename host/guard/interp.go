@@ -41,11 +41,11 @@ var interpreters = map[string]interpSpec{
 	"nodejs":  nodeSpec,
 	"deno":    {operands: 1}, // deno alone or deno repl; deno run x.ts has operands
 	"bun":     {operands: 1},
-	"perl":    {values: "IMmlx0", code: []string{"-e", "-E"}, repl: []string{"-d"}, operands: 1},
-	"ruby":    {values: "IrCEFKTUWx", code: []string{"-e"}, operands: 1},
+	"perl":    {values: "IMmlx0", code: []string{"-e", "-E", "-v", "-c"}, repl: []string{"-d"}, operands: 1},
+	"ruby":    {values: "IrCEFKTUWx", code: []string{"-e", "-v", "-h"}, operands: 1},
 	"irb":     {always: true},
 	"pry":     {always: true},
-	"php":     {values: "cdnzf", code: []string{"-r", "-B", "-R", "-F", "-E"}, repl: []string{"-a"}, operands: 1},
+	"php":     {values: "cdnzf", code: []string{"-r", "-B", "-R", "-F", "-E", "-v", "-h", "-i", "-m", "-l"}, repl: []string{"-a"}, operands: 1},
 	"lua":     luaSpec,
 	"luajit":  luaSpec,
 	"lua5.4":  luaSpec,
@@ -63,8 +63,13 @@ var interpreters = map[string]interpSpec{
 	"jshell":  {always: true},
 }
 
+// exitOptions print something and exit, given as the first argument.
+// Not -h (psql -h HOST) nor -v (python3 -v is a verbose REPL): those are
+// per interpreter, in its code options.
+var exitOptions = []string{"--version", "--help", "-version", "-help", "-V", "-?"}
+
 var (
-	pythonSpec = interpSpec{values: "WXQ", code: []string{"-c", "-m"}, repl: []string{"-i"}, operands: 1}
+	pythonSpec = interpSpec{values: "WXQ", code: []string{"-c", "-m", "-h"}, repl: []string{"-i"}, operands: 1}
 	nodeSpec   = interpSpec{values: "rC", longValues: []string{"require", "import", "loader", "conditions", "env-file", "inspect-port", "title", "input-type"},
 		code: []string{"-e", "--eval", "-p", "--print", "--test", "--check", "-c", "-v", "--version"}, repl: []string{"-i", "--interactive"}, operands: 1}
 	luaSpec = interpSpec{values: "l", code: []string{"-e", "-v"}, repl: []string{"-i"}, operands: 1}
@@ -82,6 +87,9 @@ func interactive(prog string, args []arg) bool {
 		return true
 	}
 	code, repl, operands := false, false, 0
+	if len(args) > 0 && args[0].static && contains(exitOptions, args[0].text) {
+		return false // --version, --help: prints and exits
+	}
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.static {
