@@ -69,6 +69,9 @@ type call struct {
 	files []os.FileInfo
 	// args are the arguments after the program.
 	args []arg
+	// stdinFed says the command's standard input is a pipe, a file or a
+	// here-document, not the terminal: no REPL reads what is typed next.
+	stdinFed bool
 	// copied is the file a copy of the rule's program comes from, for
 	// the calls a copy stands for.
 	copied string
@@ -92,6 +95,10 @@ type analyzer struct {
 	pathVague bool
 	// hashed maps names to the files hash -p bound them to.
 	hashed map[string]string
+	// fedStdin are the simple commands whose standard input is redirected
+	// or piped; stdinFed is set while one of them is recorded.
+	fedStdin map[*syntax.CallExpr]bool
+	stdinFed bool
 	// scriptFiles > 0 while a script file is walked for its programs only:
 	// its words are the script's business, its programs are the rules'.
 	scriptFiles int
@@ -109,6 +116,7 @@ func analyzeCommand(cmd, ws, home string) *script {
 		cwds:     []string{ws},
 		pathDirs: filepath.SplitList(hostPath()),
 		hashed:   map[string]string{},
+		fedStdin: map[*syntax.CallExpr]bool{},
 	}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		a.env["TMPDIR"] = t
@@ -157,6 +165,14 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 	var visit func(n syntax.Node) bool
 	visit = func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.Stmt:
+			if call, ok := x.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(x.Redirs, a.stdinRedirect) {
+				a.fedStdin[call] = true
+			}
+		case *syntax.BinaryCmd:
+			if call, ok := x.Y.Cmd.(*syntax.CallExpr); ok && (x.Op == syntax.Pipe || x.Op == syntax.PipeAll) {
+				a.fedStdin[call] = true
+			}
 		case *syntax.Redirect:
 			if x.Word != nil {
 				syntax.Walk(x.Word, visit)
@@ -525,8 +541,36 @@ func (a *analyzer) callExpr(x *syntax.CallExpr, depth int) {
 			argv = append(argv, a.render(bw))
 		}
 	}
+	a.stdinFed = a.fedStdin[x]
 	a.exec(argv, depth)
+	a.stdinFed = false
 	a.pathDirs = saved
+}
+
+// stdinRedirect reports a redirection of standard input away from the
+// terminal: a here-document, a here-string, a regular file. A device (a
+// symlink to /dev/tty too), a file not there yet or a name only known at
+// run time may be the terminal again.
+func (a *analyzer) stdinRedirect(r *syntax.Redirect) bool {
+	if r.N != nil && r.N.Value != "0" {
+		return false
+	}
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return true
+	case syntax.RdrIn, syntax.RdrInOut:
+		w := a.render(r.Word)
+		if !w.static {
+			return false
+		}
+		for _, p := range a.candidates(w.text) {
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // inner parses a script a command runs (bash -c, eval, trap) and walks it.
@@ -575,7 +619,7 @@ func (a *analyzer) exec(argv []arg, depth int) {
 	}
 	prog := path.Base(p.text)
 	args := argv[1:]
-	c := call{prog: prog, args: args}
+	c := call{prog: prog, args: args, stdinFed: a.stdinFed}
 	a.identify(&c, p.text, depth)
 	a.s.calls = append(a.s.calls, c)
 	a.copies(prog, args)

@@ -225,6 +225,11 @@ func TestExecRules_Interactive(t *testing.T) {
 	for _, p := range []string{"python3", "node", "perl", "ruby", "irb", "php", "lua", "R", "sqlite3", "psql", "mysql", "gdb"} {
 		rules = append(rules, config.ExecRule{Action: config.ExecAsk, Program: p, Interactive: true})
 	}
+	write(t, filepath.Join(f.ws, "s.py"), "print(1)\n")
+	write(t, filepath.Join(f.ws, "schema.sql"), "select 1;\n")
+	if err := os.Symlink("/dev/tty", filepath.Join(f.ws, "tty")); err != nil {
+		t.Fatal(err)
+	}
 	g := f.guard(func(o *Options) { o.Profile = rulesProfile(rules...) })
 	for _, tc := range []struct {
 		cmd  string
@@ -259,6 +264,18 @@ func TestExecRules_Interactive(t *testing.T) {
 		{"psql -h db", adapter.Ask},
 
 		{"python3 s.py", adapter.Allow},
+		{"python3 - <<'EOF'\nprint(1)\nEOF", adapter.Allow},
+		{"python3 <<< 'print(1)'", adapter.Allow},
+		{"echo 'print(1)' | python3", adapter.Allow},
+		{"python3 < s.py", adapter.Allow},
+		{"sqlite3 db.sqlite < schema.sql", adapter.Allow},
+		{"cat q.sql | psql -d app", adapter.Allow},
+		{"python3 2>/dev/null", adapter.Ask},
+		{"python3 -i < /dev/tty", adapter.Ask},
+		{"python3 -i <&0", adapter.Ask},
+		{"python3 -i < $t", adapter.Ask},
+		{"python3 -i < tty", adapter.Ask},
+		{"python3 | tee log", adapter.Ask},
 		{"python3 --version", adapter.Allow},
 		{"python3 -V", adapter.Allow},
 		{"node -v", adapter.Allow},

@@ -74,7 +74,7 @@ func progMatches(r config.ExecRule, c call, files ruleFiles) bool {
 func argsMatch(r config.ExecRule, c call) bool {
 	strict := r.Action == config.ExecAllow
 	got := parseArgv(c.prog, r.Program, c.args)
-	if r.Interactive && !interactive(path.Base(r.Program), c.args) {
+	if r.Interactive && (c.stdinFed || !interactive(path.Base(r.Program), c.args)) {
 		return false
 	}
 	want := parseArgv(c.prog, r.Program, staticArgs(r.Args))
