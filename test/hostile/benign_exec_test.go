@@ -65,6 +65,33 @@ func TestBenignExec(t *testing.T) {
 			cmd: "python3 s.py", want: []string{"from the script"},
 		},
 		{
+			name: "python3 reads its program from a here-document",
+			setup: func(t *testing.T, e *env) {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("no python3")
+				}
+			},
+			cmd: "python3 - <<'EOF'\nprint('from the heredoc')\nEOF", want: []string{"from the heredoc"},
+		},
+		{
+			name: "python3 reads its program from a pipe",
+			setup: func(t *testing.T, e *env) {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("no python3")
+				}
+			},
+			cmd: "echo 'print(6*7)' | python3", want: []string{"42"},
+		},
+		{
+			name: "python3 --version",
+			setup: func(t *testing.T, e *env) {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("no python3")
+				}
+			},
+			cmd: "python3 --version", want: []string{"Python"},
+		},
+		{
 			name: "node runs a script",
 			setup: func(t *testing.T, e *env) {
 				if _, err := exec.LookPath("node"); err != nil {
