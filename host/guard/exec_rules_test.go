@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/config"
@@ -357,5 +359,35 @@ func TestCommandPaths_AsKernel(t *testing.T) {
 				t.Fatalf("Check(%q) = %v (%s), want %v", tc.cmd, d.Action, d.Reason, tc.want)
 			}
 		})
+	}
+}
+
+// TestCommand_FIFOsDoNotStall: a FIFO planted where the guard reads a
+// script or a git file is refused unread, so the check returns.
+func TestCommand_FIFOsDoNotStall(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, p := range []string{"fifo.sh", ".git"} {
+		if err := syscall.Mkfifo(filepath.Join(f.ws, p), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	g := f.guard(func(o *Options) {
+		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"}, config.ExecRule{Action: config.ExecAsk, Program: "git"})
+	})
+	done := make(chan adapter.Decision, 2)
+	go func() {
+		done <- check(g, execTool, cmdArgs("bash fifo.sh"))
+		done <- check(g, execTool, cmdArgs("git status"))
+	}()
+	for _, want := range []adapter.Action{adapter.Deny, adapter.Ask} {
+		select {
+		case d := <-done:
+			if d.Action != want {
+				t.Errorf("Check = %v (%s), want %v", d.Action, d.Reason, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the check is stalled on a FIFO")
+		}
 	}
 }
