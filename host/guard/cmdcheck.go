@@ -2,7 +2,6 @@ package guard
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -59,12 +58,12 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	// A copy, link or move of a rule's program runs it under another
 	// name, with arguments the guard will not see.
 	for _, src := range s.copied {
-		fi, err := os.Stat(src)
-		if err != nil {
+		f, ok := statFile(src)
+		if !ok {
 			continue
 		}
 		for _, r := range g.rules {
-			if r.Action != config.ExecAllow && sameFile([]os.FileInfo{fi}, files[r.Program]) {
+			if r.Action != config.ExecAllow && sameFile([]progFile{f}, files[r.Program]) {
 				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}, copied: src})
 			}
 		}

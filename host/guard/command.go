@@ -66,7 +66,7 @@ type call struct {
 	names []string
 	// files are the files the program may be (stat'ed, symlinks
 	// followed), to match a rule's program by device and inode.
-	files []os.FileInfo
+	files []progFile
 	// args are the arguments after the program.
 	args []arg
 	// stdinFed says the command's standard input is a pipe, a file or a

@@ -40,6 +40,13 @@ func TestExecRules_MatchPrograms(t *testing.T) {
 	if err := os.Symlink(pe, filepath.Join(f.ws, "pe")); err != nil {
 		t.Fatal(err)
 	}
+	b, err := os.ReadFile(pe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.ws, "pecopy"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	write(t, filepath.Join(f.ws, "s.sh"), "echo hi\nprintenv X\n")
 	write(t, filepath.Join(f.ws, "ok.sh"), "echo hi\nls\n")
 	write(t, filepath.Join(f.ws, "she"), "#!/bin/sh\nprintenv X\n")
@@ -100,6 +107,8 @@ func TestExecRules_MatchPrograms(t *testing.T) {
 		{"chroot / printenv X", adapter.Deny},
 		{"/usr/bin/printenv X", adapter.Deny},
 		{"./pe X", adapter.Deny},
+		{"./pecopy X", adapter.Deny},
+		{"PATH=.:$PATH pecopy X", adapter.Deny},
 		{"cp /usr/bin/printenv ./p2 && ./p2 X", adapter.Deny},
 		{"cp " + pe + " ./p2 && ./p2 X", adapter.Deny},
 		{"ln -s " + pe + " p3; ./p3 X", adapter.Deny},

@@ -45,10 +45,25 @@ func joinRaw(dir, name string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + name
 }
 
+// progFile is a file a program may be: its path and what stat said.
+type progFile struct {
+	path string
+	fi   os.FileInfo
+}
+
+// statFile returns the regular file p as a progFile.
+func statFile(p string) (progFile, bool) {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return progFile{}, false
+	}
+	return progFile{path: p, fi: fi}, true
+}
+
 // programFiles returns the files a rule's program name resolves to: every
 // executable of that name in the host's PATH and the system folders.
-func programFiles(name string) []os.FileInfo {
-	var out []os.FileInfo
+func programFiles(name string) []progFile {
+	var out []progFile
 	dirs := slices.Concat(filepath.SplitList(hostPath()), ruleDirs)
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -56,23 +71,40 @@ func programFiles(name string) []os.FileInfo {
 			continue
 		}
 		seen[d] = true
-		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
-			out = append(out, fi)
+		if f, ok := statFile(filepath.Join(d, name)); ok {
+			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// sameFile reports whether any of a is any of b (device and inode).
-func sameFile(a, b []os.FileInfo) bool {
+// maxCompareBytes bounds the programs compared byte for byte.
+const maxCompareBytes = 256 << 20
+
+// sameFile reports whether any of a is any of b: the same device and
+// inode (a path, a symlink, a hard link), or the same bytes (a copy made
+// by any means, in an earlier call too).
+func sameFile(a, b []progFile) bool {
 	for _, x := range a {
 		for _, y := range b {
-			if os.SameFile(x, y) {
+			if os.SameFile(x.fi, y.fi) || sameBytes(x, y) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+func sameBytes(x, y progFile) bool {
+	if x.fi.Size() != y.fi.Size() || x.fi.Size() == 0 || x.fi.Size() > maxCompareBytes {
+		return false
+	}
+	bx, err := readRegular(x.path, maxCompareBytes)
+	if err != nil {
+		return false
+	}
+	by, err := readRegular(y.path, maxCompareBytes)
+	return err == nil && bytes.Equal(bx, by)
 }
 
 // candidates returns where name may be on the disk: itself when absolute,
@@ -95,11 +127,11 @@ func (a *analyzer) candidates(name string) []string {
 func (a *analyzer) identify(c *call, word string, depth int) {
 	if strings.Contains(word, "/") {
 		for _, p := range a.candidates(word) {
-			fi, err := os.Stat(p)
-			if err != nil || !fi.Mode().IsRegular() {
+			f, ok := statFile(p)
+			if !ok {
 				continue
 			}
-			c.files = append(c.files, fi)
+			c.files = append(c.files, f)
 			a.shebang(c, p, depth)
 		}
 		return
@@ -107,8 +139,8 @@ func (a *analyzer) identify(c *call, word string, depth int) {
 	if h, ok := a.hashed[word]; ok {
 		c.names = append(c.names, path.Base(h))
 		for _, p := range a.candidates(h) {
-			if fi, err := os.Stat(p); err == nil {
-				c.files = append(c.files, fi)
+			if f, ok := statFile(p); ok {
+				c.files = append(c.files, f)
 			}
 		}
 		return
@@ -125,9 +157,9 @@ func (a *analyzer) identify(c *call, word string, depth int) {
 			dirs = a.candidates(d)
 		}
 		for _, dir := range dirs {
-			fi, err := os.Stat(joinRaw(dir, word))
-			if err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				c.files = append(c.files, fi)
+			f, ok := statFile(joinRaw(dir, word))
+			if ok && f.fi.Mode()&0o111 != 0 {
+				c.files = append(c.files, f)
 				return
 			}
 		}
@@ -155,8 +187,8 @@ func (a *analyzer) shebang(c *call, p string, depth int) {
 	}
 	interp := fields[0]
 	c.names = append(c.names, path.Base(interp))
-	if fi, err := os.Stat(interp); err == nil {
-		c.files = append(c.files, fi)
+	if f, ok := statFile(interp); ok {
+		c.files = append(c.files, f)
 	}
 	if path.Base(interp) == "env" {
 		for _, w := range fields[1:] {

@@ -2,7 +2,6 @@ package guard
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -17,7 +16,7 @@ type ruleVerdict struct {
 }
 
 // ruleFiles maps a rule's program to the files it names (see programFiles).
-type ruleFiles map[string][]os.FileInfo
+type ruleFiles map[string][]progFile
 
 // filesOf returns the files of every ask and deny rule's program: a call
 // is matched against them by device and inode, whatever name it uses.

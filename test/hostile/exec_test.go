@@ -84,6 +84,8 @@ func TestExecRulesMatchPrograms(t *testing.T) {
 		{name: "symlink made by the command", cmd: "ln -s " + pe + " pe2; ./pe2 X"},
 		{name: "symlink in the workspace", cmd: "./pel X"},
 		{name: "hard link in the workspace", cmd: "./hl X"},
+		{name: "copy made by an earlier call", cmd: "./pecopy X"},
+		{name: "copy found on a PATH the command sets", cmd: "PATH=.:$PATH pecopy X"},
 		{name: "script file", cmd: "bash leak.sh"},
 		{name: "sourced script", cmd: "source leak.sh"},
 		{name: "shebang script", cmd: "./leak"},
@@ -111,6 +113,7 @@ func TestExecRulesMatchPrograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.symlink(pe, "pel")
+	execCopy(t, pe, e.ws("pecopy"))
 	e.write("leak.sh", "echo start\nprintenv X\n")
 	e.write("leak", "#!/bin/sh\nprintenv X\n")
 	if err := os.Chmod(e.ws("leak"), 0o755); err != nil {
