@@ -29,7 +29,17 @@ var errGitConfig = errors.New("git config")
 // is found as git finds it: the nearest .git folder or "gitdir:" file at
 // or above dir, or dir itself laid out as a bare repository.
 func gitRunsProgram(dir, home string) string {
-	gitdir, err := findGitDir(dir)
+	return gitRepoRunsProgram(dir, home, 0)
+}
+
+// maxSubmoduleDepth bounds submodules within submodules.
+const maxSubmoduleDepth = 4
+
+func gitRepoRunsProgram(dir, home string, depth int) string {
+	if depth > maxSubmoduleDepth {
+		return fmt.Sprintf("the repository at %s nests submodules more than %d deep", dir, maxSubmoduleDepth)
+	}
+	gitdir, top, err := findGitDir(dir)
 	if err != nil {
 		return err.Error()
 	}
@@ -55,41 +65,105 @@ func gitRunsProgram(dir, home string) string {
 			return why
 		}
 	}
-	return hooksIn(filepath.Join(common, "hooks"))
+	if why := hooksIn(filepath.Join(common, "hooks")); why != "" {
+		return why
+	}
+	// git status looks into each submodule, with the submodule's own
+	// config: those under .git/modules, and those .gitmodules names.
+	if why := modulesRunProgram(filepath.Join(common, "modules"), home, depth); why != "" {
+		return why
+	}
+	if top == "" {
+		return ""
+	}
+	b, err := readRegular(filepath.Join(top, ".gitmodules"), maxGitConfigBytes)
+	if err != nil {
+		return ""
+	}
+	entries, err := parseGitConfig(string(b))
+	if err != nil {
+		return fmt.Sprintf("%s does not parse: %v", filepath.Join(top, ".gitmodules"), err)
+	}
+	for _, e := range entries {
+		if e.section != "submodule" || e.key != "path" || e.value == "" {
+			continue
+		}
+		sub := filepath.Join(top, e.value)
+		if _, err := os.Lstat(filepath.Join(sub, ".git")); err != nil {
+			continue // not checked out: git has nothing to run there
+		}
+		if why := gitRepoRunsProgram(sub, home, depth+1); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
-// findGitDir returns the git folder of the repository holding dir, "" when
-// there is none.
-func findGitDir(dir string) (string, error) {
+// modulesRunProgram scans the submodule git folders under dir.
+func modulesRunProgram(dir, home string, depth int) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	if depth > maxSubmoduleDepth {
+		return fmt.Sprintf("%s nests submodules more than %d deep", dir, maxSubmoduleDepth)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(dir, e.Name())
+		if why := scanGitConfig(filepath.Join(d, "config"), home, 0); why != "" {
+			return why
+		}
+		if why := hooksIn(filepath.Join(d, "hooks")); why != "" {
+			return why
+		}
+		// A submodule's own submodules, or a module name with slashes.
+		if why := modulesRunProgram(filepath.Join(d, "modules"), home, depth+1); why != "" {
+			return why
+		}
+		if _, err := os.Stat(filepath.Join(d, "HEAD")); err != nil {
+			if why := modulesRunProgram(d, home, depth+1); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// findGitDir returns the git folder of the repository holding dir and its
+// top folder ("" for a bare repository); "" when there is none.
+func findGitDir(dir string) (gitdir, top string, err error) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
 		fi, err := os.Stat(dotgit)
 		switch {
 		case err == nil && fi.IsDir():
-			return dotgit, nil
+			return dotgit, d, nil
 		case err == nil:
 			b, err := readRegular(dotgit, maxGitConfigBytes)
 			if err != nil {
-				return "", fmt.Errorf("%w: %s cannot be read: %v", errGitConfig, dotgit, err)
+				return "", "", fmt.Errorf("%w: %s cannot be read: %v", errGitConfig, dotgit, err)
 			}
 			line, _, _ := strings.Cut(string(b), "\n")
 			g, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
 			if !ok {
-				return "", fmt.Errorf("%w: %s is not a gitdir: file", errGitConfig, dotgit)
+				return "", "", fmt.Errorf("%w: %s is not a gitdir: file", errGitConfig, dotgit)
 			}
 			g = strings.TrimSpace(g)
 			if !filepath.IsAbs(g) {
 				g = filepath.Join(d, g)
 			}
-			return g, nil
+			return g, d, nil
 		case !errors.Is(err, fs.ErrNotExist) && !isNotDir(err):
-			return "", fmt.Errorf("%w: %s cannot be read: %v", errGitConfig, dotgit, err)
+			return "", "", fmt.Errorf("%w: %s cannot be read: %v", errGitConfig, dotgit, err)
 		}
 		if isBareRepo(d) {
-			return d, nil
+			return d, "", nil
 		}
 		if parent := filepath.Dir(d); parent == d {
-			return "", nil
+			return "", "", nil
 		}
 	}
 }

@@ -52,6 +52,10 @@ func TestReadOnly_GitConfig(t *testing.T) {
 		{name: "GIT_ variable", files: map[string]string{".git/config": ""}, cmd: "GIT_PAGER=x git log", want: adapter.Ask},
 		{name: "GIT_ variable alone", files: map[string]string{".git/config": ""}, cmd: "GIT_EXTERNAL_DIFF=x; git diff", want: adapter.Ask},
 		{name: "PAGER variable", files: map[string]string{".git/config": ""}, cmd: "PAGER=x git log", want: adapter.Ask},
+		{name: "submodule config under .git/modules", files: map[string]string{".git/config": "", ".git/modules/lib/HEAD": "ref: x\n", ".git/modules/lib/config": "[core]\nfsmonitor = x\n"}, want: adapter.Ask},
+		{name: "submodule named with a slash", files: map[string]string{".git/config": "", ".git/modules/a/b/HEAD": "ref: x\n", ".git/modules/a/b/config": "[core]\npager = x\n"}, want: adapter.Ask},
+		{name: "submodule with its own .git", files: map[string]string{".git/config": "", ".gitmodules": "[submodule \"lib\"]\n\tpath = lib\n", "lib/.git/config": "[diff]\nexternal = x\n"}, want: adapter.Ask},
+		{name: "clean submodule", files: map[string]string{".git/config": "", ".gitmodules": "[submodule \"lib\"]\n\tpath = lib\n", "lib/.git/config": "[core]\nbare = false\n", ".git/modules/lib/HEAD": "ref: x\n", ".git/modules/lib/config": ""}, want: adapter.Allow},
 		{name: "config of a folder cd moves to", files: map[string]string{"sub/.git/config": "[core]\npager = x\n"}, cmd: "cd sub && git log", want: adapter.Ask},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
