@@ -55,6 +55,7 @@ func TestWorkspaceContentIsData_GitConfig(t *testing.T) {
 		{name: "worktree config", files: map[string]string{".git/config": "[extensions]\n\tworktreeConfig = true\n", ".git/config.worktree": "[core]\n\tfsmonitor = ./mon.sh\n"}, cmd: "git status"},
 		{name: "GIT_EXTERNAL_DIFF", cmd: "GIT_EXTERNAL_DIFF=./mon.sh git diff", dirty: true},
 		{name: "GIT_PAGER", cmd: "GIT_PAGER=./mon.sh git log", mode: "pty"},
+		{name: "submodule config", files: map[string]string{".git/modules/lib/HEAD": "ref: refs/heads/main\n", ".git/modules/lib/config": "[core]\n\tfsmonitor = ./mon.sh\n"}, cmd: "git status"},
 		{name: "gitdir file", files: map[string]string{"sub/.git": "gitdir: ../gd\n", "gd/HEAD": "ref: refs/heads/main\n", "gd/config": "[core]\n\tfsmonitor = ./mon.sh\n"}, cmd: "cd sub && git status"},
 	}
 	for _, tc := range cases {
