@@ -188,6 +188,16 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 		wrapped(a, args, i, ok, depth, prog)
 	case "parallel":
 		parallelPayload(a, args, depth)
+	case "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "pixi", "bundle", "direnv":
+		runPayload(a, prog, args, depth)
+	case "npx", "pnpx", "bunx":
+		// npx -c 'STRING' runs a shell; npx PKG ARGS runs PKG's program.
+		i, ok := skipOpts(args, optSpec{short: "pc", long: []string{"package", "call"}}, func(opt string, v arg) {
+			if opt == "-c" || opt == "--call" {
+				a.inner(v, prog+" -c", depth)
+			}
+		})
+		wrapped(a, args, i, ok, depth, prog)
 	case "hash":
 		a.hash(args)
 	case "enable":
@@ -409,6 +419,29 @@ func parallelPayload(a *analyzer, args []arg, depth int) {
 		return
 	}
 	a.inner(joinArgs(args[i:j]), "parallel", depth)
+}
+
+// runners are the environment managers whose subcommand runs a program:
+// uv run PROG, bundle exec PROG, direnv exec DIR PROG.
+var runners = map[string]string{
+	"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
+	"conda": "run", "mamba": "run", "micromamba": "run", "pixi": "run", "bundle": "exec", "direnv": "exec",
+}
+
+// runPayload records the program an environment manager's run runs.
+func runPayload(a *analyzer, prog string, args []arg, depth int) {
+	if len(args) == 0 || args[0].text != runners[prog] {
+		if len(args) > 0 && !args[0].static {
+			a.unknownf("the subcommand of %s is only known when the command runs", prog)
+		}
+		return
+	}
+	i, ok := skipOpts(args[1:], optSpec{short: "npe", long: []string{"with", "python", "name", "prefix", "env", "environment", "directory", "project", "package", "extra", "group", "manifest-path", "cwd"}}, ignoreOpt)
+	i++
+	if prog == "direnv" {
+		i++ // the folder whose .envrc applies
+	}
+	wrapped(a, args, i, ok, depth, prog)
 }
 
 // permuted moves the operands of a GNU-permuting command after its
