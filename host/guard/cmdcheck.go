@@ -22,8 +22,12 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		parseMsg = fmt.Sprintf("the command does not parse as bash (%v), so the guard cannot tell what it runs", s.parseErr)
 		s.unknown = append(s.unknown, parseMsg)
 	}
+	globs := newGlobBudget()
 	for _, p := range s.paths {
-		g.checkCommandPath(v, p)
+		g.checkCommandPath(v, p, globs)
+	}
+	if globs.exhausted() {
+		v.ask(fmt.Sprintf("the command's globs list more than %d folders, so some matches go unjudged", maxGlobDirs), "name the files without a glob")
 	}
 	for _, u := range s.pathUnknown {
 		v.ask(u, "write the folder's name literally")
@@ -90,12 +94,12 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 // and the safe system paths do not; anything else asks. A relative name
 // asks only when it leads out of the workspace (by ".." or a symlink). A
 // glob is judged by the folder it matches in.
-func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string) {
+func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudget) {
 	if i := strings.IndexAny(p, "*?["); i >= 0 {
 		// A glob names what it matches: every match as the kernel
 		// resolves it, and the folder it lists, so that /tmp/* counts as
 		// holding a workspace under /tmp.
-		g.checkGlob(v, p)
+		g.checkGlob(v, p, globs)
 		p = filepath.Dir(p[:i] + "x")
 	}
 	abs := p
@@ -140,14 +144,14 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string) {
 }
 
 // checkGlob judges every match of the glob p against the filesystem now.
-func (g *WorkspaceGuard) checkGlob(v *verdict, p string) {
+func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget) {
 	pattern := p
 	if !filepath.IsAbs(p) {
 		pattern = joinRaw(g.ws, p)
 	}
-	for _, m := range expandGlob(pattern) {
+	for _, m := range expandGlob(pattern, globs) {
 		if !strings.ContainsAny(m, "*?[") {
-			g.checkCommandPath(v, m)
+			g.checkCommandPath(v, m, globs)
 		}
 	}
 }

@@ -99,6 +99,10 @@ type analyzer struct {
 	// or piped; stdinFed is set while one of them is recorded.
 	fedStdin map[*syntax.CallExpr]bool
 	stdinFed bool
+	// scriptReads counts the script files read; globs is what the globs
+	// of copied files may still list.
+	scriptReads int
+	globs       *globBudget
 	// scriptFiles > 0 while a script file is walked for its programs only:
 	// its words are the script's business, its programs are the rules'.
 	scriptFiles int
@@ -117,6 +121,7 @@ func analyzeCommand(cmd, ws, home string) *script {
 		pathDirs: filepath.SplitList(hostPath()),
 		hashed:   map[string]string{},
 		fedStdin: map[*syntax.CallExpr]bool{},
+		globs:    newGlobBudget(),
 	}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		a.env["TMPDIR"] = t
@@ -130,6 +135,9 @@ func analyzeCommand(cmd, ws, home string) *script {
 	}
 	a.walk(f, 0)
 	a.s.readOnly = len(a.s.unknown) == 0 && readOnlyFile(f, a)
+	if a.globs.exhausted() {
+		a.unknownf("the command's globs list more than %d folders, so some matches go unjudged", maxGlobDirs)
+	}
 	return a.s
 }
 

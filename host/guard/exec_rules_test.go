@@ -1,9 +1,11 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -408,5 +410,39 @@ func TestCommand_FIFOsDoNotStall(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the check is stalled on a FIFO")
 		}
+	}
+}
+
+// TestCommand_Bounded: globs and script files that fan out are bounded; past
+// the bound the command asks (or, for scripts, is denied under a deny rule).
+func TestCommand_Bounded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	write(t, filepath.Join(f.ws, "loop.sh"), strings.Repeat(". ./loop.sh\n", 20))
+	plain := f.guard(nil)
+	deny := f.guard(func(o *Options) {
+		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"})
+	})
+	if d := check(plain, execTool, cmdArgs("ls sub/*")); d.Action != adapter.Allow {
+		t.Errorf("one glob: %v (%s), want allow", d.Action, d.Reason)
+	}
+	for i := range 20 {
+		mkdir(t, filepath.Join(f.ws, "g", fmt.Sprint("d", i)))
+	}
+	if d := check(plain, execTool, cmdArgs("ls g/*/*")); d.Action != adapter.Allow {
+		t.Errorf("a glob over 21 folders: %v (%s), want allow", d.Action, d.Reason)
+	}
+	var many strings.Builder
+	for i := range 250 {
+		fmt.Fprintf(&many, " g/*/*%d", i)
+	}
+	if d := check(plain, execTool, cmdArgs("ls"+many.String())); d.Action != adapter.Ask || !strings.Contains(d.Reason, "globs") {
+		t.Errorf("250 globs over 21 folders each: %v (%s), want an ask naming the globs", d.Action, d.Reason)
+	}
+	if d := check(plain, execTool, cmdArgs("source loop.sh")); d.Action != adapter.Allow {
+		t.Errorf("a script sourcing itself, no deny rule: %v (%s), want allow", d.Action, d.Reason)
+	}
+	if d := check(deny, execTool, cmdArgs("source loop.sh")); d.Action != adapter.Deny {
+		t.Errorf("a script sourcing itself, deny rule: %v (%s), want deny", d.Action, d.Reason)
 	}
 }

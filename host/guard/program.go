@@ -226,6 +226,10 @@ func (a *analyzer) scriptFile(w arg, prog string, depth int, newProcess bool) {
 	}
 	read := false
 	for _, n := range names {
+		if a.scriptReads++; a.scriptReads > maxScriptReads {
+			a.strictf("the command runs more than %d script files", maxScriptReads)
+			return
+		}
 		b, err := readScript(n)
 		if err != nil {
 			continue
@@ -248,6 +252,10 @@ func (a *analyzer) scriptFile(w arg, prog string, depth int, newProcess bool) {
 		a.strictf("the script %s that %s runs cannot be read before it runs", w.text, prog)
 	}
 }
+
+// maxScriptReads bounds the script files one command may read, however
+// they source each other.
+const maxScriptReads = 64
 
 func readScript(p string) ([]byte, error) {
 	b, err := readRegular(p, maxScriptBytes)
@@ -362,7 +370,7 @@ func (a *analyzer) copies(prog string, args []arg) {
 func (a *analyzer) copiedFile(t string, glob bool) {
 	for _, p := range a.candidates(t) {
 		if glob {
-			a.s.copied = append(a.s.copied, expandGlob(p)...)
+			a.s.copied = append(a.s.copied, expandGlob(p, a.globs)...)
 			continue
 		}
 		a.s.copied = append(a.s.copied, p)
@@ -448,11 +456,24 @@ func (a *analyzer) hash(args []arg) {
 	a.copiedFile(file, false)
 }
 
+// globBudget bounds the folders the globs of one command may list.
+type globBudget struct{ left int }
+
+// maxGlobDirs is the folders one command's globs may list; past it the
+// command asks, since a match left unseen could be anything.
+const maxGlobDirs = 4096
+
+func newGlobBudget() *globBudget { return &globBudget{left: maxGlobDirs} }
+
+// exhausted reports a budget spent.
+func (b *globBudget) exhausted() bool { return b.left < 0 }
+
 // expandGlob expands a glob pattern (absolute) against the filesystem, one
 // component at a time with the kernel's view of "..", and returns every
 // match; none when nothing matches or more than maxGlobMatches do (the
-// caller judges the glob's literal folder then).
-func expandGlob(pattern string) []string {
+// caller judges the glob's literal folder then). Each folder listed spends
+// one of budget.
+func expandGlob(pattern string, budget *globBudget) []string {
 	cur := []string{""}
 	for i, part := range strings.Split(pattern, "/") {
 		if i == 0 && part == "" {
@@ -469,6 +490,9 @@ func expandGlob(pattern string) []string {
 			d := dir
 			if d == "" {
 				d = "/"
+			}
+			if budget.left--; budget.left < 0 {
+				return nil
 			}
 			entries, err := os.ReadDir(d)
 			if err != nil {
