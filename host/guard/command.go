@@ -91,8 +91,6 @@ type analyzer struct {
 	cwdUnknown bool
 	// pathDirs is the command's PATH as far as known.
 	pathDirs []string
-	// pathVague says the command's PATH is only partly known.
-	pathVague bool
 	// hashed maps names to the files hash -p bound them to.
 	hashed map[string]string
 	// fedStdin are the simple commands whose standard input is redirected
@@ -224,7 +222,7 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 			}
 			if x.Variant.Value == "export" || x.Variant.Value == "declare" || x.Variant.Value == "typeset" {
 				for _, as := range x.Args {
-					if as.Name != nil && as.Name.Value == "PATH" {
+					if as.Name != nil && as.Name.Value == "PATH" && !as.Naked {
 						a.setPath(as.Value)
 					}
 				}
@@ -619,7 +617,7 @@ func (a *analyzer) exec(argv []arg, depth int) {
 	case !p.static:
 		a.unknownf("the program %q is only known when the command runs", display(p))
 		return
-	case p.glob:
+	case p.glob && canMatch(p.text):
 		a.unknownf("the program %q is a glob pattern", p.text)
 		return
 	case p.text == "":
@@ -632,4 +630,14 @@ func (a *analyzer) exec(argv []arg, depth int) {
 	a.s.calls = append(a.s.calls, c)
 	a.copies(prog, args)
 	unwrap(a, prog, args, depth)
+}
+
+// canMatch reports a glob pattern bash would expand: a * or ?, or a [
+// closed by a later ]. A lone [ (the test command) is a plain word.
+func canMatch(p string) bool {
+	if strings.ContainsAny(p, "*?") {
+		return true
+	}
+	i := strings.IndexByte(p, '[')
+	return i >= 0 && strings.IndexByte(p[i+1:], ']') >= 0
 }

@@ -137,7 +137,7 @@ func TestExecRules_MatchPrograms(t *testing.T) {
 		{"bash missing.sh", adapter.Deny},
 		{"./she", adapter.Deny},
 		{"./bang X", adapter.Deny},
-		{"PATH=$D:$PATH pe X", adapter.Deny},
+		{"export PATH; PATH=.:$PATH pecopy X", adapter.Deny},
 
 		{"echo printenv", adapter.Allow},
 		{"command -v printenv", adapter.Allow},
@@ -146,6 +146,9 @@ func TestExecRules_MatchPrograms(t *testing.T) {
 		{"bash ok.sh", adapter.Allow},
 		{"bash -c 'echo hi'", adapter.Allow},
 		{"taskset -c 0 ls", adapter.Allow},
+		{"[ -f README.md ] && echo yes", adapter.Allow},
+		{"/bin/[ -f README.md ]", adapter.Allow},
+		{"/bin/print[e]nv X", adapter.Deny},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()

@@ -145,9 +145,6 @@ func (a *analyzer) identify(c *call, word string, depth int) {
 		}
 		return
 	}
-	if a.pathVague {
-		a.strictf("the command's PATH is only known when it runs, so the program %s could be any file", word)
-	}
 	for _, d := range a.pathDirs {
 		dirs := []string{d}
 		if d == "" {
@@ -307,11 +304,12 @@ func (a *analyzer) strictf(format string, args ...any) {
 // setPath takes the command's PATH from an assignment.
 func (a *analyzer) setPath(w *syntax.Word) {
 	if w == nil {
-		a.pathDirs, a.pathVague = []string{""}, false
+		a.pathDirs = []string{""}
 		return
 	}
+	// The parts only known at run time are left out: a program is looked
+	// up in the folders the guard can know (its name still matches).
 	v := a.render(w)
-	a.pathVague = !v.static
 	var dirs []string
 	for _, d := range filepath.SplitList(v.text) {
 		if !strings.Contains(d, unknownMark) {

@@ -92,6 +92,22 @@ func TestBenignExec(t *testing.T) {
 			cmd: "python3 --version", want: []string{"Python"},
 		},
 		{
+			name: "a virtualenv activated, under a deny rule on another program",
+			setup: func(t *testing.T, e *env) {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("no python3")
+				}
+				cmd := exec.Command("python3", "-m", "venv", "--without-pip", ".venv")
+				cmd.Dir = e.workspace
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Skipf("python3 -m venv: %v %s", err, out)
+				}
+				e.write("s.py", "import sys; print('venv', sys.prefix != sys.base_prefix)\n")
+			},
+			rules: []string{"{action: deny, program: printenv}"},
+			cmd:   "source .venv/bin/activate && python s.py", want: []string{"venv True"},
+		},
+		{
 			name: "node runs a script",
 			setup: func(t *testing.T, e *env) {
 				if _, err := exec.LookPath("node"); err != nil {
