@@ -25,6 +25,9 @@ type interpSpec struct {
 	oneDash bool
 	// always says the program is a REPL whatever its arguments.
 	always bool
+	// loops are the short options that run the code once per input line
+	// (perl -n, -p): with no file operand the input is the terminal.
+	loops string
 }
 
 // interpreters are the programs the built-in ask rules name with
@@ -41,8 +44,8 @@ var interpreters = map[string]interpSpec{
 	"nodejs":  nodeSpec,
 	"deno":    {operands: 1}, // deno alone or deno repl; deno run x.ts has operands
 	"bun":     {operands: 1},
-	"perl":    {values: "IMmlx0", code: []string{"-e", "-E", "-v", "-c"}, repl: []string{"-d"}, operands: 1},
-	"ruby":    {values: "IrCEFKTUWx", code: []string{"-e", "-v", "-h"}, operands: 1},
+	"perl":    {values: "IMmlx0", code: []string{"-e", "-E", "-v", "-c"}, repl: []string{"-d"}, operands: 1, loops: "np"},
+	"ruby":    {values: "IrCEFKTUWx", code: []string{"-e", "-v", "-h"}, operands: 1, loops: "np"},
 	"irb":     {always: true},
 	"pry":     {always: true},
 	"php":     {values: "cdnzf", code: []string{"-r", "-B", "-R", "-F", "-E", "-v", "-h", "-i", "-m", "-l"}, repl: []string{"-a"}, operands: 1},
@@ -61,6 +64,31 @@ var interpreters = map[string]interpSpec{
 	"tclsh":   {operands: 1},
 	"guile":   {code: []string{"-c", "-s"}, values: "Lxl", operands: 1},
 	"jshell":  {always: true},
+}
+
+// longCodeValues are the long code options whose value is the next word.
+var longCodeValues = []string{"--eval", "--print", "--command", "--execute", "--file"}
+
+// replModules start a REPL when run with -m (python3 -m code).
+var replModules = []string{"code", "asyncio", "pdb", "IPython", "ptpython", "bpython", "idlelib", "idlelib.idle", "sqlite3", "uvicorn.__main__"}
+
+// terminalReads are what a -c/-e program reads its input with: run with
+// the terminal as its standard input, it is a REPL of its own making
+// (python3 -c "while 1: exec(input())").
+var terminalReads = []string{"input(", "stdin", "STDIN", "interact", "repl", "readline", "gets", "io.read", "<>", "fgets", "readLine", "Console.Read"}
+
+// readsTerminal reports a code option whose program reads standard input
+// or starts a REPL.
+func readsTerminal(opt, code string) bool {
+	if opt == "-m" {
+		return contains(replModules, code)
+	}
+	for _, r := range terminalReads {
+		if strings.Contains(code, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // exitOptions print something and exit, given as the first argument.
@@ -86,7 +114,7 @@ func interactive(prog string, args []arg) bool {
 	if spec.always {
 		return true
 	}
-	code, repl, operands := false, false, 0
+	code, repl, loop, operands := false, false, false, 0
 	if len(args) > 0 && args[0].static && contains(exitOptions, args[0].text) {
 		return false // --version, --help: prints and exits
 	}
@@ -108,7 +136,14 @@ func interactive(prog string, args []arg) bool {
 			if hasVal {
 				full, _, _ = strings.Cut(t, "=")
 			}
-			code = code || contains(spec.code, full)
+			if contains(spec.code, full) {
+				code = true
+				_, val, _ := strings.Cut(t, "=")
+				if !hasVal && i+1 < len(args) && contains(longCodeValues, full) {
+					val = args[i+1].text
+				}
+				repl = repl || readsTerminal(full, val)
+			}
 			repl = repl || contains(spec.repl, full)
 			if !hasVal && contains(spec.longValues, name) {
 				i++
@@ -117,11 +152,18 @@ func interactive(prog string, args []arg) bool {
 			for j := 1; j < len(t); j++ {
 				opt := "-" + string(t[j])
 				repl = repl || contains(spec.repl, opt)
+				loop = loop || strings.IndexByte(spec.loops, t[j]) >= 0
 				if contains(spec.code, opt) {
 					code = true
-					if j+1 == len(t) {
+					val := t[j+1:]
+					if j+1 == len(t) && i+1 < len(args) {
 						i++ // the code is the next word
+						val = args[i].text
+						if !args[i].static {
+							return true
+						}
 					}
+					repl = repl || readsTerminal(opt, val)
 					break
 				}
 				if strings.IndexByte(spec.values, t[j]) >= 0 {
@@ -133,13 +175,13 @@ func interactive(prog string, args []arg) bool {
 			}
 		default:
 			operands++
-			if spec.operands == 1 && !code {
+			if spec.operands == 1 && !code && !loop {
 				// The script's own arguments follow; its -i is not ours.
 				i = len(args)
 			}
 		}
 	}
-	if repl {
+	if repl || loop && operands == 0 {
 		return true
 	}
 	if code {
