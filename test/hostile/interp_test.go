@@ -24,6 +24,9 @@ func TestInterpreterStartAsks(t *testing.T) {
 		"lua",
 		"psql",
 		"gdb -q",
+		"python3 -c 'while 1: exec(input())'",
+		"python3 -m code",
+		"uv run python3 -i",
 	}
 	for _, cmd := range cases {
 		t.Run(cmd, func(t *testing.T) {
