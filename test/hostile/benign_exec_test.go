@@ -33,6 +33,30 @@ func TestBenignExec(t *testing.T) {
 			cmd: "git diff HEAD --stat; echo done", want: []string{"done"},
 		},
 		{
+			name: "git status in a worktree git worktree add made, under an ask rule on git",
+			setup: func(t *testing.T, e *env) {
+				if _, err := exec.LookPath("git"); err != nil {
+					t.Skip("no git")
+				}
+				main := e.root + "/main"
+				e.write(main+"/a.txt", "one\n")
+				for _, args := range [][]string{
+					{"init", "-q"}, {"add", "a.txt"},
+					{"-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "one"},
+					{"worktree", "add", "-q", "--detach", e.workspace},
+				} {
+					cmd := exec.Command("git", args...)
+					cmd.Dir = main
+					cmd.Env = append(e.environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Skipf("git %v: %v\n%s", args, err, out)
+					}
+				}
+			},
+			rules: []string{"{action: ask, program: git}"},
+			cmd:   "git status --short; git log --oneline", want: []string{"one"},
+		},
+		{
 			name: "go test in a tiny module",
 			setup: func(t *testing.T, e *env) {
 				if _, err := exec.LookPath("go"); err != nil || goCache == "" {
