@@ -75,7 +75,10 @@ func contains(list []string, s string) bool {
 func ignoreOpt(string, arg) {}
 
 // shells run a script given with -c, from a file operand, or from stdin.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true}
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true,
+	"fish": true, "csh": true, "tcsh": true, "xonsh": true, "elvish": true, "nu": true, "pwsh": true, "rbash": true,
+}
 
 // unwrap looks through prog: a wrapper's payload program is recorded as a
 // call of its own, a shell's script is parsed in turn, and a program that
@@ -188,6 +191,13 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 		wrapped(a, args, i, ok, depth, prog)
 	case "parallel":
 		parallelPayload(a, args, depth)
+	case "tmux", "screen", "byobu", "dtach", "abduco", "expect":
+		// A terminal multiplexer runs a shell, or a command through one,
+		// in a terminal the guard never sees again.
+		if prog == "tmux" && len(args) > 0 && tmuxQuiet[args[0].text] || prog == "screen" && len(args) == 1 && (args[0].text == "-ls" || args[0].text == "-list") {
+			return
+		}
+		a.unknownf("%s starts a shell or a command in a terminal of its own", prog)
 	case "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "pixi", "bundle", "direnv":
 		runPayload(a, prog, args, depth)
 	case "npx", "pnpx", "bunx":
@@ -420,6 +430,9 @@ func parallelPayload(a *analyzer, args []arg, depth int) {
 	}
 	a.inner(joinArgs(args[i:j]), "parallel", depth)
 }
+
+// tmuxQuiet are tmux subcommands that start no program.
+var tmuxQuiet = map[string]bool{"ls": true, "list-sessions": true, "list-windows": true, "list-panes": true, "kill-session": true, "kill-server": true, "has-session": true, "capture-pane": true, "show-options": true, "-V": true}
 
 // runners are the environment managers whose subcommand runs a program:
 // uv run PROG, bundle exec PROG, direnv exec DIR PROG.
