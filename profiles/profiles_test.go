@@ -103,3 +103,39 @@ func TestSchema_RejectsBadProfiles(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltIns_ExecRulesOnlyAsk: the built-in profiles carry no blacklist:
+// their exec rules ask before an interpreter starts interactively, and an
+// admin may drop them.
+func TestBuiltIns_ExecRulesOnlyAsk(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"coder", "full"} {
+		b, err := profiles.Read(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Exec struct {
+				Rules []struct {
+					Action, Program string
+					Interactive     bool
+				}
+			}
+		}
+		if err := yaml.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		progs := map[string]bool{}
+		for _, r := range p.Exec.Rules {
+			if r.Action != "ask" || !r.Interactive {
+				t.Errorf("%s.yaml: rule %+v; a built-in rule must be an interactive ask", name, r)
+			}
+			progs[r.Program] = true
+		}
+		for _, want := range []string{"python3", "node", "perl", "ruby", "irb", "php", "lua", "R", "sqlite3", "psql", "mysql", "gdb"} {
+			if !progs[want] {
+				t.Errorf("%s.yaml: no interactive ask rule on %s", name, want)
+			}
+		}
+	}
+}

@@ -16,6 +16,7 @@ type kind int
 const (
 	kindString kind = iota
 	kindInt
+	kindBool
 	kindStrings     // list of strings
 	kindStringMap   // map of name -> scalar (kept as a string)
 	kindStringMaps  // map of name -> kindStringMap
@@ -49,6 +50,8 @@ func shapeOf(t reflect.Type) *shape {
 		return &shape{kind: kindString}
 	case reflect.Int:
 		return &shape{kind: kindInt}
+	case reflect.Bool:
+		return &shape{kind: kindBool}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Struct {
 			return &shape{kind: kindStructSlice, fields: shapeOf(t.Elem()).fields}
@@ -116,6 +119,10 @@ func checkValue(src, key string, v any, s *shape, errs *[]error) {
 	case kindInt:
 		if _, ok := asInt(v); !ok {
 			bad("a whole number")
+		}
+	case kindBool:
+		if _, ok := v.(bool); !ok {
+			bad("true or false")
 		}
 	case kindStrings:
 		list, ok := v.([]any)

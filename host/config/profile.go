@@ -44,14 +44,20 @@ type ExecRules struct {
 	Rules []ExecRule `koanf:"rules" json:"rules,omitempty" yaml:"rules,omitempty"`
 }
 
-// ExecRule matches a program (by basename) and an argv prefix.
+// ExecRule matches a program (by basename, or by the file it runs) and the
+// arguments it names.
 type ExecRule struct {
 	// Action is allow, ask or deny; deny is the only hard deny and stands under -y.
 	Action string `koanf:"action" json:"action" yaml:"action"`
 	// Program is the program's basename, such as "rm".
 	Program string `koanf:"program" json:"program" yaml:"program"`
-	// Args is an argv prefix after the program; empty matches any arguments.
+	// Args are arguments the command must hold: options as a set (-rf =
+	// -fr = -r -f = --recursive --force), other words as a prefix of the
+	// operands; empty matches any arguments.
 	Args []string `koanf:"args" json:"args,omitempty" yaml:"args,omitempty"`
+	// Interactive limits the rule to starting the program's REPL: no
+	// script operand, or its interactive flag (python3 -i).
+	Interactive bool `koanf:"interactive" json:"interactive,omitempty" yaml:"interactive,omitempty"`
 }
 
 // Deferred modes.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -35,6 +36,14 @@ type script struct {
 	unknown []string
 	// readOnly is the classifier's verdict on the whole script.
 	readOnly bool
+	// strict says why some program cannot be known, where that only
+	// matters under a deny rule (a script file that cannot be read).
+	strict []string
+	// pathUnknown says why some relative name cannot be judged.
+	pathUnknown []string
+	// copied are files the command copies, links or moves (absolute,
+	// as named): a denied program's file copied is the program run.
+	copied []string
 }
 
 // arg is one rendered shell word.
@@ -52,8 +61,20 @@ type arg struct {
 type call struct {
 	// prog is the program's basename.
 	prog string
+	// names are the other names the program goes by (hash -p NAME's
+	// target, a shebang's interpreter).
+	names []string
+	// files are the files the program may be (stat'ed, symlinks
+	// followed), to match a rule's program by device and inode.
+	files []progFile
 	// args are the arguments after the program.
 	args []arg
+	// stdinFed says the command's standard input is a pipe, a file or a
+	// here-document, not the terminal: no REPL reads what is typed next.
+	stdinFed bool
+	// copied is the file a copy of the rule's program comes from, for
+	// the calls a copy stands for.
+	copied string
 }
 
 // analyzer walks one command line.
@@ -62,6 +83,27 @@ type analyzer struct {
 	env      map[string]string
 	s        *script
 	words    int
+	// cwds are the folders the command may be in when a word is used:
+	// the workspace and every static folder cd moved to (cd may fail, or
+	// run in a subshell, so each is kept).
+	cwds []string
+	// cwdUnknown says cd moved to a folder only known when the command runs.
+	cwdUnknown bool
+	// pathDirs is the command's PATH as far as known.
+	pathDirs []string
+	// hashed maps names to the files hash -p bound them to.
+	hashed map[string]string
+	// fedStdin are the simple commands whose standard input is redirected
+	// or piped; stdinFed is set while one of them is recorded.
+	fedStdin map[*syntax.CallExpr]bool
+	stdinFed bool
+	// scriptReads counts the script files read; globs is what the globs
+	// of copied files may still list.
+	scriptReads int
+	globs       *globBudget
+	// scriptFiles > 0 while a script file is walked for its programs only:
+	// its words are the script's business, its programs are the rules'.
+	scriptFiles int
 }
 
 // analyzeCommand parses cmd with bash syntax and reports its paths, its
@@ -69,14 +111,20 @@ type analyzer struct {
 // folder), home the user's home.
 func analyzeCommand(cmd, ws, home string) *script {
 	a := &analyzer{
-		ws:   ws,
-		home: home,
-		env:  map[string]string{"PWD": ws, "HOME": home},
-		s:    &script{},
+		ws:       ws,
+		home:     home,
+		env:      map[string]string{"PWD": ws, "HOME": home},
+		s:        &script{},
+		cwds:     []string{ws},
+		pathDirs: filepath.SplitList(hostPath()),
+		hashed:   map[string]string{},
+		fedStdin: map[*syntax.CallExpr]bool{},
+		globs:    newGlobBudget(),
 	}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		a.env["TMPDIR"] = t
 	}
+	a.env["PATH"] = hostPath()
 	f, err := parse(cmd)
 	if err != nil {
 		a.s.parseErr = err
@@ -85,6 +133,9 @@ func analyzeCommand(cmd, ws, home string) *script {
 	}
 	a.walk(f, 0)
 	a.s.readOnly = len(a.s.unknown) == 0 && readOnlyFile(f, a)
+	if a.globs.exhausted() {
+		a.unknownf("the command's globs list more than %d folders, so some matches go unjudged", maxGlobDirs)
+	}
 	return a.s
 }
 
@@ -101,6 +152,12 @@ func (a *analyzer) fallbackPaths(cmd string) {
 }
 
 func (a *analyzer) unknownf(format string, args ...any) {
+	if a.scriptFiles > 0 {
+		// A script file ran before this work without an ask; what it
+		// hides matters only under a deny rule.
+		a.strictf(format, args...)
+		return
+	}
 	msg := fmt.Sprintf(format, args...)
 	if !slices.Contains(a.s.unknown, msg) {
 		a.s.unknown = append(a.s.unknown, msg)
@@ -114,9 +171,22 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 	var visit func(n syntax.Node) bool
 	visit = func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.Stmt:
+			if call, ok := x.Cmd.(*syntax.CallExpr); ok && slices.ContainsFunc(x.Redirs, a.stdinRedirect) {
+				a.fedStdin[call] = true
+			}
+		case *syntax.BinaryCmd:
+			if call, ok := x.Y.Cmd.(*syntax.CallExpr); ok && (x.Op == syntax.Pipe || x.Op == syntax.PipeAll) {
+				a.fedStdin[call] = true
+			}
 		case *syntax.Redirect:
 			if x.Word != nil {
 				syntax.Walk(x.Word, visit)
+				if x.Op == syntax.RdrIn || x.Op == syntax.RdrInOut {
+					if w := a.render(x.Word); w.static {
+						a.copiedFile(w.text, w.glob)
+					}
+				}
 			}
 			if x.Hdoc != nil {
 				// A here-document is data, but an unquoted one runs its
@@ -136,7 +206,28 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 				a.pathsOf(a.render(w))
 			}
 		case *syntax.CallExpr:
+			// Its words first, then its effect (cd, PATH=, hash -p) on
+			// the words after it.
+			for _, as := range x.Assigns {
+				syntax.Walk(as, visit)
+			}
+			for _, w := range x.Args {
+				syntax.Walk(w, visit)
+			}
 			a.callExpr(x, depth)
+			return false
+		case *syntax.DeclClause:
+			for _, as := range x.Args {
+				syntax.Walk(as, visit)
+			}
+			if x.Variant.Value == "export" || x.Variant.Value == "declare" || x.Variant.Value == "typeset" {
+				for _, as := range x.Args {
+					if as.Name != nil && as.Name.Value == "PATH" && !as.Naked {
+						a.setPath(as.Value)
+					}
+				}
+			}
+			return false
 		}
 		return true
 	}
@@ -336,6 +427,9 @@ const pathSeps = " \t\n'\"=:,;()<>|&{}[]`"
 
 // pathsOf records the tokens of w that name a path.
 func (a *analyzer) pathsOf(w arg) {
+	if a.scriptFiles > 0 {
+		return
+	}
 	a.words++
 	if a.words > maxWords {
 		if a.words == maxWords+1 {
@@ -390,11 +484,41 @@ func (a *analyzer) token(t string, whole bool) {
 	a.add(t)
 }
 
+// add records p; a relative name is recorded once per folder the command
+// may be in, joined as named (the kernel resolves "e/.." after "e").
 func (a *analyzer) add(p string) {
-	if p == "" || slices.Contains(a.s.paths, p) {
+	if p == "" {
 		return
 	}
-	a.s.paths = append(a.s.paths, p)
+	if filepath.IsAbs(p) {
+		a.addPath(p)
+		return
+	}
+	if a.cwdUnknown {
+		a.unknownPath(p)
+	}
+	for _, c := range a.cwds {
+		if c == a.ws {
+			a.addPath(p)
+		} else {
+			a.addPath(joinRaw(c, p))
+		}
+	}
+}
+
+func (a *analyzer) addPath(p string) {
+	if !slices.Contains(a.s.paths, p) {
+		a.s.paths = append(a.s.paths, p)
+	}
+}
+
+// unknownPath records that relative name p cannot be judged: cd moved to a
+// folder only known when the command runs.
+func (a *analyzer) unknownPath(p string) {
+	msg := fmt.Sprintf("the command changes to a folder only known when it runs, so %q cannot be judged", p)
+	if !slices.Contains(a.s.pathUnknown, msg) {
+		a.s.pathUnknown = append(a.s.pathUnknown, msg)
+	}
 }
 
 func isLetters(s string) bool {
@@ -408,8 +532,14 @@ func isLetters(s string) bool {
 
 // callExpr records the simple command x.
 func (a *analyzer) callExpr(x *syntax.CallExpr, depth int) {
+	saved := a.pathDirs
+	for _, as := range x.Assigns {
+		if as.Name != nil && as.Name.Value == "PATH" {
+			a.setPath(as.Value)
+		}
+	}
 	if len(x.Args) == 0 {
-		return
+		return // a plain assignment stays for the commands after it
 	}
 	var argv []arg
 	for _, w := range x.Args {
@@ -417,7 +547,36 @@ func (a *analyzer) callExpr(x *syntax.CallExpr, depth int) {
 			argv = append(argv, a.render(bw))
 		}
 	}
+	a.stdinFed = a.fedStdin[x]
 	a.exec(argv, depth)
+	a.stdinFed = false
+	a.pathDirs = saved
+}
+
+// stdinRedirect reports a redirection of standard input away from the
+// terminal: a here-document, a here-string, a regular file. A device (a
+// symlink to /dev/tty too), a file not there yet or a name only known at
+// run time may be the terminal again.
+func (a *analyzer) stdinRedirect(r *syntax.Redirect) bool {
+	if r.N != nil && r.N.Value != "0" {
+		return false
+	}
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return true
+	case syntax.RdrIn, syntax.RdrInOut:
+		w := a.render(r.Word)
+		if !w.static {
+			return false
+		}
+		for _, p := range a.candidates(w.text) {
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // inner parses a script a command runs (bash -c, eval, trap) and walks it.
@@ -458,7 +617,7 @@ func (a *analyzer) exec(argv []arg, depth int) {
 	case !p.static:
 		a.unknownf("the program %q is only known when the command runs", display(p))
 		return
-	case p.glob:
+	case p.glob && canMatch(p.text):
 		a.unknownf("the program %q is a glob pattern", p.text)
 		return
 	case p.text == "":
@@ -466,6 +625,19 @@ func (a *analyzer) exec(argv []arg, depth int) {
 	}
 	prog := path.Base(p.text)
 	args := argv[1:]
-	a.s.calls = append(a.s.calls, call{prog: prog, args: args})
+	c := call{prog: prog, args: args, stdinFed: a.stdinFed}
+	a.identify(&c, p.text, depth)
+	a.s.calls = append(a.s.calls, c)
+	a.copies(prog, args)
 	unwrap(a, prog, args, depth)
+}
+
+// canMatch reports a glob pattern bash would expand: a * or ?, or a [
+// closed by a later ]. A lone [ (the test command) is a plain word.
+func canMatch(p string) bool {
+	if strings.ContainsAny(p, "*?") {
+		return true
+	}
+	i := strings.IndexByte(p, '[')
+	return i >= 0 && strings.IndexByte(p[i+1:], ']') >= 0
 }

@@ -80,6 +80,9 @@ func readOnlyCall(c *syntax.CallExpr, a *analyzer) bool {
 		if as.Append || as.Array != nil || as.Index != nil || (as.Value != nil && !a.render(as.Value).static) {
 			return false
 		}
+		if as.Name != nil && runsFromEnv(as.Name.Value) {
+			return false
+		}
 	}
 	if len(c.Args) == 0 {
 		return len(c.Assigns) > 0
@@ -93,7 +96,35 @@ func readOnlyCall(c *syntax.CallExpr, a *analyzer) bool {
 		argv = append(argv, r.text)
 	}
 	check, ok := readOnlyPrograms[argv[0]]
-	return ok && check(argv[1:])
+	if !ok || !check(argv[1:]) {
+		return false
+	}
+	return argv[0] != "git" || a.gitSafe()
+}
+
+// runsFromEnv reports a variable that makes git (or its pager) run a
+// program or read another config: GIT_PAGER, GIT_EXTERNAL_DIFF,
+// GIT_CONFIG_*, GIT_DIR, PAGER, LESSOPEN, ...
+func runsFromEnv(name string) bool {
+	switch name {
+	case "PAGER", "LESSOPEN", "LESSCLOSE", "EDITOR", "VISUAL", "LESS", "HOME", "XDG_CONFIG_HOME":
+		return true
+	}
+	return strings.HasPrefix(name, "GIT_")
+}
+
+// gitSafe reports whether git, run in any folder the command may be in,
+// finds a repository whose config makes it run no program.
+func (a *analyzer) gitSafe() bool {
+	if a.cwdUnknown {
+		return false
+	}
+	for _, d := range a.cwds {
+		if why := gitRunsProgram(d, a.home); why != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // readOnlyPrograms maps a program, named as plain as the shell finds it

@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/yagent/yagent/host/config"
@@ -14,16 +15,34 @@ type ruleVerdict struct {
 	rule   config.ExecRule
 }
 
+// ruleFiles maps a rule's program to the files it names (see programFiles).
+type ruleFiles map[string][]progFile
+
+// filesOf returns the files of every ask and deny rule's program: a call
+// is matched against them by device and inode, whatever name it uses.
+func filesOf(rules []config.ExecRule) ruleFiles {
+	out := ruleFiles{}
+	for _, r := range rules {
+		if r.Action == config.ExecAllow {
+			continue
+		}
+		if _, ok := out[r.Program]; !ok {
+			out[r.Program] = programFiles(path.Base(r.Program))
+		}
+	}
+	return out
+}
+
 // matchRules applies the profile's exec rules to c: a deny rule that
-// matches wins; otherwise the matching rule with the longest argv prefix
+// matches wins; otherwise the matching rule with the most arguments
 // decides, ask winning a tie; no match allows (there is no blacklist). An
-// argument only known when the command runs matches the prefix of an ask or
-// deny rule, never of an allow rule.
-func matchRules(rules []config.ExecRule, c call) ruleVerdict {
+// argument only known when the command runs may be whatever an ask or deny
+// rule names, never what an allow rule names.
+func matchRules(rules []config.ExecRule, c call, files ruleFiles) ruleVerdict {
 	best := ruleVerdict{action: config.ExecAllow}
 	bestLen := -1
 	for _, r := range rules {
-		if path.Base(r.Program) != c.prog || !argsMatch(r, c.args) {
+		if !progMatches(r, c, files) || !argsMatch(r, c) {
 			continue
 		}
 		if r.Action == config.ExecDeny {
@@ -36,30 +55,229 @@ func matchRules(rules []config.ExecRule, c call) ruleVerdict {
 	return best
 }
 
-func argsMatch(r config.ExecRule, args []arg) bool {
-	if len(args) < len(r.Args) {
+// progMatches reports whether c runs r's program: by name, or for an ask
+// or deny rule by the file it runs (a path, a symlink, a hard link, a
+// copy hash -p bound).
+func progMatches(r config.ExecRule, c call, files ruleFiles) bool {
+	name := path.Base(r.Program)
+	if c.prog == name || slices.Contains(c.names, name) {
+		return true
+	}
+	return r.Action != config.ExecAllow && sameFile(c.files, files[r.Program])
+}
+
+// argsMatch reports whether c's arguments hold what r names: r's options
+// as a set (-rf = -fr = -r -f = --recursive --force, anywhere before "--",
+// as GNU programs permute), and r's other words as a prefix of c's
+// operands. An interactive rule also needs the call to start a REPL.
+func argsMatch(r config.ExecRule, c call) bool {
+	strict := r.Action == config.ExecAllow
+	got := parseArgv(c.prog, r.Program, c.args)
+	if r.Interactive && (c.stdinFed || !interactive(path.Base(r.Program), c.args)) {
 		return false
 	}
-	for i, want := range r.Args {
-		a := args[i]
-		if !a.static {
-			if r.Action == config.ExecAllow {
-				return false
-			}
-			continue
-		}
-		if a.text != want {
+	want := parseArgv(c.prog, r.Program, staticArgs(r.Args))
+	if got.vague && strict {
+		if len(r.Args) > 0 {
 			return false
 		}
 	}
-	return true
+	for l := range want.shorts {
+		if !got.shorts[l] && !(got.vague && !strict) {
+			return false
+		}
+	}
+	for _, l := range want.longs {
+		if !got.hasLong(l, strict) && !(got.vague && !strict) {
+			return false
+		}
+	}
+	return operandsMatch(want.operands, got, strict)
 }
+
+func staticArgs(words []string) []arg {
+	out := make([]arg, len(words))
+	for i, w := range words {
+		out[i] = arg{text: w, static: true}
+	}
+	return out
+}
+
+// argv is a command's arguments sorted into options and operands.
+type argv struct {
+	shorts   map[rune]bool
+	longs    []string // long options without a short form, without "--"
+	operands []arg
+	// loose are the operands when every word after an option might be
+	// that option's value, for ask and deny rules.
+	loose []arg
+	// vague says some argument is only known when the command runs.
+	vague bool
+	// words are every static word that starts with "-", whole, for the
+	// programs whose options are long with one dash (find -delete).
+	words []string
+}
+
+func (a argv) hasLong(name string, strict bool) bool {
+	for _, l := range a.longs {
+		// GNU getopt takes any unambiguous prefix: --rec is --recursive.
+		if l == name || !strict && len(l) >= 2 && strings.HasPrefix(name, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseArgv sorts args of prog (a rule on program rprog) into options
+// and operands, mapping long options to their short forms.
+func parseArgv(prog, rprog string, args []arg) argv {
+	out := argv{shorts: map[rune]bool{}}
+	table := longToShort[path.Base(rprog)]
+	same := shortAliases[path.Base(rprog)]
+	values := valueOpts[path.Base(rprog)]
+	oneDash := singleDash[path.Base(rprog)]
+	afterOpt := false
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.static {
+			out.vague = true
+			out.operands = append(out.operands, w)
+			out.loose = append(out.loose, w)
+			afterOpt = false
+			continue
+		}
+		t := w.text
+		switch {
+		case t == "--":
+			for _, o := range args[i+1:] {
+				out.vague = out.vague || !o.static
+			}
+			out.operands = append(out.operands, args[i+1:]...)
+			out.loose = append(out.loose, args[i+1:]...)
+			return out
+		case strings.HasPrefix(t, "--") && !oneDash:
+			name, _, _ := strings.Cut(t[2:], "=")
+			out.words = append(out.words, t)
+			if s, ok := table[name]; ok {
+				out.shorts[s] = true
+			} else {
+				for long, s := range table {
+					// an abbreviation of a long option with a short form
+					if len(name) >= 3 && strings.HasPrefix(long, name) {
+						out.shorts[s] = true
+					}
+				}
+				out.longs = append(out.longs, name)
+			}
+			afterOpt = true
+		case len(t) > 1 && t[0] == '-':
+			out.words = append(out.words, t)
+			if oneDash {
+				name, _, _ := strings.Cut(t[1:], "=")
+				out.longs = append(out.longs, name)
+				afterOpt = true
+				continue
+			}
+			for j, c := range t[1:] {
+				if s, ok := same[c]; ok {
+					c = s
+				}
+				out.shorts[c] = true
+				if strings.ContainsRune(values, c) {
+					if j+2 == len(t) && i+1 < len(args) {
+						i++ // the option's value is the next word
+					}
+					break
+				}
+			}
+			afterOpt = true
+		default:
+			out.operands = append(out.operands, w)
+			if !afterOpt {
+				out.loose = append(out.loose, w)
+			}
+			afterOpt = false
+		}
+	}
+	return out
+}
+
+// operandsMatch reports whether want is a prefix of got's operands (for
+// ask and deny, also of the operands read loosely); an unknown word
+// matches any word of an ask or deny rule.
+func operandsMatch(want []arg, got argv, strict bool) bool {
+	prefix := func(have []arg) bool {
+		if len(have) < len(want) {
+			return false
+		}
+		for i, w := range want {
+			h := have[i]
+			if !h.static {
+				if strict {
+					return false
+				}
+				continue
+			}
+			if h.text != w.text {
+				return false
+			}
+		}
+		return true
+	}
+	return prefix(got.operands) || !strict && prefix(got.loose)
+}
+
+// longToShort maps the long options of common programs to their short
+// form, so a rule's -rf also holds --recursive --force.
+var longToShort = map[string]map[string]rune{
+	"rm":    {"recursive": 'r', "force": 'f', "interactive": 'i', "dir": 'd', "verbose": 'v'},
+	"cp":    {"recursive": 'R', "force": 'f', "interactive": 'i', "archive": 'a', "link": 'l', "symbolic-link": 's', "no-dereference": 'P', "dereference": 'L', "update": 'u', "verbose": 'v', "no-clobber": 'n', "target-directory": 't', "backup": 'b'},
+	"mv":    {"force": 'f', "interactive": 'i', "no-clobber": 'n', "update": 'u', "verbose": 'v', "target-directory": 't', "backup": 'b'},
+	"ln":    {"force": 'f', "symbolic": 's', "interactive": 'i', "no-dereference": 'n', "verbose": 'v', "target-directory": 't', "relative": 'r', "logical": 'L', "physical": 'P'},
+	"chmod": {"recursive": 'R', "verbose": 'v', "changes": 'c', "silent": 'f', "quiet": 'f'},
+	"chown": {"recursive": 'R', "verbose": 'v', "changes": 'c', "silent": 'f', "quiet": 'f', "no-dereference": 'h', "dereference": 'L'},
+	"chgrp": {"recursive": 'R', "verbose": 'v', "changes": 'c', "silent": 'f', "quiet": 'f', "no-dereference": 'h'},
+	"git":   {"force": 'f', "delete": 'd', "all": 'a', "dry-run": 'n', "quiet": 'q', "verbose": 'v', "recursive": 'r', "message": 'm', "patch": 'p', "interactive": 'i', "hard": 'H'},
+	"curl":  {"upload-file": 'T', "output": 'o', "data": 'd', "insecure": 'k', "location": 'L', "request": 'X', "header": 'H', "form": 'F', "user": 'u'},
+	"rsync": {"recursive": 'r', "archive": 'a', "delete": 'D', "verbose": 'v', "compress": 'z'},
+	"tar":   {"extract": 'x', "create": 'c', "file": 'f', "gzip": 'z', "verbose": 'v', "directory": 'C'},
+	"shred": {"remove": 'u', "force": 'f', "zero": 'z', "iterations": 'n'},
+	"kill":  {"signal": 's'},
+	"dd":    {},
+}
+
+// shortAliases are short options that mean the same: rm -R is rm -r.
+var shortAliases = map[string]map[rune]rune{
+	"rm": {'R': 'r'},
+	"cp": {'r': 'R'},
+}
+
+// valueOpts are the short options of common programs that take a value:
+// in "-m msg" the msg is not an operand, in "-mrf" the rf is not options.
+var valueOpts = map[string]string{
+	"git":   "Cc",
+	"curl":  "oTdXHFuAeErwx",
+	"tar":   "fCT",
+	"cp":    "tS",
+	"mv":    "tS",
+	"ln":    "tS",
+	"chown": "",
+	"sort":  "otkS",
+	"kill":  "sn",
+}
+
+// singleDash are programs whose long options take one dash (find -delete),
+// so a word is never split into letters.
+var singleDash = map[string]bool{"find": true, "java": true, "go": true, "gdb": true, "sqlite3": true, "xdotool": true}
 
 // ruleText shows a rule as a profile line would say it.
 func ruleText(r config.ExecRule) string {
 	s := fmt.Sprintf("{action: %s, program: %s", r.Action, r.Program)
 	if len(r.Args) > 0 {
 		s += ", args: [" + strings.Join(r.Args, ", ") + "]"
+	}
+	if r.Interactive {
+		s += ", interactive: true"
 	}
 	return s + "}"
 }

@@ -1,0 +1,169 @@
+package guard
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/yagent/yagent/host/config"
+)
+
+// checkCommand judges a shell command: the paths it names, its programs
+// against the exec rules, and what cannot be known before it runs.
+func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
+	s := analyzeCommand(cmd, g.ws, g.home)
+	parseMsg := ""
+	if s.parseErr != nil {
+		// bash runs the lines before a syntax error: a command that does
+		// not parse could run any program, so it is judged like one only
+		// known when it runs.
+		parseMsg = fmt.Sprintf("the command does not parse as bash (%v), so the guard cannot tell what it runs", s.parseErr)
+		s.unknown = append(s.unknown, parseMsg)
+	}
+	globs := newGlobBudget()
+	for _, p := range s.paths {
+		g.checkCommandPath(v, p, globs)
+	}
+	if globs.exhausted() {
+		v.ask(fmt.Sprintf("the command's globs list more than %d folders, so some matches go unjudged", maxGlobDirs), "name the files without a glob")
+	}
+	for _, u := range s.pathUnknown {
+		v.ask(u, "write the folder's name literally")
+	}
+	// A program only known when the command runs could be one an admin
+	// denied: with deny rules in force it is refused (under -y too), else
+	// the user is asked.
+	var denies []string
+	for _, r := range g.rules {
+		if r.Action == config.ExecDeny {
+			denies = append(denies, ruleText(r))
+		}
+	}
+	if len(denies) > 0 {
+		s.unknown = append(s.unknown, s.strict...)
+	}
+	for _, u := range s.unknown {
+		hint := "write the program's name literally"
+		if u == parseMsg {
+			hint = "fix the command's bash syntax"
+		}
+		if len(denies) == 0 {
+			v.ask(u, hint)
+			continue
+		}
+		msg := fmt.Sprintf("%s, and the profile's exec rules deny %s; %s", u, strings.Join(denies, ", "), hint)
+		if !slices.Contains(v.denied, msg) {
+			v.denied = append(v.denied, msg)
+		}
+	}
+	files := filesOf(g.rules)
+	// A copy, link or move of a rule's program runs it under another
+	// name, with arguments the guard will not see.
+	for _, src := range s.copied {
+		f, ok := statFile(src)
+		if !ok {
+			continue
+		}
+		for _, r := range g.rules {
+			if r.Action != config.ExecAllow && sameFile([]progFile{f}, files[r.Program]) {
+				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}, copied: src})
+			}
+		}
+	}
+	for _, c := range s.calls {
+		rv := matchRules(g.rules, c, files)
+		switch rv.action {
+		case config.ExecDeny:
+			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), progText(c, rv.rule))
+			if !slices.Contains(v.denied, msg) {
+				v.denied = append(v.denied, msg)
+			}
+		case config.ExecAsk:
+			if !s.readOnly {
+				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), progText(c, rv.rule)),
+					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
+			}
+		}
+	}
+}
+
+// checkCommandPath judges one path a command names: "/" always asks; the
+// workspace itself and the folders holding it ask; inside the workspace
+// and the safe system paths do not; anything else asks. A relative name
+// asks only when it leads out of the workspace (by ".." or a symlink). A
+// glob is judged by the folder it matches in.
+func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudget) {
+	if i := strings.IndexAny(p, "*?["); i >= 0 {
+		// A glob names what it matches: every match as the kernel
+		// resolves it, and the folder it lists, so that /tmp/* counts as
+		// holding a workspace under /tmp.
+		g.checkGlob(v, p, globs)
+		p = filepath.Dir(p[:i] + "x")
+	}
+	abs := p
+	relative := !filepath.IsAbs(p)
+	if relative {
+		abs = joinRaw(g.ws, p) // not cleaned: "e/.." is judged after e's symlink
+	}
+	clean := filepath.Clean(abs)
+	if !relative && clean == "/" {
+		v.ask("the command names / (the root folder)", "")
+		v.path("/")
+		return
+	}
+	if !relative && g.safe.device(clean) {
+		return
+	}
+	r, err := resolvePhysical(abs)
+	if err != nil {
+		v.ask(fmt.Sprintf("the command names %s, which does not resolve (%v)", p, err), "")
+		v.path(clean)
+		return
+	}
+	switch {
+	case r == "/":
+		v.ask(fmt.Sprintf("the command names %s, the root folder", p), "")
+	case within(r, g.ws, true) && (!relative || r != g.ws):
+		if r == g.ws {
+			v.ask(fmt.Sprintf("the command names the workspace folder itself (%s)", p), "")
+		} else {
+			v.ask(fmt.Sprintf("the command names %s, a folder holding the workspace", r), "")
+		}
+	case within(g.protected, r, true):
+		v.ask(fmt.Sprintf("the command names %s, yagent's project settings", r), "")
+	case within(g.ws, r, true):
+		return
+	case g.safe.holds(r) || g.safe.device(r):
+		return
+	default:
+		v.ask(fmt.Sprintf("the command names %s, outside the workspace", r), "")
+	}
+	v.path(r)
+}
+
+// checkGlob judges every match of the glob p against the filesystem now.
+func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget) {
+	pattern := p
+	if !filepath.IsAbs(p) {
+		pattern = joinRaw(g.ws, p)
+	}
+	for _, m := range expandGlob(pattern, globs) {
+		if !strings.ContainsAny(m, "*?[") {
+			g.checkCommandPath(v, m, globs)
+		}
+	}
+}
+
+// progText names the program of c in a message: a copy, or another name
+// for the rule's program, says so.
+func progText(c call, r config.ExecRule) string {
+	switch name := path.Base(r.Program); {
+	case c.copied != "":
+		return fmt.Sprintf("%s (the command copies or links %s, which would run it under another name)", name, c.copied)
+	case c.prog != name && !slices.Contains(c.names, name):
+		return fmt.Sprintf("%s (the same file as %s)", c.prog, name)
+	}
+	return c.prog
+}
