@@ -49,9 +49,9 @@
 // file and the fix (chown root, chmod go-w): ignoring it would let an
 // admin's deny vanish without a word, a widening. A missing /etc/yagent is
 // no managed layer. Against commands the managed exec rules hold only as
-// far as the guard sees the command; with the kernel layer of the next
-// issue (Landlock and seccomp on exec) they hold for every program a
-// command starts.
+// far as the guard sees the command; with the kernel sandbox (Landlock
+// and seccomp on exec, DESIGN "Sandbox") they will hold for every program
+// a command starts.
 //
 // # The project only narrows, trusted or not
 //
