@@ -149,7 +149,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		Loop:   authz.NewLoop(authz.LoopOptions{Bus: a.Bus, Logger: logger}),
 		Logger: logger,
 	})
-	g := guard.New(guard.Options{Workspace: ws, Profile: prof, Passes: passes})
+	g := guard.New(guard.Options{Workspace: ws, Profile: prof})
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 
 	settings := map[string]map[string]string{}

@@ -125,7 +125,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	}
 	passes := &authz.Passes{Yolo: o.yolo, Projects: projects, Workspace: h.ws}
 	h.loop = authz.NewLoop(authz.LoopOptions{Bus: h.bus, Logger: logger, After: o.after})
-	g := guard.New(guard.Options{Workspace: h.ws, Passes: passes, Profile: &config.Profile{Exec: config.ExecRules{Rules: o.rules}}})
+	g := guard.New(guard.Options{Workspace: h.ws, Profile: &config.Profile{Exec: config.ExecRules{Rules: o.rules}}})
 	ap := authz.NewApprover(authz.ApproverOptions{Passes: passes, Loop: h.loop, Logger: logger})
 	var adapters []*adapter.Adapter
 	for _, sp := range toolSpecs {

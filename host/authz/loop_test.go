@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/sdk"
 )
 
 type logBuf struct {
@@ -256,5 +258,35 @@ func TestApprover_SessionPathsSkipRootAndWorkspaceHolders(t *testing.T) {
 	ap.ask(t.Context(), s, session.ApprovalPrompt{Tool: "t", Paths: []string{"/", "/w", "/w/ws", "/srv/data", "/w/ws2"}})
 	if got := s.ApprovedPaths(); !slices.Equal(got, []string{"/srv/data", "/w/ws2"}) {
 		t.Fatalf("ApprovedPaths = %v; want the root and the folders holding the workspace left out", got)
+	}
+}
+
+// TestApprover_PassesAllowWithPaths: the passes are the approver's alone. A
+// pass (YOLO, the session's) turns the guard's ask into allow without a
+// question and keeps the ask's outside paths on the approval, so the plugin
+// may open them; with no pass and nobody to ask the call fails closed.
+func TestApprover_PassesAllowWithPaths(t *testing.T) {
+	t.Parallel()
+	d := adapter.Decision{Action: adapter.Ask, Reason: "outside", Paths: []string{"/srv/secret"}}
+	granted := session.New("g")
+	granted.GrantTool("write_it")
+	for _, tc := range []struct {
+		name   string
+		passes *Passes
+		sess   *session.Session
+		want   bool
+	}{
+		{"no pass", &Passes{}, session.New("s"), false},
+		{"yolo", &Passes{Yolo: true}, session.New("s"), true},
+		{"session pass", &Passes{}, granted, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ap := NewApprover(ApproverOptions{Passes: tc.passes})
+			r := ap.Authorize(t.Context(), tc.sess, sdk.Spec{Name: "write_it", Effect: sdk.EffectWrite}, d)
+			if r.Allowed != tc.want || (tc.want && !slices.Equal(r.Paths, d.Paths)) || (!tc.want && !r.Unanswered) {
+				t.Fatalf("Authorize = %+v, want allowed %v with paths %v", r, tc.want, d.Paths)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
@@ -52,10 +53,16 @@ func TestWorkspaceGuard_BrowserEvalAuthByRisk(t *testing.T) {
 			}
 		})
 	}
-	// A session pass for the tool lets it run without asking.
+	// A session pass for the tool lets it run without asking: the guard
+	// still asks, and the authorization loop, the passes' one owner,
+	// answers from the pass.
 	s := session.New("granted")
 	s.GrantTool("browser_evaluate")
-	if d := g.Check(t.Context(), adapter.GuardRequest{Spec: eval, Args: map[string]any{"function": "() => 1+1"}, Session: s, Trusted: true}); d.Action != adapter.Allow {
-		t.Fatalf("browser_evaluate with a session pass = %v, want allow", d.Action)
+	d := g.Check(t.Context(), adapter.GuardRequest{Spec: eval, Args: map[string]any{"function": "() => 1+1"}, Session: s, Trusted: true})
+	if d.Action != adapter.Ask {
+		t.Fatalf("browser_evaluate with a session pass: guard = %v, want ask", d.Action)
+	}
+	if ap := authz.NewApprover(authz.ApproverOptions{}).Authorize(t.Context(), s, eval, d); !ap.Allowed {
+		t.Fatalf("browser_evaluate with a session pass = %+v, want allowed without a question", ap)
 	}
 }

@@ -106,7 +106,6 @@ func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 	f := newFixture(t)
 	deny := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecDeny, Program: "rm"}}}}
 	g := f.guard(func(o *Options) { o.Profile = deny })
-	yolo := f.guard(func(o *Options) { o.Profile = deny; o.Yolo = true })
 	for _, tc := range []struct {
 		cmd  string
 		want adapter.Action
@@ -174,11 +173,6 @@ func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 			}
 			if d.Action == adapter.Deny && !strings.Contains(d.Reason, "deny") {
 				t.Fatalf("deny reason %q does not name the rule", d.Reason)
-			}
-			// -y turns asks into allow; the admin's deny stands.
-			yd := check(yolo, execTool, cmdArgs(tc.cmd))
-			if want := map[adapter.Action]adapter.Action{adapter.Deny: adapter.Deny, adapter.Ask: adapter.Allow, adapter.Allow: adapter.Allow}[tc.want]; yd.Action != want {
-				t.Fatalf("under -y Check(%q) = %v, want %v", tc.cmd, yd.Action, want)
 			}
 		})
 	}
@@ -332,35 +326,6 @@ func TestWorkspaceGuard_Check(t *testing.T) {
 	}
 }
 
-// TestWorkspaceGuard_PassesAllowWithPaths: a pass turns an ask into allow
-// and keeps the outside paths on the Decision, so the plugin may open them.
-func TestWorkspaceGuard_PassesAllowWithPaths(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	outside := filepath.Join(f.other, "secret")
-	sp := sdk.Spec{Name: "write_it", Effect: sdk.EffectWrite, Roles: writeRoles}
-	granted := session.New("g")
-	granted.GrantTool("write_it")
-	for _, tc := range []struct {
-		name string
-		g    *WorkspaceGuard
-		sess *session.Session
-		want adapter.Action
-	}{
-		{"no pass", f.guard(nil), session.New("s"), adapter.Ask},
-		{"yolo", f.guard(func(o *Options) { o.Yolo = true }), session.New("s"), adapter.Allow},
-		{"session pass", f.guard(nil), granted, adapter.Allow},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			d := tc.g.Check(t.Context(), adapter.GuardRequest{Spec: sp, Args: readArgs(outside), Session: tc.sess, Trusted: true})
-			if d.Action != tc.want || !slices.Contains(d.Paths, outside) {
-				t.Fatalf("Check = %v paths %v, want %v with %s", d.Action, d.Paths, tc.want, outside)
-			}
-		})
-	}
-}
-
 // TestSafeSystemPaths checks the one list with the real guard: the
 // workspace lives under /tmp here, like any t.TempDir().
 func TestSafeSystemPaths(t *testing.T) {
@@ -395,8 +360,8 @@ func TestSafeSystemPaths(t *testing.T) {
 }
 
 // TestWorkspaceGuard_UnknownProgramAsksWithoutDenyRules: with no deny rule
-// in force, a program only known when the command runs asks (and -y lets it
-// run); with one, it is denied.
+// in force, a program only known when the command runs asks; with one, it
+// is denied (and the authorization loop never turns a deny into allow).
 func TestWorkspaceGuard_UnknownProgramAsksWithoutDenyRules(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -405,16 +370,13 @@ func TestWorkspaceGuard_UnknownProgramAsksWithoutDenyRules(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		profile *config.Profile
-		yolo    bool
 		want    adapter.Action
 	}{
-		{"no rules", nil, false, adapter.Ask},
-		{"ask rule", ask, false, adapter.Ask},
-		{"ask rule, -y", ask, true, adapter.Allow},
-		{"deny rule", deny, false, adapter.Deny},
-		{"deny rule, -y", deny, true, adapter.Deny},
+		{"no rules", nil, adapter.Ask},
+		{"ask rule", ask, adapter.Ask},
+		{"deny rule", deny, adapter.Deny},
 	} {
-		g := f.guard(func(o *Options) { o.Profile = tc.profile; o.Yolo = tc.yolo })
+		g := f.guard(func(o *Options) { o.Profile = tc.profile })
 		if d := check(g, execTool, cmdArgs("$(echo rm) x")); d.Action != tc.want {
 			t.Errorf("%s: Check($(echo rm) x) = %v (%s), want %v", tc.name, d.Action, d.Reason, tc.want)
 		}

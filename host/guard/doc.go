@@ -9,6 +9,8 @@
 // repository whose config runs nothing), network hosts against the
 // profile, browser risk.
 //
-// The guard's only refusal is an admin's exec deny rule, which stands under
-// -y; every other flagged call asks, and a pass turns the ask into allow.
+// The guard returns allow, ask or deny. Its only refusal is an admin's exec
+// deny rule; every other flagged call asks. It knows no passes: host/authz
+// is their one owner and turns an ask into allow, never a deny, so a deny
+// stands under -y.
 package guard

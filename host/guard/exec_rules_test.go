@@ -59,7 +59,7 @@ func TestExecRules_MatchPrograms(t *testing.T) {
 		}
 	}
 	prof := rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"})
-	g := f.guard(func(o *Options) { o.Profile = prof; o.Yolo = true })
+	g := f.guard(func(o *Options) { o.Profile = prof })
 	for _, tc := range []struct {
 		cmd  string
 		want adapter.Action

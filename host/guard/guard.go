@@ -16,12 +16,6 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// Passes says whether a pass covers a call of tool in sess, so that an ask
-// becomes allow: YOLO, the session's passes, the project's.
-type Passes interface {
-	Covers(sess *session.Session, tool string) bool
-}
-
 // Options configures a WorkspaceGuard.
 type Options struct {
 	// Workspace is the workspace root; relative paths resolve against it.
@@ -29,12 +23,6 @@ type Options struct {
 	// Profile supplies read_paths, skill_dirs, network.allow and the exec
 	// rules; nil = none.
 	Profile *config.Profile
-	// Yolo (-y) turns every ask into allow; the admin's exec deny rules
-	// still stand. Ignored when Passes is set.
-	Yolo bool
-	// Passes turn asks into allow; nil = YOLO when Yolo is set, and the
-	// session's own passes.
-	Passes Passes
 	// Home is the user's home folder, for "~"; "" = os.UserHomeDir().
 	Home string
 }
@@ -49,7 +37,6 @@ type WorkspaceGuard struct {
 	safe      safeList
 	netAllow  []string
 	rules     []config.ExecRule
-	passes    Passes
 	warnings  []string
 }
 
@@ -61,24 +48,14 @@ func New(opts Options) *WorkspaceGuard {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	g := &WorkspaceGuard{ws: resolveRoot(opts.Workspace), home: home, safe: newSafeList(), passes: opts.Passes}
+	g := &WorkspaceGuard{ws: resolveRoot(opts.Workspace), home: home, safe: newSafeList()}
 	g.protected = filepath.Join(g.ws, config.ProjectDir(""))
 	g.readRoots, g.warnings = readRoots(g.ws, home, opts.Profile)
 	if p := opts.Profile; p != nil {
 		g.netAllow = slices.Clone(p.Network.Allow)
 		g.rules = slices.Clone(p.Exec.Rules)
 	}
-	if g.passes == nil {
-		g.passes = sessionPasses{yolo: opts.Yolo}
-	}
 	return g
-}
-
-// sessionPasses is the default Passes: YOLO and the session's passes.
-type sessionPasses struct{ yolo bool }
-
-func (p sessionPasses) Covers(sess *session.Session, tool string) bool {
-	return p.yolo || (sess != nil && sess.Granted(tool))
 }
 
 // Warnings name what the guard dropped at start-up: read roots the
@@ -88,11 +65,12 @@ func (g *WorkspaceGuard) Warnings() []string { return slices.Clone(g.warnings) }
 // Workspace returns the resolved workspace root the guard judges against.
 func (g *WorkspaceGuard) Workspace() string { return g.ws }
 
-// Check implements adapter.Guard. An admin's exec deny rule refuses the
-// call whatever passes hold; otherwise every reason to ask is gathered, and
-// a pass (YOLO, session, project) turns the ask into allow. The paths
-// outside the workspace the call may touch travel in the Decision either
-// way, so the plugin may open them.
+// Check implements adapter.Guard: allow, ask or deny, and nothing else.
+// An admin's exec deny rule refuses the call; otherwise every reason to ask
+// is gathered. Passes (YOLO, session, project) are not the guard's: the
+// authorization loop (host/authz) owns them and may turn an ask into allow,
+// never a deny. The paths outside the workspace the call may touch travel
+// in the Decision either way, so the plugin may open them.
 func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adapter.Decision {
 	spec := req.Spec
 	v := verdict{}
@@ -141,9 +119,6 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	}
 	d := v.decision()
 	d.Args = withResolved(req.Args, sent)
-	if d.Action == adapter.Ask && g.passes.Covers(req.Session, spec.Name) {
-		d.Action = adapter.Allow
-	}
 	return d
 }
 

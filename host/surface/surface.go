@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/flow"
@@ -38,14 +39,15 @@ type Options struct {
 	// deferred auto, a 24 KiB budget.
 	Profile   *config.Profile
 	Workspace string
-	// Yolo (-y) makes the default guard and approver allow everything.
+	// Yolo (-y) makes the default approver allow every ask.
 	Yolo bool
 	// FullYolo (-Y) implies Yolo and removes ask_user_for_help.
 	FullYolo bool
 	// Guard is attached to every adapter, once, after they are all built;
 	// nil = guard.New for Workspace and Profile.
 	Guard adapter.Guard
-	// Approver resolves the guard's asks; nil = guard.NewApprover.
+	// Approver resolves the guard's asks; nil = an authz.Approver with
+	// YOLO and session passes and no project passes.
 	Approver adapter.Approver
 	Bus      *bus.Dispatcher
 	Logger   *slog.Logger
@@ -248,10 +250,14 @@ func (s *Surface) assemble(cands []candidate) error {
 	// forget it.
 	g, ap := s.opts.Guard, s.opts.Approver
 	if g == nil {
-		g = guard.New(guard.Options{Workspace: s.opts.Workspace, Profile: prof, Yolo: s.opts.Yolo})
+		g = guard.New(guard.Options{Workspace: s.opts.Workspace, Profile: prof})
 	}
 	if ap == nil {
-		ap = guard.NewApprover(guard.ApproverOptions{Yolo: s.opts.Yolo, Bus: s.opts.Bus, Logger: s.logger})
+		ap = authz.NewApprover(authz.ApproverOptions{
+			Passes: &authz.Passes{Yolo: s.opts.Yolo},
+			Loop:   authz.NewLoop(authz.LoopOptions{Bus: s.opts.Bus, Logger: s.logger}),
+			Logger: s.logger,
+		})
 	}
 	for _, name := range s.names {
 		s.adapters[name].AttachGuard(g, ap)
