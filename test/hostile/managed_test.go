@@ -165,6 +165,9 @@ func TestManagedLayer(t *testing.T) {
 			}
 			b, _ := json.Marshal(index)
 			e.write(idxPath, string(b))
+			// The user's own lock agrees with the forged sum, so only the
+			// managed pin stands between the binary and the surface.
+			e.write(filepath.Join(e.home, ".yagent", "plugins.lock"), `{"plugins": {"naive": {"sha256": "`+forged+`"}}}`+"\n")
 			r := e.serve().call(t, "word_count", map[string]any{"path": "a.txt"})
 			if r.Code == "" {
 				t.Errorf("word_count ran on a forged index entry claiming the managed pin: %s", r)
