@@ -243,6 +243,31 @@ func TestExecRules_HardLink(t *testing.T) {
 	}
 }
 
+// TestExecRules_NamedRuleSpeaks: two programs that are the same file (the
+// shims of a version manager) both match a rule on either; the rule that
+// names the program the command calls is the one the message quotes.
+func TestExecRules_NamedRuleSpeaks(t *testing.T) {
+	f := newFixture(t)
+	bin := filepath.Join(f.root, "bin")
+	mkdir(t, bin)
+	for _, name := range []string{"shima", "shimb"} {
+		write(t, filepath.Join(bin, name), "#!/bin/sh\nexec real \"$0\" \"$@\"\n")
+		if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	for _, action := range []string{config.ExecAsk, config.ExecDeny} {
+		g := f.guard(func(o *Options) {
+			o.Profile = rulesProfile(config.ExecRule{Action: action, Program: "shima"}, config.ExecRule{Action: action, Program: "shimb"})
+		})
+		d := check(g, execTool, cmdArgs("shimb x"))
+		if !strings.Contains(d.Reason, "program: shimb}") || strings.Contains(d.Reason, "same file") {
+			t.Errorf("%s rules: Check(shimb x) = %v (%s), want the reason to quote the rule on shimb", action, d.Action, d.Reason)
+		}
+	}
+}
+
 // TestExecRules_Interactive: the interactive ask rules of the built-in
 // profiles ask before a REPL starts, never before a script runs.
 func TestExecRules_Interactive(t *testing.T) {

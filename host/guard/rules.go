@@ -38,29 +38,49 @@ func filesOf(rules []config.ExecRule) ruleFiles {
 // decides, ask winning a tie; no match allows (there is no blacklist). An
 // argument only known when the command runs may be whatever an ask or deny
 // rule names, never what an allow rule names.
+//
+// Among rules that decide alike, one naming the program the command calls
+// is preferred to one matched only by the file it runs, so the message
+// speaks of the program the model wrote.
 func matchRules(rules []config.ExecRule, c call, files ruleFiles) ruleVerdict {
 	best := ruleVerdict{action: config.ExecAllow}
 	bestLen := -1
-	for _, r := range rules {
+	var deny *config.ExecRule
+	for i, r := range rules {
 		if !progMatches(r, c, files) || !argsMatch(r, c) {
 			continue
 		}
 		if r.Action == config.ExecDeny {
-			return ruleVerdict{action: config.ExecDeny, rule: r}
+			if deny == nil || byName(r, c) && !byName(*deny, c) {
+				deny = &rules[i]
+			}
+			continue
 		}
-		if n := len(r.Args); n > bestLen || (n == bestLen && r.Action == config.ExecAsk) {
+		n := len(r.Args)
+		switch {
+		case n > bestLen,
+			n == bestLen && r.Action == config.ExecAsk && best.action != config.ExecAsk,
+			n == bestLen && r.Action == best.action && byName(r, c) && !byName(best.rule, c):
 			best, bestLen = ruleVerdict{action: r.Action, rule: r}, n
 		}
 	}
+	if deny != nil {
+		return ruleVerdict{action: config.ExecDeny, rule: *deny}
+	}
 	return best
+}
+
+// byName reports whether c calls r's program by its name.
+func byName(r config.ExecRule, c call) bool {
+	name := path.Base(r.Program)
+	return c.prog == name || slices.Contains(c.names, name)
 }
 
 // progMatches reports whether c runs r's program: by name, or for an ask
 // or deny rule by the file it runs (a path, a symlink, a hard link, a
 // copy hash -p bound).
 func progMatches(r config.ExecRule, c call, files ruleFiles) bool {
-	name := path.Base(r.Program)
-	if c.prog == name || slices.Contains(c.names, name) {
+	if byName(r, c) {
 		return true
 	}
 	return r.Action != config.ExecAllow && sameFile(c.files, files[r.Program])
