@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -177,6 +179,18 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 		res.Repairs = append(repairs, res.Repairs...)
 		res.Warnings = append(warnings, res.Warnings...)
 	}()
+
+	spaced := spacedPaths(a.spec.Roles, args)
+	warnings = append(warnings, spaced...)
+	if len(spaced) > 0 {
+		// A failed call says it in its text too: the spaces are the
+		// likeliest reason a file "does not exist".
+		defer func() {
+			if res.Code != "" {
+				res.Text += "\nNote: " + strings.Join(spaced, "; ") + "."
+			}
+		}()
+	}
 
 	// 4. Workspace boundary and authorization.
 	var approved []string
@@ -424,4 +438,33 @@ func capText(s string, max int) (string, bool) {
 	cut := tail - head
 	marker := fmt.Sprintf("\n[... %d bytes cut from the middle: the result exceeded %d bytes; ask for less (a range, a filter) to see it ...]\n", cut, max)
 	return s[:head] + marker + s[tail:], true
+}
+
+// spacedPaths warns of path arguments that begin or end with white space.
+// Such a name is legal and is judged and opened as written; the warning
+// lets the model see the spaces it may not have meant.
+func spacedPaths(roles map[string]sdk.Role, args map[string]any) []string {
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(roles)) {
+		if r := roles[p]; r != sdk.RolePathRead && r != sdk.RolePathWrite {
+			continue
+		}
+		var vals []string
+		switch v := args[p].(type) {
+		case string:
+			vals = []string{v}
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					vals = append(vals, s)
+				}
+			}
+		}
+		for _, v := range vals {
+			if t := strings.TrimSpace(v); t != v && t != "" {
+				out = append(out, fmt.Sprintf("%s %q begins or ends with white space and was taken as written; if you meant %q, call again without it", p, v, t))
+			}
+		}
+	}
+	return out
 }
