@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -185,7 +187,26 @@ func exitWhenHostGone(logger hclog.Logger, shutdown func(context.Context) error,
 	if err := shutdown(ctx); err != nil {
 		logger.Warn("shutdown", "error", err)
 	}
+	// A host killed outright cannot remove the private folder it made for
+	// this process; the plugin does, on its way out.
+	if wd, err := os.Getwd(); err == nil {
+		removeWorkdir(wd, os.TempDir())
+	}
 	os.Exit(0)
+}
+
+// WorkdirPrefix starts the name of the private, empty folder under the
+// temp folder that the host makes for each plugin process to run in.
+const WorkdirPrefix = "yagent-plugin-"
+
+// removeWorkdir removes dir when it is such a private folder, directly
+// under tmp, and still empty; anything else is left alone. It reports
+// whether it removed dir.
+func removeWorkdir(dir, tmp string) bool {
+	if filepath.Dir(dir) != filepath.Clean(tmp) || !strings.HasPrefix(filepath.Base(dir), WorkdirPrefix) {
+		return false
+	}
+	return os.Remove(dir) == nil // fails on a folder that is not empty
 }
 
 func logLevel(s string) hclog.Level {

@@ -306,7 +306,7 @@ func (p *Plugin) launch() (*instance, error) {
 	// A private empty folder to run in: a plugin that opens a relative
 	// path instead of the one the host resolved fails loudly, rather than
 	// reading the host's working folder.
-	dir, err := os.MkdirTemp("", "yagent-plugin-"+p.Name+"-")
+	dir, err := os.MkdirTemp("", sdk.WorkdirPrefix+p.Name+"-")
 	if err != nil {
 		return nil, fmt.Errorf("make the working folder of plugin %s: %w", p.Name, err)
 	}
