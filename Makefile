@@ -47,8 +47,9 @@ bench: build
 soak: build
 	YAGENT_SOAK=1 $(GO) test -count=1 -v -run TestSoak ./test/soak
 
-## lint: formatting and vet
+## lint: formatting, tidy modules and vet
 lint:
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
