@@ -199,6 +199,10 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 				break
 			}
 			both := intersectGlobs(p.Grant, q.Grant)
+			if len(p.Grant) > 0 && len(both) == 0 {
+				l.warnings = append(l.warnings, fmt.Sprintf("%s: grant: none of %s is allowed; using the managed grant %s",
+					ly.label, strings.Join(p.Grant, ", "), strings.Join(q.Grant, ", ")))
+			}
 			if len(p.Grant) == 0 || len(both) == 0 {
 				both = slices.Clone(q.Grant)
 			}
@@ -206,11 +210,14 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 		case "deny":
 			mergeStrings(&p.Deny, q.Deny)
 		case keyExec:
-			// A lower allow rule that would outrank a managed ask (a longer
-			// argv prefix wins) widens it: dropped.
+			// A lower allow rule on a program the admin asks about could
+			// outrank that ask (the guard matches options as a set, so argv
+			// prefixes cannot tell which would win): every such allow is
+			// dropped. Without it the program still runs where no ask
+			// matches; there is no blacklist.
 			p.Exec.Rules = slices.DeleteFunc(p.Exec.Rules, func(r ExecRule) bool {
 				return r.Action == ExecAllow && slices.ContainsFunc(q.Exec.Rules, func(m ExecRule) bool {
-					return m.Action == ExecAsk && path.Base(m.Program) == path.Base(r.Program) && hasPrefix(r.Args, m.Args)
+					return m.Action == ExecAsk && path.Base(m.Program) == path.Base(r.Program)
 				})
 			})
 			for _, r := range q.Exec.Rules {
@@ -321,11 +328,7 @@ func intersectGlobs(a, b []string) []string {
 }
 
 func sameRule(a, b ExecRule) bool {
-	return a.Action == b.Action && a.Program == b.Program && slices.Equal(a.Args, b.Args)
-}
-
-func hasPrefix(args, prefix []string) bool {
-	return len(args) >= len(prefix) && slices.Equal(args[:len(prefix)], prefix)
+	return a.Action == b.Action && a.Program == b.Program && a.Interactive == b.Interactive && slices.Equal(a.Args, b.Args)
 }
 
 // ruleList is the rules list of an exec value, nil when it has none.

@@ -424,3 +424,29 @@ func TestLoad_ManagedGrantCeiling(t *testing.T) {
 		})
 	}
 }
+
+// TestLoad_ManagedRulesNotShadowed: a lower rule that looks like a managed
+// one is not taken for it: an interactive-only deny of the user's does not
+// stand in for the admin's deny of every run, and a user allow on a program
+// the admin asks about is dropped whatever its arguments (the guard matches
+// options as a set, so no argument list is sure to lose to the ask).
+func TestLoad_ManagedRulesNotShadowed(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		managedConfig: "exec: {rules: [{action: deny, program: python3}, {action: ask, program: rm, args: [-rf]}]}\n",
+		userConfig:    "exec: {rules: [{action: deny, program: python3, interactive: true}, {action: allow, program: rm, args: [-r, -f]}]}\n",
+	}
+	ld, err := config.Load(newFixture(t, files).opts(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var denyAll, askRm, allowRm bool
+	for _, r := range ld.Profile.Exec.Rules {
+		denyAll = denyAll || r.Action == config.ExecDeny && r.Program == "python3" && !r.Interactive
+		askRm = askRm || r.Action == config.ExecAsk && r.Program == "rm"
+		allowRm = allowRm || r.Action == config.ExecAllow && r.Program == "rm"
+	}
+	if !denyAll || !askRm || allowRm {
+		t.Errorf("rules %+v: want the managed deny of every python3 run and ask on rm, and no user allow on rm", ld.Profile.Exec.Rules)
+	}
+}
