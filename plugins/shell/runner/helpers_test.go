@@ -22,6 +22,8 @@ type fakeHost struct {
 	reports   []groupReport
 	approvals []sdk.ApprovalRequest
 	refuse    *sdk.ApprovalResponse
+	// during, when set, runs while a request waits for its answer.
+	during func()
 }
 
 type groupReport struct {
@@ -31,6 +33,12 @@ type groupReport struct {
 
 func (h *fakeHost) Progress(context.Context, sdk.Progress) error { return nil }
 func (h *fakeHost) RequestApproval(_ context.Context, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
+	h.mu.Lock()
+	during := h.during
+	h.mu.Unlock()
+	if during != nil {
+		during()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.approvals = append(h.approvals, req)

@@ -61,6 +61,12 @@ func (l line) apply(input string, keys []string) typing {
 			submit()
 			continue
 		}
+		if r < 0x20 || r == 0x7f {
+			// A control character is a line-editing key to the terminal
+			// or readline (^U kills the line, ^W a word, DEL a letter):
+			// what the shell will run is not the text judged.
+			cur.unseen = true
+		}
 		cur.text += string(r)
 	}
 	if input != "" {
@@ -167,6 +173,11 @@ func (m *Manager) approveStdin(ctx context.Context, t *task, input string, keys 
 	case err != nil:
 		return typed{}, sdk.Errorf(sdk.CodeToolFailed, "write_stdin could not ask the host about the input (%v); nothing was written to task %s", err, t.id)
 	case resp.Approved:
+		// The answer may have taken minutes: the input goes only to the
+		// reader it was judged for.
+		if now := t.foreground(); now.pgrp != fg.pgrp || now.program != fg.program || now.shell != fg.shell {
+			return typed{}, sdk.Errorf(sdk.CodeToolFailed, "nothing was written to task %s: the program reading its terminal changed while the input waited for approval (now %s). Read the task's output with shell_wait and send the input again", t.id, orUnknown(now.program))
+		}
 		return out, nil
 	case resp.Unanswered:
 		return typed{}, sdk.Errorf(sdk.CodeNeedsAuth, "nothing was written to task %s: %s. To allow such input the user can start yagent with -y; until then, type into a shell only what run_bash would run without asking, or choose another way", t.id, resp.Reason)
@@ -195,4 +206,11 @@ func keyText(input string, keys []string) string {
 		}
 	}
 	return b.String()
+}
+
+func orUnknown(prog string) string {
+	if prog == "" {
+		return "unknown"
+	}
+	return prog
 }

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +36,8 @@ func TestLine_ApplyJudgesTheWholeLine(t *testing.T) {
 		{name: "completion makes the line unseen", before: line{text: "printen"}, keys: []string{"tab", "enter"}, wantJudged: "printen\n", wantJudge: true, wantUnseen: true},
 		{name: "history recall is unseen", keys: []string{"up", "enter"}, wantJudged: "\n", wantJudge: true, wantUnseen: true},
 		{name: "text after an unseen edit", before: line{text: "pri", unseen: true}, input: "nt", wantJudged: "print", wantJudge: true, wantUnseen: true, wantNext: "print"},
+		{name: "a control character in the text makes the line unseen", input: "echo safe\x15rm -rf x", keys: []string{"enter"}, wantJudged: "echo safe\x15rm -rf x\n", wantJudge: true, wantUnseen: true},
+		{name: "DEL in the text makes the line unseen", input: "lsx\x7f\r", wantJudged: "lsx\x7f\n", wantJudge: true, wantUnseen: true},
 		{name: "ctrl-c forgets an unseen line", before: line{text: "pri", unseen: true}, keys: []string{"ctrl-c", "enter"}, wantJudged: "\n"},
 	}
 	for _, tt := range tests {
@@ -246,5 +249,30 @@ func TestWriteStdin_TextAheadOfAReader(t *testing.T) {
 	}
 	if !asked[2].Shell || asked[2].Input != "printenv X\n" {
 		t.Errorf("approval for bash = %+v, want the line it reads: printenv X", asked[2])
+	}
+}
+
+// TestWriteStdin_ReaderChangedWhileAsked: input approved for one reader is
+// not typed into another. While the question waits, the interpreter it was
+// asked for exits and the shell behind it runs on; nothing is written.
+func TestWriteStdin_ReaderChangedWhileAsked(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	f := newFixture(t, Options{})
+	tk := startPTY(t, f, "python3 -q -i; exec sleep 30", "python")
+	defer tk.cancel(errShellCancel)
+	py := tk.foreground().pgrp
+	f.host.mu.Lock()
+	f.host.during = func() {
+		_ = syscall.Kill(-py, syscall.SIGKILL)
+		deadline := time.Now().Add(10 * time.Second)
+		for tk.foreground().pgrp == py && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	f.host.mu.Unlock()
+	_, err := f.m.WriteStdin(f.ctx(t.Context()), tk.id, "print(1)", []string{"enter"})
+	if te, ok := sdk.AsToolError(err); !ok || !strings.Contains(te.Message, "changed while the input waited") {
+		t.Fatalf("WriteStdin = %v, want nothing written: the reader changed while asked", err)
 	}
 }
