@@ -177,31 +177,22 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The sha index is the user's to write: a plugin the admin pins is
-	// hashed on every start, never taken from it.
-	var hashAlways map[string]bool
-	if managedLock != nil {
-		hashAlways = map[string]bool{}
-		for name := range managedLock.Plugins {
-			hashAlways[name] = true
-		}
-	}
 	a.Plugins = pluginmgr.New(pluginmgr.Options{
-		Dirs:       dirs,
-		CacheDir:   cache,
-		LockFile:   lock,
-		HashAlways: hashAlways,
-		Logger:     hlog,
-		Settings:   settings,
-		FirstParty: enabledFamilies(prof),
-		Host:       pluginHost,
+		Dirs:            dirs,
+		CacheDir:        cache,
+		LockFile:        lock,
+		ManagedLock:     managedLock,
+		ManagedLockFile: loaded.ManagedLock,
+		Logger:          hlog,
+		Settings:        settings,
+		FirstParty:      enabledFamilies(prof),
+		Host:            pluginHost,
 	})
 	plugins, warnings, err := a.Plugins.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load plugins: %w", err)
 	}
 	a.Warnings = append(a.Warnings, warnings...)
-	applyManagedLock(loaded.ManagedLock, managedLock, plugins, &a.Warnings)
 	a.All = plugins
 	a.LockFile = lock
 	var sources []surface.Source
@@ -283,33 +274,6 @@ func readManagedLock(path string) (*pluginmgr.Lock, error) {
 		return nil, fmt.Errorf("managed lock file: %w; only its admin can repair it", err)
 	}
 	return &lock, nil
-}
-
-// applyManagedLock holds every plugin the managed lock file at path pins
-// to that pin, whatever the user's lock says: a binary with another sum is
-// refused.
-func applyManagedLock(path string, lock *pluginmgr.Lock, plugins []*pluginmgr.Plugin, warnings *[]string) {
-	if lock == nil {
-		return
-	}
-	for _, p := range plugins {
-		e, ok := lock.Plugins[p.Name]
-		if !ok || p.Refused != nil {
-			continue
-		}
-		if p.SHA256 != e.SHA256 {
-			actual := p.SHA256
-			if actual == "" {
-				actual = "unknown"
-			}
-			p.Refused = fmt.Errorf("plugin %s refused: %s has sha256 %s but the managed lock file %s pins %s; ask the admin to pin the new binary there",
-				p.Name, p.Path, actual, path, e.SHA256)
-			p.Pinned = false
-			*warnings = append(*warnings, p.Refused.Error())
-			continue
-		}
-		p.Pinned = true
-	}
 }
 
 // OnListChanged sets the function told when a session's tool list changes.

@@ -27,10 +27,13 @@ type Options struct {
 	// LockFile is the pin lock file; "" means no pinning. A lock file
 	// that does not exist pins nothing.
 	LockFile string
-	// HashAlways names the plugins whose binary is hashed on every Load,
-	// whatever the sha index says: those a lock the user cannot write (a
-	// managed one) pins, since the index is the user's to write.
-	HashAlways map[string]bool
+	// ManagedLock holds the admin's pins (a lock the user cannot write),
+	// read by the caller; nil = none. A plugin it names must have that sum,
+	// whatever LockFile says, or it is refused before it is ever launched;
+	// its binary is hashed on every Load, never taken from the sha index,
+	// which is the user's to write. ManagedLockFile names it in messages.
+	ManagedLock     *Lock
+	ManagedLockFile string
 	// Logger receives the manager's log and the plugins' logs; nil
 	// discards them.
 	Logger hclog.Logger
@@ -118,6 +121,15 @@ func New(opts Options) *Manager {
 
 var errClosed = errors.New("the plugin manager is closed")
 
+// managedPin returns the admin's pin of the plugin name, if any.
+func (m *Manager) managedPin(name string) (LockEntry, bool) {
+	if m.opts.ManagedLock == nil {
+		return LockEntry{}, false
+	}
+	e, ok := m.opts.ManagedLock.Plugins[name]
+	return e, ok
+}
+
 // Load discovers the plugins and describes each one: from the spec cache
 // when it holds the binary's sum (the plugin then starts on its first
 // Execute), else by launching it and asking (the answer is cached). A
@@ -149,7 +161,8 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			id  fileID
 			err error
 		)
-		if m.opts.HashAlways[f.Name] {
+		managed, byAdmin := m.managedPin(f.Name)
+		if byAdmin {
 			sum, id, err = hashWithID(f.Path, m.hashFile)
 		} else {
 			sum, id, err = idx.sum(f.Path, m.hashFile, m.now)
@@ -161,6 +174,13 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 		}
 		p.SHA256, p.id = sum, id
 		pinned, err := lock.Check(p.Name, p.Path, sum)
+		if byAdmin {
+			pinned, err = true, nil
+			if sum != managed.SHA256 {
+				err = fmt.Errorf("plugin %s refused: %s has sha256 %s but the managed lock file %s pins %s; ask the admin to pin the new binary there",
+					p.Name, p.Path, sum, m.opts.ManagedLockFile, managed.SHA256)
+			}
+		}
 		if err != nil {
 			p.Refused = err
 			warnings = append(warnings, err.Error())

@@ -218,9 +218,11 @@ func TestVerify_HashesAgain(t *testing.T) {
 	}
 }
 
-// TestLoad_HashAlwaysIgnoresTheIndex: a plugin named in HashAlways is
-// hashed on a warm start too: a forged index entry cannot vouch for it.
-func TestLoad_HashAlwaysIgnoresTheIndex(t *testing.T) {
+// TestLoad_ManagedLock: the admin's pin holds whatever the user's files
+// say. A forged sha index entry cannot vouch for a plugin it pins (its
+// binary is hashed on every start), and a binary with another sum is
+// refused before it is ever launched, whatever the user's lock pins.
+func TestLoad_ManagedLock(t *testing.T) {
 	t.Parallel()
 	cache := t.TempDir()
 	loadTest(t, newManager(t, Options{CacheDir: cache})) // the index now holds the test plugin
@@ -239,8 +241,36 @@ func TestLoad_HashAlwaysIgnoresTheIndex(t *testing.T) {
 	if p := loadTest(t, newManager(t, Options{CacheDir: cache})); p.SHA256 == want {
 		t.Fatal("the forged index entry was not used by a plain warm start; the test proves nothing")
 	}
-	if p := loadTest(t, newManager(t, Options{CacheDir: cache, HashAlways: map[string]bool{"test": true}})); p.SHA256 != want {
-		t.Errorf("HashAlways: sum %s, want the binary's own %s", p.SHA256, want)
+	pins := func(sum string) *Lock { return &Lock{Plugins: map[string]LockEntry{"test": {SHA256: sum}}} }
+	p := loadTest(t, newManager(t, Options{CacheDir: cache, ManagedLock: pins(want), ManagedLockFile: "/etc/yagent/plugins.lock"}))
+	if p.SHA256 != want || !p.Pinned {
+		t.Errorf("managed pin: sum %s pinned %v, want the binary's own %s, pinned", p.SHA256, p.Pinned, want)
+	}
+
+	// Another sum: refused, never launched (so never described and cached).
+	userLock := filepath.Join(t.TempDir(), "plugins.lock")
+	if err := os.WriteFile(userLock, []byte(`{"plugins": {"test": {"sha256": "`+want+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := t.TempDir()
+	m := newManager(t, Options{CacheDir: fresh, LockFile: userLock, ManagedLock: pins(strings.Repeat("1", 64)), ManagedLockFile: "/etc/yagent/plugins.lock"})
+	plugins, _, err := m.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range plugins {
+		if p.Name != "test" {
+			continue
+		}
+		if p.Refused == nil || p.Pinned || !strings.Contains(p.Refused.Error(), "/etc/yagent/plugins.lock") {
+			t.Errorf("refused %v pinned %v; want refused, naming the managed lock file", p.Refused, p.Pinned)
+		}
+		if len(p.Specs) > 0 {
+			t.Error("the refused plugin was launched and described")
+		}
+		if _, ok := loadSpecs(fresh, want); ok {
+			t.Error("the refused plugin's specs were cached: it was launched")
+		}
 	}
 }
 
