@@ -18,10 +18,6 @@ import (
 // them, joining them with its own working folder or expanding "~" again
 // would open something the guard never saw.
 
-// ErrNotResolved says a path argument reached the plugin relative: the
-// host did not resolve it.
-var ErrNotResolved = errors.New("path argument is not absolute: the host did not resolve it")
-
 // PathArg returns the path argument p as the plugin must open it: p itself,
 // cleaned, when it is absolute (as the host sends every path_read and
 // path_write argument). A relative p is taken from the call's workspace,
@@ -33,7 +29,7 @@ func PathArg(ctx context.Context, p string) (string, error) {
 		return filepath.Clean(p), nil
 	}
 	if info.Workspace == "" || !filepath.IsAbs(info.Workspace) {
-		return "", Errorf(CodeInvalidInput, "path %q is relative and no workspace is set for this call (%v); give an absolute path", p, ErrNotResolved)
+		return "", Errorf(CodeInvalidInput, "path %q is relative and no workspace is set for this call: the host did not resolve it; give an absolute path", p)
 	}
 	return filepath.Join(info.Workspace, p), nil
 }

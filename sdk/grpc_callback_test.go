@@ -66,8 +66,8 @@ func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
 
 	r.unregister(call)
 	resp, err = hs.RequestApproval(t.Context(), &pluginpb.ApprovalRequest{CallId: "c-1", SessionId: "s-1", Reason: "late"})
-	if err != nil || resp.GetApproved() || !strings.Contains(resp.GetReason(), "not in flight") {
-		t.Fatalf("request for a finished call = %+v, %v; want refused, not in flight", resp, err)
+	if err != nil || resp.GetApproved() || !resp.GetUnanswered() || !strings.Contains(resp.GetReason(), "not in flight") {
+		t.Fatalf("request for a finished call = %+v, %v; want unanswered, not in flight", resp, err)
 	}
 	if len(host.ctxs) != 1 {
 		t.Errorf("a request for a call not in flight reached the host")

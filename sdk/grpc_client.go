@@ -223,7 +223,7 @@ func (h *hostServer) callInfo(id, session, tool string) (CallInfo, *inflight) {
 func (h *hostServer) RequestApproval(ctx context.Context, req *pluginpb.ApprovalRequest) (*pluginpb.ApprovalResponse, error) {
 	call := h.r.lookup(req.GetCallId())
 	if call == nil {
-		return &pluginpb.ApprovalResponse{Reason: fmt.Sprintf("call %q is not in flight, so nobody can be asked", req.GetCallId())}, nil
+		return &pluginpb.ApprovalResponse{Reason: fmt.Sprintf("call %q is not in flight, so nobody can be asked", req.GetCallId()), Unanswered: true}, nil
 	}
 	callCtx, cancel := context.WithCancel(call.ctx)
 	defer cancel()

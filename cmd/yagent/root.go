@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -96,18 +94,6 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newProfilesCmd(g),
 	)
 	return root
-}
-
-func workspaceOf(g *globals) (string, error) {
-	ws := g.workspace
-	if ws == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		ws = wd
-	}
-	return filepath.Abs(ws)
 }
 
 // openApp opens the host for one command and prints its start-up warnings

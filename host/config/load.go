@@ -358,6 +358,7 @@ func (l *loader) projectProfile(name, chosenBy string) (layer, error) {
 	return layer{}, l.unknownProfile(name, chosenBy)
 }
 
+// normalize fills defaults and makes paths absolute, so the resolved
 // profile says what will happen.
 func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 	if p.Deferred == "" {
@@ -408,7 +409,6 @@ func (l *loader) absPaths(paths []string) []string {
 	return out
 }
 
-// baseLayer finds the profile name: a project custom profile, a user custom
 // baseLayer finds the profile name among those a project cannot touch: a
 // managed profile, a user custom profile, or a built-in, in that order. It
 // reports false when none has the name.

@@ -219,7 +219,8 @@ func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) string {
 }
 
 // resolveParam resolves a path parameter: r with every symlink followed,
-// abs as named (absolute, cleaned), which is how the plugin will ask for it.
+// abs as named (absolute, cleaned), which the question shows the user
+// beside r. The plugin is sent r.
 func (g *WorkspaceGuard) resolveParam(p string) (r, abs string, err error) {
 	r, err = resolveArg(g.ws, g.home, p)
 	if err != nil {
