@@ -27,7 +27,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		g.checkCommandPath(v, p, globs)
 	}
 	if globs.exhausted() {
-		v.ask(fmt.Sprintf("the command's globs list more than %d folders, so some matches go unjudged", maxGlobDirs), "name the files without a glob")
+		v.ask(globsUnjudged, "name the files without a glob")
 	}
 	for _, u := range s.pathUnknown {
 		v.ask(u, "write the folder's name literally")

@@ -134,7 +134,7 @@ func analyzeCommand(cmd, ws, home string) *script {
 	a.walk(f, 0)
 	a.s.readOnly = len(a.s.unknown) == 0 && readOnlyFile(f, a)
 	if a.globs.exhausted() {
-		a.unknownf("the command's globs list more than %d folders, so some matches go unjudged", maxGlobDirs)
+		a.unknownf("%s", globsUnjudged)
 	}
 	return a.s
 }

@@ -243,6 +243,56 @@ func TestExecRules_HardLink(t *testing.T) {
 	}
 }
 
+// TestExecRules_DoubleDashOfOneDashPrograms: programs whose long options
+// take one dash (go, gdb, sqlite3) take two as well: a rule on -race holds
+// against --race.
+func TestExecRules_DoubleDashOfOneDashPrograms(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	g := f.guard(func(o *Options) {
+		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "go", Args: []string{"test", "-race"}})
+	})
+	for _, tc := range []struct {
+		cmd  string
+		want adapter.Action
+	}{
+		{"go test -race ./...", adapter.Deny},
+		{"go test --race ./...", adapter.Deny},
+		{"go test --race=true ./...", adapter.Deny},
+		{"go test ./...", adapter.Allow},
+	} {
+		if d := check(g, execTool, cmdArgs(tc.cmd)); d.Action != tc.want {
+			t.Errorf("Check(%q) = %v (%s), want %v", tc.cmd, d.Action, d.Reason, tc.want)
+		}
+	}
+}
+
+// TestCommandPaths_GlobTooManyMatches: a glob with more matches than the
+// guard judges one by one is not judged by its folder alone: among the
+// matches could be a link out of the workspace. It asks, and under a deny
+// rule a copy through it is refused.
+func TestCommandPaths_GlobTooManyMatches(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	many := filepath.Join(f.ws, "many")
+	mkdir(t, many)
+	for i := range maxGlobMatches + 1 {
+		write(t, filepath.Join(many, fmt.Sprintf("f%04d", i)), "")
+	}
+	if err := os.Symlink(filepath.Join(f.other, "secret"), filepath.Join(many, "zlink")); err != nil {
+		t.Fatal(err)
+	}
+	if d := check(f.guard(nil), execTool, cmdArgs("chmod 777 many/*")); d.Action != adapter.Ask {
+		t.Errorf("chmod 777 many/* over %d matches = %v (%s), want ask", maxGlobMatches+1, d.Action, d.Reason)
+	}
+	deny := f.guard(func(o *Options) {
+		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"})
+	})
+	if d := check(deny, execTool, cmdArgs("cp many/* d/")); d.Action != adapter.Deny {
+		t.Errorf("cp many/* under a deny rule = %v (%s), want deny", d.Action, d.Reason)
+	}
+}
+
 // TestExecRules_NamedRuleSpeaks: two programs that are the same file (the
 // shims of a version manager) both match a rule on either; the rule that
 // names the program the command calls is the one the message quotes.

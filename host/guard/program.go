@@ -466,11 +466,14 @@ func newGlobBudget() *globBudget { return &globBudget{left: maxGlobDirs} }
 // exhausted reports a budget spent.
 func (b *globBudget) exhausted() bool { return b.left < 0 }
 
+// globsUnjudged says why a spent budget leaves matches unjudged.
+var globsUnjudged = fmt.Sprintf("the command's globs list more than %d folders or match more than %d names, so some matches go unjudged", maxGlobDirs, maxGlobMatches)
+
 // expandGlob expands a glob pattern (absolute) against the filesystem, one
 // component at a time with the kernel's view of "..", and returns every
-// match; none when nothing matches or more than maxGlobMatches do (the
-// caller judges the glob's literal folder then). Each folder listed spends
-// one of budget.
+// match; none when nothing matches (the caller judges the glob's literal
+// folder then). Each folder listed spends one of budget; more than
+// maxGlobMatches matches spend all of it.
 func expandGlob(pattern string, budget *globBudget) []string {
 	cur := []string{""}
 	for i, part := range strings.Split(pattern, "/") {
@@ -505,6 +508,10 @@ func expandGlob(pattern string, budget *globBudget) []string {
 				}
 			}
 			if len(next) > maxGlobMatches {
+				// Too many to judge one by one: as unseen as a spent
+				// budget, so the command asks (or, under a deny rule, is
+				// refused) instead of being judged by its folder alone.
+				budget.left = -1
 				return nil
 			}
 		}

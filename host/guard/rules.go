@@ -193,7 +193,8 @@ func parseArgv(prog, rprog string, args []arg) argv {
 		case len(t) > 1 && t[0] == '-':
 			out.words = append(out.words, t)
 			if oneDash {
-				name, _, _ := strings.Cut(t[1:], "=")
+				// -race and --race are one option to such programs.
+				name, _, _ := strings.Cut(strings.TrimLeft(t, "-"), "=")
 				out.longs = append(out.longs, name)
 				afterOpt = true
 				continue
