@@ -251,8 +251,18 @@ func scanGitConfig(name, home string, depth int) string {
 		}
 		if (e.section == "include" || e.section == "includeif") && e.key == "path" {
 			inc := e.value
-			if rest, ok := strings.CutPrefix(inc, "~/"); ok && home != "" {
-				inc = filepath.Join(home, rest)
+			if strings.HasPrefix(inc, "~") {
+				// git expands ~/ and ~user/ as the shell does; a home the
+				// guard cannot find is a file it cannot read.
+				user, rest, _ := strings.Cut(inc[1:], "/")
+				h := home
+				if user != "" {
+					h = userHome(user)
+				}
+				if h == "" {
+					return fmt.Sprintf("the git config %s includes %s, whose home folder is unknown", name, e.value)
+				}
+				inc = filepath.Join(h, rest)
 			} else if !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(name), inc)
 			}

@@ -40,6 +40,7 @@ func TestReadOnly_GitConfig(t *testing.T) {
 		{name: "include.path", files: map[string]string{".git/config": "[include]\n\tpath = ../inc.cfg\n", "inc.cfg": "[core]\n\tfsmonitor = ./x\n"}, want: adapter.Ask},
 		{name: "includeIf followed whatever its condition", files: map[string]string{".git/config": "[includeIf \"gitdir:/nowhere/\"]\n\tpath = inc.cfg\n", ".git/inc.cfg": "[diff]\nexternal = x\n"}, want: adapter.Ask},
 		{name: "nested include", files: map[string]string{".git/config": "[include]\npath = a\n", ".git/a": "[include]\npath = b\n", ".git/b": "[alias]\nx = y\n"}, want: adapter.Ask},
+		{name: "include from the home of a user the guard cannot find", files: map[string]string{".git/config": "[include]\n\tpath = ~nosuchuser-yagent/inc.cfg\n"}, want: adapter.Ask},
 		{name: "include loop", files: map[string]string{".git/config": "[include]\npath = config\n"}, want: adapter.Ask},
 		{name: "worktree config", files: map[string]string{".git/config": "[extensions]\nworktreeConfig = true\n", ".git/config.worktree": "[core]\npager = x\n"}, want: adapter.Ask},
 		{name: "gitdir file", files: map[string]string{".git": "gitdir: gd\n", "gd/HEAD": "ref: refs/heads/main\n", "gd/config": "[core]\npager = x\n"}, want: adapter.Ask},
