@@ -20,6 +20,9 @@ type CallInfo struct {
 	ApprovedPaths []string
 	// Deadline is when the host stops waiting, zero when none.
 	Deadline time.Time
+	// Sandbox is the containment of the processes the call starts; nil
+	// when the host sets none (off).
+	Sandbox *Sandbox
 }
 
 // Host is what a plugin can ask of the host while a call runs.
@@ -74,6 +77,14 @@ type ApprovalRequest struct {
 	// waiting for input, and what follows the first line of a write to one
 	// that was, this write's included (ApprovalStdin).
 	Ahead string
+
+	// Argv are the exec's arguments, argv[0] first (ApprovalExec).
+	Argv []string
+	// Interpreters are the files the #! lines of Program name
+	// (ApprovalExec).
+	Interpreters []string
+	// Terminal says the exec's stdin is a terminal (ApprovalExec).
+	Terminal bool
 }
 
 // ApprovalResponse is the host's answer.

@@ -1,0 +1,13 @@
+// Package sandbox starts a plugin's child processes inside kernel limits
+// built for one call: Landlock rules on files (writes to the workspace, the
+// approved paths, the temp folder and the toolchain caches; reads of the
+// system, the workspace, read roots, approvals and the listed caches, with
+// the rest of the home folder private), capabilities dropped to those a
+// build needs, a private mount namespace that hides /run, an optional empty
+// network namespace, and a seccomp filter whose listener lets the plugin
+// judge every execve of the tree (package execwatch).
+//
+// Probe says which of these layers this kernel has; Start applies those a
+// Policy asks for and says which it applied, so a caller can refuse to run
+// where a layer it requires is missing, or run as before and say so.
+package sandbox

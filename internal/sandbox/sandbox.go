@@ -1,0 +1,80 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+)
+
+// Policy is what the processes of one command may touch.
+type Policy struct {
+	// Workspace is read and written (absolute, resolved).
+	Workspace string
+	// Read are further roots that may be read: read roots, session
+	// approvals, the profile's sandbox.read (absolute, resolved).
+	Read []string
+	// Write are further roots that may be read and written: the call's
+	// approved paths, the profile's sandbox.write. A path that does not
+	// exist yet gives create rights on its nearest existing ancestor
+	// (Started.Widened names it).
+	Write []string
+	// Network false puts the command in an empty network namespace
+	// (loopback only).
+	Network bool
+	// Exec installs the seccomp filter whose listener Started.Listener
+	// returns, so every execve of the tree waits for the plugin's verdict.
+	Exec bool
+	// Env is the command's environment: TMPDIR, HOME, GOCACHE, GOMODCACHE,
+	// npm_config_cache, PIP_CACHE_DIR, CARGO_HOME and the like are read
+	// from it, not from the plugin's own.
+	Env []string
+}
+
+// Layers says which kernel layers a Start applies here.
+type Layers struct {
+	// LandlockABI is the Landlock ABI version, 0 when Landlock is missing.
+	LandlockABI int
+	// Seccomp says seccomp user notification works (the exec listener).
+	Seccomp bool
+	// CapDrop says capabilities can be dropped (always, on Linux).
+	CapDrop bool
+	// MountNS says a private mount namespace can be made (hiding /run).
+	MountNS bool
+	// NetNS says an empty network namespace can be made.
+	NetNS bool
+	// Missing names each missing layer with why and what to do about it.
+	Missing map[string]string
+}
+
+// Layer names, the keys of Layers.Missing.
+const (
+	LayerLandlock = "landlock"
+	LayerSeccomp  = "seccomp"
+	LayerCaps     = "capabilities"
+	LayerMountNS  = "mount-namespace"
+	LayerNetNS    = "network-namespace"
+	LayerCgroup   = "cgroup"
+)
+
+// Started is what Start applied to one command.
+type Started struct {
+	// Listener is the seccomp notification descriptor of the command's
+	// tree (execwatch.Supervise reads it); nil unless Policy.Exec and the
+	// layer is there. The caller owns it.
+	Listener *os.File
+	// Widened are the existing ancestors that got create rights because a
+	// write path did not exist yet.
+	Widened []string
+	// Applied are the layers the command runs under.
+	Applied Layers
+}
+
+// Probe reports the layers this kernel offers, once per process.
+func Probe() Layers {
+	return probe()
+}
+
+// Start starts cmd, not yet started, inside p. cmd.SysProcAttr may already
+// hold Setpgid, Setsid, Setctty or a cgroup; Start keeps them.
+func Start(cmd *exec.Cmd, p Policy) (*Started, error) {
+	return start(cmd, p)
+}

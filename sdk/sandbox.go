@@ -1,0 +1,58 @@
+package sdk
+
+// Sandbox modes, set by the profile's sandbox.mode.
+const (
+	// SandboxOff runs a call's processes as the seeds describe: the guard's
+	// parse-time check only.
+	SandboxOff = "off"
+	// SandboxOn applies every kernel layer the machine has and says which
+	// are missing.
+	SandboxOn = "on"
+	// SandboxRequired refuses to run processes where a layer is missing.
+	SandboxRequired = "required"
+)
+
+// ApprovalExec is the Kind of an ApprovalRequest for a program a running
+// command's tree is about to exec (the shell plugin's exec supervisor):
+// the host applies the profile's exec rules to it and asks where one says
+// ask. Program, Argv, Interpreters and Terminal describe the exec.
+const ApprovalExec = "exec"
+
+// Sandbox is the containment the host sets for the processes of one call,
+// from the profile and the session's grants at that moment. The plugin adds
+// its own defaults (system paths, the workspace, the temp folder, the
+// toolchain caches).
+type Sandbox struct {
+	// Mode is SandboxOff, SandboxOn or SandboxRequired; "" is off.
+	Mode string
+	// Network false puts the call's processes in an empty network
+	// namespace.
+	Network bool
+	// Read are roots the processes may read beyond the defaults: read
+	// roots, session approvals, the profile's sandbox.read; absolute,
+	// resolved.
+	Read []string
+	// Write are roots they may read and write: the paths an ask approved
+	// for this call, the profile's sandbox.write; absolute, resolved.
+	Write []string
+	// Programs are the programs of the profile's ask and deny exec rules:
+	// an exec of any other program needs no word from the host.
+	Programs []ExecProgram
+}
+
+// ExecProgram is the program of an ask or deny exec rule and the files it
+// resolves to on this machine.
+type ExecProgram struct {
+	// Name is the rule's program, a basename such as "printenv".
+	Name string
+	// Files are the executables of that name the host found, each a copy
+	// of which is the same program.
+	Files []ProgramFile
+}
+
+// ProgramFile is one file a rule's program is.
+type ProgramFile struct {
+	Path   string
+	Size   int64
+	SHA256 string // hex
+}
