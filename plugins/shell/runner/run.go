@@ -201,7 +201,7 @@ func (m *Manager) startPipe(ctx context.Context, t *task, dir string) (*exec.Cmd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = killGroup(cmd)
 	cmd.WaitDelay = m.opts.WaitDelay
-	if err := cmd.Start(); err != nil {
+	if err := m.launch(ctx, t, cmd); err != nil {
 		return nil, err
 	}
 	return cmd, nil
@@ -231,7 +231,7 @@ func (m *Manager) startPTY(ctx context.Context, t *task, dir string) (*exec.Cmd,
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	cmd.Cancel = killGroup(cmd)
 	cmd.WaitDelay = m.opts.WaitDelay
-	if err := cmd.Start(); err != nil {
+	if err := m.launch(ctx, t, cmd); err != nil {
 		master.Close()
 		return nil, nil, err
 	}
@@ -301,7 +301,7 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 	cmd.Env = m.env(false)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	err = m.launch(ctx, t, cmd)
 	logf.Close()
 	if err != nil {
 		return nil, sdk.Errorf(sdk.CodeToolFailed, "could not start the command in %s: %v", info.Workspace, err)
