@@ -23,6 +23,10 @@ type Policy struct {
 	// Exec installs the seccomp filter whose listener Started.Listener
 	// returns, so every execve of the tree waits for the plugin's verdict.
 	Exec bool
+	// Supervise, when Exec, receives the listener before the command
+	// starts: the command's first exec waits for an answer, so whatever
+	// answers must already be running when Start forks.
+	Supervise func(listener *os.File)
 	// Env is the command's environment: TMPDIR, HOME, GOCACHE, GOMODCACHE,
 	// npm_config_cache, PIP_CACHE_DIR, CARGO_HOME and the like are read
 	// from it, not from the plugin's own.

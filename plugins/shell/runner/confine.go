@@ -2,10 +2,263 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/internal/sandbox/execwatch"
+	"github.com/yagent/yagent/sdk"
 )
 
-// confine starts cmd inside the call's sandbox.
+// confinement is what a task's processes run under: the policy its
+// Landlock rules came from (to explain a refusal), and the calls in flight
+// that can carry the host's question about an exec of its tree.
+type confinement struct {
+	policy  sandbox.Policy
+	applied sandbox.Layers
+	widened []string
+
+	mu      sync.Mutex
+	callers []context.Context // in flight, oldest first
+	origin  context.Context   // the starting call's values, never cancelled
+	refused []string          // exec refusals, for the receipt
+}
+
+// attach makes ctx, a call in flight on the task, the one an exec asks
+// through until the returned func detaches it.
+func (c *confinement) attach(ctx context.Context) func() {
+	if c == nil {
+		return func() {}
+	}
+	c.mu.Lock()
+	c.callers = append(c.callers, ctx)
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if i := slices.Index(c.callers, ctx); i >= 0 {
+			c.callers = slices.Delete(c.callers, i, i+1)
+		}
+	}
+}
+
+// caller is the newest call in flight on the task; with none, the starting
+// call's values, which the host answers only for what needs nobody asked.
+func (c *confinement) caller() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.callers) - 1; i >= 0; i-- {
+		if c.callers[i].Err() == nil {
+			return c.callers[i]
+		}
+	}
+	return c.origin
+}
+
+func (c *confinement) noteRefusal(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.refused) < 8 && !slices.Contains(c.refused, line) {
+		c.refused = append(c.refused, line)
+	}
+}
+
+// confine starts cmd inside the call's sandbox: Landlock rules, dropped
+// capabilities, private /run, and, when the profile has ask or deny exec
+// rules, a supervisor judging every exec of the tree. A call the host sent
+// no sandbox for, or one with sandbox: off, starts as before.
 func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
-	return cmd.Start()
+	p, mode, ok := sandbox.ForCall(ctx, cmd.Env)
+	if !ok {
+		return cmd.Start()
+	}
+	sb := sdk.CallFrom(ctx).Sandbox
+	p.Exec = len(sb.Programs) > 0
+	if err := sandbox.CheckRequired(mode, p); err != nil {
+		return err
+	}
+	c := &confinement{policy: p, origin: context.WithoutCancel(ctx)}
+	if c.policy.Exec {
+		c.policy.Supervise = m.supervisor(t, c, cmd.Args, execwatch.NewMatcher(sb.Programs))
+	}
+	st, err := sandbox.Start(cmd, c.policy)
+	if err != nil {
+		return err
+	}
+	c.applied, c.widened = st.Applied, st.Widened
+	t.sb = c
+	return nil
+}
+
+// startError is the tool error of a command that could not start.
+func startError(workspace string, err error) error {
+	var req *sandbox.RequiredError
+	if errors.As(err, &req) {
+		return sdk.Errorf(sdk.CodeDenied, "%v", err)
+	}
+	return sdk.Errorf(sdk.CodeToolFailed, "could not start the command in %s: %v", workspace, err)
+}
+
+// supervisor returns what starts the judge of the execs of t's tree on
+// the listener. The first exec is the shell the plugin itself starts.
+func (m *Manager) supervisor(t *task, c *confinement, shellArgs []string, match *execwatch.Matcher) func(*os.File) {
+	return func(listener *os.File) {
+		var first atomic.Bool
+		judge := func(_ context.Context, e execwatch.Exec) execwatch.Verdict {
+			if first.CompareAndSwap(false, true) && slices.Equal(e.Argv, shellArgs) {
+				return execwatch.Verdict{Allow: true}
+			}
+			if len(match.Match(e)) == 0 {
+				return execwatch.Verdict{Allow: true}
+			}
+			return m.askExec(t, c, e)
+		}
+		go func() {
+			if err := execwatch.Supervise(context.Background(), listener, judge); err != nil {
+				m.opts.Logger.Warn("shell: the exec supervisor stopped", "task", t.id, "err", err)
+			}
+		}()
+	}
+}
+
+// execAskTimeout bounds the host's answer on one exec; an ask waits for
+// the user within it.
+var execAskTimeout = 10 * time.Minute
+
+// askExec puts an exec that may be a rule's program to the host, which
+// applies the profile's exec rules (and asks where one says ask). Anything
+// but an approval fails the exec, and the command's output says why.
+func (m *Manager) askExec(t *task, c *confinement, e execwatch.Exec) execwatch.Verdict {
+	ctx := c.caller()
+	ctx, cancel := context.WithTimeout(ctx, execAskTimeout)
+	defer cancel()
+	prog := e.Path
+	req := sdk.ApprovalRequest{
+		Kind:         sdk.ApprovalExec,
+		TaskID:       t.id,
+		Program:      prog,
+		Argv:         e.Argv,
+		Interpreters: e.Interpreters,
+		Terminal:     e.Terminal,
+		Reason:       fmt.Sprintf("task %s is about to run %s", t.id, execLine(e)),
+	}
+	if e.Unidentified != "" {
+		req.Program = ""
+		req.Reason += " (" + e.Unidentified + ")"
+	}
+	resp, err := sdk.HostFrom(ctx).RequestApproval(ctx, req)
+	if err == nil && resp.Approved {
+		return execwatch.Verdict{Allow: true}
+	}
+	why := resp.Reason
+	if err != nil {
+		why = err.Error()
+	}
+	if why == "" {
+		why = "the host did not approve it"
+	}
+	line := fmt.Sprintf("yagent sandbox: the exec of %s was refused (Permission denied): %s", execLine(e), why)
+	c.noteRefusal(line)
+	t.writeNote(line)
+	return execwatch.Verdict{}
+}
+
+// execLine shows an exec as its program and first arguments.
+func execLine(e execwatch.Exec) string {
+	prog := e.Path
+	if prog == "" {
+		prog = "an unidentified program"
+	}
+	args := e.Argv
+	if len(args) > 0 {
+		args = args[1:]
+	}
+	s := prog
+	const maxArgs = 6
+	for i, a := range args {
+		if i == maxArgs {
+			s += " …"
+			break
+		}
+		if len(a) > 60 {
+			a = a[:60] + "…"
+		}
+		s += " " + a
+	}
+	return s
+}
+
+// writeNote adds a line of the plugin's own to the task's output, where
+// the model reads what the command printed around it.
+func (t *task) writeNote(line string) {
+	line = "\n" + line + "\n"
+	if t.out != nil {
+		t.out.Write([]byte(line))
+		return
+	}
+	if t.logPath == "" {
+		return
+	}
+	f, err := os.OpenFile(t.logPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(line)
+}
+
+// deniedLine finds the lines in which a program reports a refused open.
+var deniedLine = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|errno 13|EACCES|EPERM`)
+
+// pathToken finds absolute paths in such a line: the file a program
+// names in its error.
+var pathToken = regexp.MustCompile(`(?:^|[\s'"‘“(=:])(/[^\s'"’”:,;)]+)`)
+
+// maxNotedPaths bounds the paths one receipt explains.
+const maxNotedPaths = 4
+
+// sandboxNotes explains what in output the sandbox may have refused: each
+// path named in a "Permission denied" line that the task's rules do not
+// let it read or write, and the ancestors that got create rights for
+// approved paths that did not exist yet. "" when there is nothing to say.
+func (t *task) sandboxNotes(output string) string {
+	c := t.sb
+	if c == nil {
+		return ""
+	}
+	var notes []string
+	for _, w := range c.widened {
+		notes = append(notes, fmt.Sprintf("yagent sandbox: %s did not exist yet, so the command could create files anywhere under %s, its nearest existing folder.", w, w))
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(output, "\n") {
+		if len(seen) >= maxNotedPaths || !deniedLine.MatchString(line) {
+			continue
+		}
+		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
+			p := filepath.Clean(m[1])
+			if seen[p] || len(seen) >= maxNotedPaths {
+				continue
+			}
+			seen[p] = true
+			switch {
+			case !c.policy.Permits(p, false):
+				notes = append(notes, fmt.Sprintf("yagent sandbox: commands may not read %s: it is outside the workspace, the read roots and the system folders. "+
+					"If the command needs it, name the path literally in the command so the user is asked and can approve it, or ask the user to add it to sandbox.read in the profile.", p))
+			case !c.policy.Permits(p, true):
+				notes = append(notes, fmt.Sprintf("yagent sandbox: commands may not write %s: they write only the workspace, the temp folder, the toolchain caches and approved paths. "+
+					"If the command needs it, name the path literally in the command so the user is asked and can approve it, or ask the user to add it to sandbox.write in the profile.", p))
+			}
+		}
+	}
+	return strings.Join(notes, "\n")
 }

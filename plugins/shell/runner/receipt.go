@@ -99,6 +99,9 @@ func withStatus(text, status string) string {
 func (m *Manager) callResult(t *task) (*sdk.Result, error) {
 	c := t.readNew(m.opts.MaxOutputBytes)
 	text := body(c, "(no output)")
+	if note := t.sandboxNotes(c.Text()); note != "" {
+		text = withStatus(text, note)
+	}
 	e := t.end
 	d := t.data(e.kind, c)
 	switch e.kind {

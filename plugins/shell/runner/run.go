@@ -76,8 +76,9 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (*sdk.Result, error) 
 		}
 	}
 	if err := m.startForeground(ctx, t, info.Workspace); err != nil {
-		return nil, sdk.Errorf(sdk.CodeToolFailed, "could not start the command in %s: %v", info.Workspace, err)
+		return nil, startError(info.Workspace, err)
 	}
+	defer t.sb.attach(ctx)()
 
 	yieldTimer := time.NewTimer(yield)
 	defer yieldTimer.Stop()
@@ -304,7 +305,7 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 	err = m.launch(ctx, t, cmd)
 	logf.Close()
 	if err != nil {
-		return nil, sdk.Errorf(sdk.CodeToolFailed, "could not start the command in %s: %v", info.Workspace, err)
+		return nil, startError(info.Workspace, err)
 	}
 	started = true
 	t.pid = cmd.Process.Pid

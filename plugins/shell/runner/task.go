@@ -77,6 +77,8 @@ type task struct {
 	master     *os.File // PTY master; nil once closed or for pipes
 	readOff    int64    // output bytes already handed to the model
 	cancelling bool     // shell_cancel signalled a background task
+
+	sb *confinement // the sandbox it runs in; nil when none
 }
 
 const modeBackground = "background"

@@ -57,6 +57,7 @@ func (m *Manager) Wait(ctx context.Context, id string, timeout time.Duration) (*
 		return nil, sdk.Errorf(sdk.CodeInvalidInput, "timeout_ms must be positive; leave it out to wait up to %s", DefaultWaitTimeout)
 	}
 	timeout = min(cmp(timeout, DefaultWaitTimeout), MaxWaitTimeout)
+	defer t.sb.attach(ctx)() // an exec of the task asks through this call
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	quiet := time.NewTimer(m.opts.PromptQuiet)
@@ -121,6 +122,7 @@ func (m *Manager) WriteStdin(ctx context.Context, id, input string, keys []strin
 	}
 	t.stdin.Lock()
 	defer t.stdin.Unlock()
+	defer t.sb.attach(ctx)()
 	var seq strings.Builder
 	seq.WriteString(input)
 	onlyCtrlC := input == "" && len(keys) > 0

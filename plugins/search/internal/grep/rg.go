@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/yagent/yagent/internal/sandbox"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -58,7 +59,9 @@ func (s *search) runRg(ctx context.Context, bin string) error {
 	if err != nil {
 		return fmt.Errorf("ripgrep: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	// ripgrep runs inside the call's sandbox: it reads what a command of
+	// the call could, never the home's private files.
+	if err := sandbox.StartForCall(ctx, cmd); err != nil {
 		return fmt.Errorf("%w: %s: %w", errRgStart, bin, err)
 	}
 	p := &rgParser{s: s, dir: dir, filter: newPathFilter(s, dir)}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/yagent/yagent/internal/sandbox"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,14 @@ func Ctags(ctx context.Context, bin string, files []string, shown func(string) s
 	cmd.Stdin = strings.NewReader(strings.Join(files, "\n") + "\n")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
+	var stdoutBuf bytes.Buffer
+	cmd.Stdout = &stdoutBuf
+	// ctags runs inside the call's sandbox, as a command of the call would.
+	err := sandbox.StartForCall(ctx, cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	stdout := stdoutBuf.Bytes()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
