@@ -65,7 +65,7 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ch := c.mountsChanged(); ch {
+	if c.mountsChanged() {
 		println("changed", ch, c.watch)
 		for k, r := range c.mounts {
 			c.unref(r)
