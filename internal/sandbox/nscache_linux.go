@@ -66,7 +66,6 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mountsChanged() {
-		println("changed", ch, c.watch)
 		for k, r := range c.mounts {
 			c.unref(r)
 			delete(c.mounts, k)
