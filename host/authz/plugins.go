@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -38,6 +39,9 @@ const stdinParam = "input"
 // through an adapter) has nobody to ask: refused with the reason.
 func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
 	sess := session.FromContext(ctx)
+	if req.Kind == sdk.ApprovalExec {
+		return h.exec(ctx, sess, plugin, call, req), nil
+	}
 	if sess == nil {
 		return sdk.ApprovalResponse{Reason: fmt.Sprintf("call %q of plugin %s is not in flight, so nobody can be asked", call.ID, plugin)}, nil
 	}
@@ -105,6 +109,56 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 	}
 	reason := fmt.Sprintf("the text typed into the shell %s of task %s runs as a command, and %s", prog, req.TaskID, strings.Join(more, "; "))
 	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Paths: d.Paths, Command: req.Input}), reason)
+}
+
+// ExecJudge applies the profile's exec rules to a program a running
+// command's tree is about to exec (guard.WorkspaceGuard.JudgeExec).
+type ExecJudge interface {
+	JudgeExec(program string, argv, interpreters []string, terminal bool) (action, rule string)
+}
+
+// exec judges a program a command's tree is about to run with the
+// profile's exec rules, as the guard judges a command written out: deny
+// refuses (and stands under -y), allow approves without asking, ask goes
+// through the passes and the user. Without a session in flight nobody can
+// be asked: only an allow gets through.
+func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) sdk.ApprovalResponse {
+	action, rule := config.ExecAllow, ""
+	if j, ok := h.guard.(ExecJudge); ok {
+		action, rule = j.JudgeExec(req.Program, req.Argv, req.Interpreters, req.Terminal)
+	} else if h.guard != nil || req.Program == "" {
+		// A guard that cannot judge execs, or a program nobody can
+		// name, is not waved through.
+		action, rule = config.ExecAsk, "(no exec rules could be applied)"
+	}
+	what := execText(req)
+	switch action {
+	case config.ExecAllow:
+		return sdk.ApprovalResponse{Approved: true}
+	case config.ExecDeny:
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s, which the profile rule %s denies; this rule stands, whatever runs it (a script, make, an interpreter, a copy)", what, rule)}
+	}
+	reason := fmt.Sprintf("the command's tree is about to run %s, which the profile rule %s asks about", what, rule)
+	if sess == nil {
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("%s, and call %q of plugin %s is not in flight, so nobody can be asked", reason, call.ID, plugin)}
+	}
+	tool := call.Tool
+	if tool == "" {
+		tool = plugin
+	}
+	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: strings.Join(req.Argv, " ")}), reason)
+}
+
+// execText names an exec for a message: the file and its command line.
+func execText(req sdk.ApprovalRequest) string {
+	prog := req.Program
+	if prog == "" {
+		prog = "a program the sandbox could not identify (a memfd or a deleted file)"
+	}
+	if len(req.Argv) == 0 {
+		return prog
+	}
+	return fmt.Sprintf("%s (%s)", prog, strings.Join(req.Argv, " "))
 }
 
 // check is the guard's verdict on text run as a command, as run_bash's
