@@ -23,7 +23,7 @@ func TestLoad_SandboxLayers(t *testing.T) {
 		mode    string
 		network bool
 		warn    string // a warning must name this; "" = none
-		origin  string // Origins["sandbox.mode"] must end with a layer holding this
+		origin  string // Origins["sandbox.mode"] must end with a layer holding this; "-" = none
 	}{
 		{"built-in default", nil, nil, "on", true, "", "builtin:coder"},
 		{"user shorthand off", map[string]string{userConfig: "sandbox: off\n"}, nil, "off", true, "", "user"},
@@ -42,6 +42,7 @@ func TestLoad_SandboxLayers(t *testing.T) {
 		{"managed on lets the user raise", map[string]string{managedConfig: "sandbox: on\n", userConfig: "sandbox: required\n"}, nil, "required", true, "", "managed"},
 		{"managed off lets the user raise", map[string]string{managedConfig: "sandbox: off\n", userConfig: "sandbox: on\n"}, nil, "on", true, "", "managed"},
 		{"managed network off holds", map[string]string{managedConfig: "sandbox: {network: off}\n", userConfig: "sandbox: {network: on}\n"}, nil, "on", false, "", "builtin:coder"},
+		{"a custom profile without sandbox is on", map[string]string{"home/.yagent/profiles/mine.yaml": "description: mine\n", userConfig: "profile: mine\n"}, nil, "on", true, "", "-"},
 		{"managed profile is a ceiling", map[string]string{"managed/profiles/corp.yaml": "sandbox: required\n", userConfig: "profile: corp\nsandbox: off\n"}, nil, "required", true, "", "managed"},
 	}
 	for _, tt := range tests {
@@ -63,6 +64,15 @@ func TestLoad_SandboxLayers(t *testing.T) {
 				t.Errorf("warnings %q, want one naming %q", ld.Warnings, tt.warn)
 			}
 			o := ld.Origins["sandbox.mode"]
+			if tt.origin == "-" {
+				if len(o) > 0 {
+					t.Errorf("origins of sandbox.mode %q, want none (the default)", o)
+				}
+				if p.Sandbox.Mode != tt.mode || p.Sandbox.Network != "on" {
+					t.Errorf("resolved sandbox %+v, want the default filled in", p.Sandbox)
+				}
+				return
+			}
 			if len(o) == 0 || !strings.Contains(o[len(o)-1], tt.origin) {
 				t.Errorf("origins of sandbox.mode %q, want the last naming %q", o, tt.origin)
 			}
