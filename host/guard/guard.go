@@ -42,6 +42,7 @@ type WorkspaceGuard struct {
 	// when there is no profile.
 	sandbox *config.Profile
 	hashes  *hashCache
+	progs   *progCache
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
@@ -60,7 +61,7 @@ func New(opts Options) *WorkspaceGuard {
 		g.rules = slices.Clone(p.Exec.Rules)
 		g.sandbox = p
 	}
-	g.hashes = &hashCache{}
+	g.hashes, g.progs = &hashCache{}, &progCache{}
 	return g
 }
 

@@ -34,9 +34,22 @@ func (g *WorkspaceGuard) ReadRoots(sess *session.Session) []string {
 // ExecPrograms returns the programs of the profile's ask and deny exec
 // rules with the files each is on this machine, hashed. A file's hash is
 // kept while its path, size, mtime and ctime stay the same, so a rule's
-// program is hashed once, not per call.
+// program is hashed once, not per call; the whole list is kept while the
+// folders searched and the files found are unchanged, so a call pays a
+// stat per folder and per file, not one per folder and rule.
 func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
+	dirs := searchDirs()
+	stamps := make([]stamp, len(dirs))
+	for i, d := range dirs {
+		stamps[i] = stampOf(d)
+	}
+	g.progs.mu.Lock()
+	defer g.progs.mu.Unlock()
+	if g.progs.valid(stamps) {
+		return cloneProgs(g.progs.list)
+	}
 	var out []sdk.ExecProgram
+	var files []stamp
 	seen := map[string]bool{}
 	for _, r := range g.rules {
 		name := path.Base(r.Program)
@@ -46,11 +59,72 @@ func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
 		seen[name] = true
 		p := sdk.ExecProgram{Name: name}
 		for _, f := range programFiles(name) {
+			files = append(files, stampOf(f.path))
 			if sum, ok := g.hashes.sum(f); ok {
 				p.Files = append(p.Files, sdk.ProgramFile{Path: f.path, Size: f.fi.Size(), SHA256: sum})
 			}
 		}
 		out = append(out, p)
+	}
+	g.progs.dirs, g.progs.files, g.progs.list, g.progs.built = stamps, files, out, true
+	g.progs.builds++
+	return cloneProgs(out)
+}
+
+// progCache is the last ExecPrograms list and what it was built from.
+type progCache struct {
+	mu          sync.Mutex
+	built       bool
+	dirs, files []stamp
+	list        []sdk.ExecProgram
+	builds      int // for tests
+}
+
+// valid says the folders searched are as they were (a file added, removed
+// or renamed in one changes its mtime) and so is every file found.
+func (c *progCache) valid(dirs []stamp) bool {
+	if !c.built || !slices.Equal(c.dirs, dirs) {
+		return false
+	}
+	for _, f := range c.files {
+		if stampOf(f.path) != f {
+			return false
+		}
+	}
+	return true
+}
+
+// stamp is what a file's or folder's change shows in.
+type stamp struct {
+	path         string
+	ok           bool
+	size         int64
+	mtime, ctime int64
+}
+
+func stampOf(p string) stamp {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return stamp{path: p}
+	}
+	return stamp{path: p, ok: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctimeOf(fi)}
+}
+
+// searchDirs are the folders programFiles searches, in its order.
+func searchDirs() []string {
+	var out []string
+	for _, d := range slices.Concat(filepath.SplitList(hostPath()), ruleDirs) {
+		if filepath.IsAbs(d) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func cloneProgs(ps []sdk.ExecProgram) []sdk.ExecProgram {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Files = slices.Clone(out[i].Files)
 	}
 	return out
 }

@@ -152,3 +152,39 @@ func TestSandbox_PathsByApproval(t *testing.T) {
 		t.Errorf("off: Sandbox = %+v, want mode off and nothing else", sb)
 	}
 }
+
+// TestExecPrograms_FollowsChanges: the kept list is rebuilt when a
+// program of a rule appears in a searched folder, or a file found is
+// rewritten in place, and only then.
+func TestExecPrograms_FollowsChanges(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	g := execGuard(t, config.ExecRule{Action: config.ExecDeny, Program: "yagent-test-prog"})
+	if p := g.ExecPrograms(); len(p) != 1 || len(p[0].Files) != 0 {
+		t.Fatalf("ExecPrograms() = %+v, want the rule's program with no file yet", p)
+	}
+	g.ExecPrograms()
+	if g.progs.builds != 1 {
+		t.Fatalf("%d builds for two calls on an unchanged machine, want 1", g.progs.builds)
+	}
+	prog := filepath.Join(dir, "yagent-test-prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho one\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := g.ExecPrograms()
+	if len(p[0].Files) != 1 || p[0].Files[0].Path != prog {
+		t.Fatalf("after the program appeared: %+v, want %s", p, prog)
+	}
+	first := p[0].Files[0].SHA256
+	fh, err := os.OpenFile(prog, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.WriteString("#!/bin/sh\necho two, longer\n"); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	if p := g.ExecPrograms(); p[0].Files[0].SHA256 == first {
+		t.Errorf("after a rewrite in place the sha256 is still %s", first)
+	}
+}
