@@ -18,7 +18,9 @@ import (
 // the call's own context, whose session (session.FromContext) is the one
 // asked. Input typed into a running program (sdk.ApprovalStdin) is judged
 // here: for a shell, by the guard, as the command it is; for any other
-// program, by asking. Safe for concurrent use.
+// program, by asking. A program a running command's tree is about to
+// exec (sdk.ApprovalExec) is judged by the profile's exec rules, as a
+// command written out would be. Safe for concurrent use.
 type PluginHost struct {
 	a     *Approver
 	guard adapter.Guard
