@@ -166,6 +166,11 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		Logger: logger,
 	})
 	g := guard.New(guard.Options{Workspace: ws, Profile: prof})
+	if prof.SandboxMode() != config.SandboxOff {
+		// Hashing the exec rules' programs takes a few hundred ms the first
+		// time; done now, in the background, the first call does not wait.
+		go g.ExecPrograms()
+	}
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 
 	settings := map[string]map[string]string{}

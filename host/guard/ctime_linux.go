@@ -13,3 +13,11 @@ func ctimeOf(fi os.FileInfo) int64 {
 	}
 	return 0
 }
+
+// inodeOf is fi's device and inode.
+func inodeOf(fi os.FileInfo) (dev, ino uint64, ok bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Dev, st.Ino, true
+	}
+	return 0, 0, false
+}

@@ -224,14 +224,21 @@ type hashCache struct {
 	hashed int
 }
 
+// hashKey names a file's content: by device and inode where the system
+// says them (so /bin/x and /usr/bin/x through a /bin symlink are hashed
+// once), else by path.
 type hashKey struct {
 	path         string
+	dev, ino     uint64
 	size         int64
 	mtime, ctime int64
 }
 
 func (h *hashCache) sum(f progFile) (string, bool) {
 	k := hashKey{path: f.path, size: f.fi.Size(), mtime: f.fi.ModTime().UnixNano(), ctime: ctimeOf(f.fi)}
+	if dev, ino, ok := inodeOf(f.fi); ok {
+		k.path, k.dev, k.ino = "", dev, ino
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if s, ok := h.sums[k]; ok {
@@ -245,7 +252,7 @@ func (h *hashCache) sum(f progFile) (string, bool) {
 		h.sums = map[hashKey]string{}
 	}
 	for old := range h.sums {
-		if old.path == f.path {
+		if old.path == k.path && old.dev == k.dev && old.ino == k.ino {
 			delete(h.sums, old) // the file changed: its old sum is stale
 		}
 	}
