@@ -65,7 +65,7 @@ func TestPluginHost_ExecJudged(t *testing.T) {
 		{name: "no session: allow approved", noSession: true, program: "/usr/bin/env", argv: []string{"env"}, approved: true},
 		{name: "no session: ask refused", noSession: true, yolo: true, program: "/usr/bin/printenv", argv: []string{"printenv", "FOO"}, reason: "nobody can be asked"},
 		{name: "no session: deny refused", noSession: true, program: "/usr/bin/printenv", argv: []string{"printenv", "SECRET"}, reason: "denies"},
-		{name: "unidentified gets the strictest rule", yolo: true, program: "", argv: []string{"x"}, reason: "could not identify"},
+		{name: "unidentified gets the strictest rule", yolo: true, program: "", argv: []string{"x"}, reason: "could not identify (a memfd or a deleted file) (x); with the profile rule {action: deny"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

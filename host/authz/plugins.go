@@ -138,9 +138,15 @@ func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin str
 	case config.ExecAllow:
 		return sdk.ApprovalResponse{Approved: true}
 	case config.ExecDeny:
+		if req.Program == "" {
+			return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s; with the profile rule %s in force an unidentified program is refused; this rule stands: run programs from files", what, rule)}
+		}
 		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s, which the profile rule %s denies; this rule stands, whatever runs it (a script, make, an interpreter, a copy)", what, rule)}
 	}
 	reason := fmt.Sprintf("the command's tree is about to run %s, which the profile rule %s asks about", what, rule)
+	if req.Program == "" {
+		reason = fmt.Sprintf("the command's tree is about to run %s, which gets the profile's strictest exec rule, %s", what, rule)
+	}
 	if sess == nil {
 		return sdk.ApprovalResponse{Reason: fmt.Sprintf("%s, and call %q of plugin %s is not in flight, so nobody can be asked", reason, call.ID, plugin)}
 	}
@@ -155,7 +161,11 @@ func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin str
 func execText(req sdk.ApprovalRequest) string {
 	prog := req.Program
 	if prog == "" {
-		prog = "a program the sandbox could not identify (a memfd or a deleted file)"
+		why := "a memfd or a deleted file"
+		if req.Reason != "" {
+			why = req.Reason
+		}
+		prog = fmt.Sprintf("a program the sandbox could not identify (%s)", why)
 	}
 	if len(req.Argv) == 0 {
 		return prog
