@@ -126,10 +126,9 @@ func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string)
 // a floor of strictness no lower layer went under; its paths are the
 // admin's own grants and join p's.
 func ceilSandbox(p *Profile, q SandboxRules, record func(sub string)) {
-	if q.Mode != "" {
-		if modeRank(q.Mode) > modeRank(p.SandboxMode()) {
-			p.Sandbox.Mode = q.Mode
-		}
+	// The admin's mode is named as the origin only where it is the result.
+	if q.Mode != "" && modeRank(q.Mode) >= modeRank(p.SandboxMode()) {
+		p.Sandbox.Mode = q.Mode
 		record("mode")
 	}
 	if q.Network == NetworkOff {
