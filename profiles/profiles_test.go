@@ -93,6 +93,9 @@ func TestSchema_RejectsBadProfiles(t *testing.T) {
 		{"exec rule without program", "exec: {rules: [{action: deny}]}\n"},
 		{"negative budget", "schema_budget_bytes: -1\n"},
 		{"unknown nested key", "network: {alow: [example.com]}\n"},
+		{"sandbox word", "sandbox: maybe\n"},
+		{"sandbox network word", "sandbox: {network: sometimes}\n"},
+		{"sandbox unknown key", "sandbox: {reed: [/srv]}\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,6 +139,27 @@ func TestBuiltIns_ExecRulesOnlyAsk(t *testing.T) {
 			if !progs[want] {
 				t.Errorf("%s.yaml: no interactive ask rule on %s", name, want)
 			}
+		}
+	}
+}
+
+// TestBuiltIns_SandboxOn: every built-in profile runs commands in the
+// sandbox, network on.
+func TestBuiltIns_SandboxOn(t *testing.T) {
+	t.Parallel()
+	for _, name := range profiles.Names() {
+		b, err := profiles.Read(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Sandbox struct{ Mode, Network string }
+		}
+		if err := yaml.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Sandbox.Mode != "on" || p.Sandbox.Network != "on" {
+			t.Errorf("built-in %s: sandbox %+v, want {mode: on, network: on}", name, p.Sandbox)
 		}
 	}
 }

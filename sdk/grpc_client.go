@@ -228,19 +228,7 @@ func (h *hostServer) RequestApproval(ctx context.Context, req *pluginpb.Approval
 	callCtx, cancel := context.WithCancel(call.ctx)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
-	resp, err := h.r.host.RequestApproval(WithCall(callCtx, call.info), ApprovalRequest{
-		Reason:  req.GetReason(),
-		Paths:   req.GetPaths(),
-		Command: req.GetCommand(),
-		Kind:    req.GetKind(),
-		TaskID:  req.GetTaskId(),
-		Program: req.GetProgram(),
-		Shell:   req.GetShell(),
-		Input:   req.GetInput(),
-		Dir:     req.GetDir(),
-		Unseen:  req.GetUnseen(),
-		Ahead:   req.GetAhead(),
-	})
+	resp, err := h.r.host.RequestApproval(WithCall(callCtx, call.info), approvalFromWire(req))
 	if err != nil {
 		if callCtx.Err() != nil {
 			return nil, status.FromContextError(callCtx.Err()).Err()

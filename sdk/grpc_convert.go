@@ -70,6 +70,7 @@ func callToWire(info CallInfo, input json.RawMessage, brokerID uint32) *pluginpb
 		DeadlineUnixNano: deadline,
 		Input:            []byte(input),
 		HostBrokerId:     brokerID,
+		Sandbox:          sandboxToWire(info.Sandbox),
 	}
 }
 
@@ -85,6 +86,80 @@ func callFromWire(req *pluginpb.CallRequest) CallInfo {
 		Workspace:     req.GetWorkspaceRoot(),
 		ApprovedPaths: req.GetApprovedPaths(),
 		Deadline:      deadline,
+		Sandbox:       sandboxFromWire(req.GetSandbox()),
+	}
+}
+
+// sandboxToWire keeps nil nil: no sandbox set is not an empty one.
+func sandboxToWire(s *Sandbox) *pluginpb.Sandbox {
+	if s == nil {
+		return nil
+	}
+	w := &pluginpb.Sandbox{Mode: s.Mode, Network: s.Network, Read: s.Read, Write: s.Write}
+	for _, p := range s.Programs {
+		wp := &pluginpb.ExecProgram{Name: p.Name}
+		for _, f := range p.Files {
+			wp.Files = append(wp.Files, &pluginpb.ProgramFile{Path: f.Path, Size: f.Size, Sha256: f.SHA256})
+		}
+		w.Programs = append(w.Programs, wp)
+	}
+	return w
+}
+
+func sandboxFromWire(w *pluginpb.Sandbox) *Sandbox {
+	if w == nil {
+		return nil
+	}
+	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetwork(), Read: w.GetRead(), Write: w.GetWrite()}
+	for _, wp := range w.GetPrograms() {
+		p := ExecProgram{Name: wp.GetName()}
+		for _, f := range wp.GetFiles() {
+			p.Files = append(p.Files, ProgramFile{Path: f.GetPath(), Size: f.GetSize(), SHA256: f.GetSha256()})
+		}
+		s.Programs = append(s.Programs, p)
+	}
+	return s
+}
+
+// approvalToWire is the request a plugin sends for the call info.
+func approvalToWire(info CallInfo, req ApprovalRequest) *pluginpb.ApprovalRequest {
+	return &pluginpb.ApprovalRequest{
+		CallId:       info.ID,
+		SessionId:    info.SessionID,
+		Tool:         info.Tool,
+		Reason:       req.Reason,
+		Paths:        req.Paths,
+		Command:      req.Command,
+		Kind:         req.Kind,
+		TaskId:       req.TaskID,
+		Program:      req.Program,
+		Shell:        req.Shell,
+		Input:        req.Input,
+		Dir:          req.Dir,
+		Unseen:       req.Unseen,
+		Ahead:        req.Ahead,
+		Argv:         req.Argv,
+		Interpreters: req.Interpreters,
+		Terminal:     req.Terminal,
+	}
+}
+
+func approvalFromWire(w *pluginpb.ApprovalRequest) ApprovalRequest {
+	return ApprovalRequest{
+		Reason:       w.GetReason(),
+		Paths:        w.GetPaths(),
+		Command:      w.GetCommand(),
+		Kind:         w.GetKind(),
+		TaskID:       w.GetTaskId(),
+		Program:      w.GetProgram(),
+		Shell:        w.GetShell(),
+		Input:        w.GetInput(),
+		Dir:          w.GetDir(),
+		Unseen:       w.GetUnseen(),
+		Ahead:        w.GetAhead(),
+		Argv:         w.GetArgv(),
+		Interpreters: w.GetInterpreters(),
+		Terminal:     w.GetTerminal(),
 	}
 }
 

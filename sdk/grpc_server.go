@@ -209,22 +209,7 @@ func (h *callHost) RequestApproval(ctx context.Context, req ApprovalRequest) (Ap
 	if err != nil {
 		return ApprovalResponse{}, err
 	}
-	resp, err := c.RequestApproval(ctx, &pluginpb.ApprovalRequest{
-		CallId:    h.info.ID,
-		SessionId: h.info.SessionID,
-		Tool:      h.info.Tool,
-		Reason:    req.Reason,
-		Paths:     req.Paths,
-		Command:   req.Command,
-		Kind:      req.Kind,
-		TaskId:    req.TaskID,
-		Program:   req.Program,
-		Shell:     req.Shell,
-		Input:     req.Input,
-		Dir:       req.Dir,
-		Unseen:    req.Unseen,
-		Ahead:     req.Ahead,
-	})
+	resp, err := c.RequestApproval(ctx, approvalToWire(h.info, req))
 	if err != nil {
 		return ApprovalResponse{}, fmt.Errorf("request approval: %w", err)
 	}

@@ -22,10 +22,18 @@ type globals struct {
 	fullYolo   bool
 	pluginDirs []string
 	logLevel   string
+	sandbox    string
 }
 
 func (g *globals) appOptions(log io.Writer) app.Options {
+	var overrides map[string]any
+	if g.sandbox != "" {
+		// The user layer's authority: the managed layer's floor holds,
+		// and -y/-Y leave the sandbox as it is.
+		overrides = map[string]any{"sandbox.mode": g.sandbox}
+	}
 	return app.Options{
+		Overrides:  overrides,
 		Workspace:  g.workspace,
 		Profile:    g.profile,
 		Yolo:       g.yolo || g.fullYolo,
@@ -33,6 +41,8 @@ func (g *globals) appOptions(log io.Writer) app.Options {
 		PluginDirs: nilIfEmpty(g.pluginDirs),
 		Log:        log,
 		LogLevel:   g.logLevel,
+		// A seam the CLI tests replace.
+		ProbeSandbox: probeLayers,
 	}
 }
 
@@ -84,6 +94,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	pf.BoolVarP(&g.yolo, "yolo", "y", false, "approve every ask")
 	pf.BoolVarP(&g.fullYolo, "full-yolo", "Y", false, "approve every ask, remove ask_user_for_help, tell the model to decide alone")
 	pf.StringArrayVar(&g.pluginDirs, "plugin-dir", nil, "plugin folder to search (repeatable; replaces the default folders)")
+	pf.StringVar(&g.sandbox, "sandbox", "", "contain commands in the kernel sandbox: on, off (the guard's check only) or required (refuse where a layer is missing); default: the profile's")
 	pf.StringVar(&g.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
 
 	root.AddCommand(
@@ -92,6 +103,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newCallCmd(g),
 		newPluginsCmd(g),
 		newProfilesCmd(g),
+		newDoctorCmd(g),
 	)
 	return root
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 )
 
 // pluginDir holds the plugins the scripts use, built from source by TestMain.
@@ -17,12 +20,30 @@ var pluginDir string
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"yagent": func() {
+			fakeLayers(os.Getenv("YAGENT_TEST_LAYERS"))
 			if err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 				fmt.Fprintln(os.Stderr, "yagent:", err)
 				os.Exit(exitCode(err))
 			}
 		},
 	})
+}
+
+// fakeLayers plays a machine with every sandbox layer ("all") or none
+// ("none"); "" keeps this machine's.
+func fakeLayers(which string) {
+	switch which {
+	case "all":
+		probeLayers = func() (sandbox.Layers, string, error) {
+			return sandbox.Layers{LandlockABI: 7, Seccomp: true, CapDrop: true, MountNS: true, NetNS: true}, "/sys/fs/cgroup/test", nil
+		}
+	case "none":
+		why := "not on this test machine"
+		probeLayers = func() (sandbox.Layers, string, error) {
+			return sandbox.Layers{Missing: map[string]string{sandbox.LayerLandlock: why, sandbox.LayerSeccomp: why,
+				sandbox.LayerCaps: why, sandbox.LayerMountNS: why, sandbox.LayerNetNS: why}}, "", cgroup.ErrUnavailable
+		}
+	}
 }
 
 // TestScripts runs the CLI end to end over testdata/script/*.txtar, with

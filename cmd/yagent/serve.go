@@ -41,6 +41,7 @@ message's id when it can be found), and the next line is read as usual.`, mcpser
 			})
 			a.OnListChanged(func(s *session.Session) { srv.NotifyListChanged(s) })
 			fmt.Fprintln(stderr, banner(a))
+			fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
 
 			// A second interrupt kills every process group the plugins
 			// reported, then exits: go-plugin plugins ignore SIGINT, so the

@@ -37,6 +37,10 @@ type Options struct {
 	Bus *bus.Dispatcher
 	// Trusted is false for tools of unpinned external plugins.
 	Trusted bool
+	// Sandbox sets each call's sdk.CallInfo.Sandbox from the guard's
+	// decision; approved says it was an ask the user, a pass or -y
+	// approved. nil = the attached guard's, when it is a SandboxPolicy.
+	Sandbox func(sess *session.Session, d Decision, approved bool) *sdk.Sandbox
 }
 
 // Adapter is one tool of the surface; Call is its pipeline. An Adapter is
@@ -195,6 +199,7 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 	// 4. Workspace boundary and authorization.
 	var approved []string
 	var d Decision
+	asked := false // an ask was approved for this call
 	if a.guard != nil {
 		d = a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted})
 		switch d.Action {
@@ -223,6 +228,7 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 				return errorResult(sdk.CodeDenied, text+" Do not retry the same call; follow what the user said or choose another way.")
 			}
 			approved = ap.Paths
+			asked = true
 		}
 	}
 
@@ -237,7 +243,8 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 	}
 
 	// 5. Execute.
-	info := sdk.CallInfo{ID: callID, Tool: name, SessionID: sess.ID(), Workspace: a.opts.Workspace, ApprovedPaths: approved}
+	info := sdk.CallInfo{ID: callID, Tool: name, SessionID: sess.ID(), Workspace: a.opts.Workspace, ApprovedPaths: approved,
+		Sandbox: a.sandbox(sess, d, asked)}
 	if dl, ok := ctx.Deadline(); ok {
 		info.Deadline = dl
 	}
@@ -255,6 +262,18 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 		return a.errorEnvelope(ctx, err)
 	}
 	return a.envelope(out)
+}
+
+// sandbox is the call's containment, built now: the session's grants and
+// this call's approval as they stand when it starts.
+func (a *Adapter) sandbox(sess *session.Session, d Decision, approved bool) *sdk.Sandbox {
+	if a.opts.Sandbox != nil {
+		return a.opts.Sandbox(sess, d, approved)
+	}
+	if sp, ok := a.guard.(SandboxPolicy); ok {
+		return sp.Sandbox(sess, d, approved)
+	}
+	return nil
 }
 
 func (a *Adapter) execute(ctx context.Context, info sdk.CallInfo, input json.RawMessage, progress func(sdk.Progress)) (out *sdk.Result, err error) {

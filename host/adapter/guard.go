@@ -85,3 +85,10 @@ type Approval struct {
 	// rather than as the user's refusal.
 	Unanswered bool
 }
+
+// SandboxPolicy is implemented by a Guard that also sets the containment
+// of each call's processes (sdk.CallInfo.Sandbox). approved says d was an
+// ask that the user, a pass or -y approved for this call.
+type SandboxPolicy interface {
+	Sandbox(sess *session.Session, d Decision, approved bool) *sdk.Sandbox
+}

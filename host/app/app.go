@@ -23,6 +23,7 @@ import (
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/internal/sandbox"
 )
 
 // AutonomousInstructions are sent to the model under -Y (over MCP: in the
@@ -55,6 +56,9 @@ type Options struct {
 	Log io.Writer
 	// LogLevel is "debug", "info", "warn" (default) or "error".
 	LogLevel string
+	// ProbeSandbox reports the kernel layers and the cgroup v2 folder; nil
+	// = sandbox.Probe and cgroup.Root (tests play other machines).
+	ProbeSandbox func() (sandbox.Layers, string, error)
 }
 
 // App is a running host.
@@ -77,6 +81,11 @@ type App struct {
 	Warnings []string
 	// Instructions for the model; set under FullYolo.
 	Instructions string
+	// SandboxLayers are the kernel layers of the sandbox as this machine
+	// has them; SandboxStatus says in one line what commands run under
+	// (yagent serve logs it at start).
+	SandboxLayers []SandboxLayer
+	SandboxStatus string
 
 	logger *slog.Logger
 
@@ -119,6 +128,13 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slogLevel(level)}))
 
 	a := &App{Workspace: ws, Profile: prof, logger: logger, Warnings: startWarnings}
+	probe := opts.ProbeSandbox
+	if probe == nil {
+		probe = ProbeSandbox
+	}
+	layers, cgRoot, cgErr := probe()
+	a.SandboxLayers = SandboxLayers(layers, cgRoot, cgErr, prof.SandboxNetwork())
+	a.SandboxStatus = SandboxLine(prof.SandboxMode(), SandboxOrigin(loaded), a.SandboxLayers)
 	if opts.FullYolo {
 		opts.Yolo = true
 		a.Instructions = AutonomousInstructions
@@ -150,6 +166,11 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		Logger: logger,
 	})
 	g := guard.New(guard.Options{Workspace: ws, Profile: prof})
+	if prof.SandboxMode() != config.SandboxOff {
+		// Hashing the exec rules' programs takes a few hundred ms the first
+		// time; done now, in the background, the first call does not wait.
+		go g.ExecPrograms()
+	}
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 
 	settings := map[string]map[string]string{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -17,7 +18,9 @@ import (
 // the call's own context, whose session (session.FromContext) is the one
 // asked. Input typed into a running program (sdk.ApprovalStdin) is judged
 // here: for a shell, by the guard, as the command it is; for any other
-// program, by asking. Safe for concurrent use.
+// program, by asking. A program a running command's tree is about to
+// exec (sdk.ApprovalExec) is judged by the profile's exec rules, as a
+// command written out would be. Safe for concurrent use.
 type PluginHost struct {
 	a     *Approver
 	guard adapter.Guard
@@ -38,6 +41,9 @@ const stdinParam = "input"
 // through an adapter) has nobody to ask: refused with the reason.
 func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
 	sess := session.FromContext(ctx)
+	if req.Kind == sdk.ApprovalExec {
+		return h.exec(ctx, sess, plugin, call, req), nil
+	}
 	if sess == nil {
 		return sdk.ApprovalResponse{Reason: fmt.Sprintf("call %q of plugin %s is not in flight, so nobody can be asked", call.ID, plugin)}, nil
 	}
@@ -105,6 +111,66 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 	}
 	reason := fmt.Sprintf("the text typed into the shell %s of task %s runs as a command, and %s", prog, req.TaskID, strings.Join(more, "; "))
 	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Paths: d.Paths, Command: req.Input}), reason)
+}
+
+// ExecJudge applies the profile's exec rules to a program a running
+// command's tree is about to exec (guard.WorkspaceGuard.JudgeExec).
+type ExecJudge interface {
+	JudgeExec(program string, argv, interpreters []string, terminal bool) (action, rule string)
+}
+
+// exec judges a program a command's tree is about to run with the
+// profile's exec rules, as the guard judges a command written out: deny
+// refuses (and stands under -y), allow approves without asking, ask goes
+// through the passes and the user. Without a session in flight nobody can
+// be asked: only an allow gets through.
+func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) sdk.ApprovalResponse {
+	action, rule := config.ExecAllow, ""
+	if j, ok := h.guard.(ExecJudge); ok {
+		action, rule = j.JudgeExec(req.Program, req.Argv, req.Interpreters, req.Terminal)
+	} else if h.guard != nil || req.Program == "" {
+		// A guard that cannot judge execs, or a program nobody can
+		// name, is not waved through.
+		action, rule = config.ExecAsk, "(no exec rules could be applied)"
+	}
+	what := execText(req)
+	switch action {
+	case config.ExecAllow:
+		return sdk.ApprovalResponse{Approved: true}
+	case config.ExecDeny:
+		if req.Program == "" {
+			return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s; with the profile rule %s in force an unidentified program is refused; this rule stands: run programs from files", what, rule)}
+		}
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s, which the profile rule %s denies; this rule stands, whatever runs it (a script, make, an interpreter, a copy)", what, rule)}
+	}
+	reason := fmt.Sprintf("the command's tree is about to run %s, which the profile rule %s asks about", what, rule)
+	if req.Program == "" {
+		reason = fmt.Sprintf("the command's tree is about to run %s, which gets the profile's strictest exec rule, %s", what, rule)
+	}
+	if sess == nil {
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("%s, and call %q of plugin %s is not in flight, so nobody can be asked", reason, call.ID, plugin)}
+	}
+	tool := call.Tool
+	if tool == "" {
+		tool = plugin
+	}
+	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: strings.Join(req.Argv, " ")}), reason)
+}
+
+// execText names an exec for a message: the file and its command line.
+func execText(req sdk.ApprovalRequest) string {
+	prog := req.Program
+	if prog == "" {
+		why := "a memfd or a deleted file"
+		if req.Reason != "" {
+			why = req.Reason
+		}
+		prog = fmt.Sprintf("a program the sandbox could not identify (%s)", why)
+	}
+	if len(req.Argv) == 0 {
+		return prog
+	}
+	return fmt.Sprintf("%s (%s)", prog, strings.Join(req.Argv, " "))
 }
 
 // check is the guard's verdict on text run as a command, as run_bash's

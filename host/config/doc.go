@@ -39,6 +39,9 @@
 //   - read_paths, skill_dirs, network.allow: union: the admin's own grants.
 //   - plugins, tiers: maps merge, the admin's values win; deferred and
 //     schema_budget_bytes: the admin's value wins.
+//   - sandbox.mode and sandbox.network: a floor of strictness (off < on <
+//     required; network off beats on): a lower layer may be stricter, never
+//     looser; sandbox.read and sandbox.write: union.
 //
 // /etc/yagent/plugins.lock (Loaded.ManagedLock) pins plugins: a plugin it
 // names must have that sum, whatever the user's lock says (package app).
@@ -67,6 +70,8 @@
 //   - read_paths, skill_dirs, network.allow, plugins (which name programs to
 //     run), and any key not listed here: dropped and named in
 //     Loaded.Warnings.
+//   - sandbox: its mode may only rise (off → on → required) and its network
+//     only go off; its sandbox.read and sandbox.write are dropped and named.
 //   - deferred, schema_budget_bytes, tiers: set as by any layer, between the
 //     user's config and the environment; they shape the listing and grant
 //     nothing (a denied tool stays denied whatever its tier).

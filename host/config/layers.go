@@ -44,6 +44,10 @@ func recordOrigins(origins map[string][]string, ly layer, data map[string]any) {
 			delete(origins, key)
 			continue
 		}
+		if key == keySandbox {
+			sandboxOrigins(origins, ly, v)
+			continue
+		}
 		if key == "tiers" || key == keyPlugins {
 			addOrigin(origins, key, ly)
 			continue
@@ -145,6 +149,10 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 			if len(q.Network.Allow) > 0 {
 				dropped = append(dropped, keyNetwork+".allow")
 			}
+		case keySandbox:
+			dropped = append(dropped, narrowSandbox(p, q.Sandbox, ly.data[key], func(sub string) {
+				addOrigin(origins, keySandbox+"."+sub, ly)
+			})...)
 		case keyReadPaths, keySkillDirs, keyPlugins:
 			if v := ly.data[key]; v != nil && !isEmpty(v) {
 				dropped = append(dropped, key)
@@ -231,6 +239,9 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 			mergeStrings(&p.ReadPaths, q.ReadPaths)
 		case keySkillDirs:
 			mergeStrings(&p.SkillDirs, q.SkillDirs)
+		case keySandbox:
+			touched = false
+			ceilSandbox(p, q.Sandbox, func(sub string) { addOrigin(origins, keySandbox+"."+sub, ly) })
 		case keyPlugins:
 			for fam, kv := range q.Plugins {
 				if p.Plugins == nil {

@@ -387,6 +387,14 @@ func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 	}
 	p.SkillDirs = l.absPaths(p.SkillDirs)
 	p.ReadPaths = l.absPaths(p.ReadPaths)
+	if p.Sandbox.Mode == "" {
+		p.Sandbox.Mode = SandboxOn
+	}
+	if p.Sandbox.Network == "" {
+		p.Sandbox.Network = NetworkOn
+	}
+	p.Sandbox.Read = resolvePaths(l.absPaths(p.Sandbox.Read))
+	p.Sandbox.Write = resolvePaths(l.absPaths(p.Sandbox.Write))
 }
 
 // absPaths expands ~ and makes relative paths relative to the workspace.
@@ -524,6 +532,7 @@ func (l *loader) parse(b []byte, label, source string, s *shape) (layer, error) 
 // check rejects unknown keys and bad values of one layer and normalizes its
 // scalars for decoding.
 func (l *loader) check(ly layer, s *shape) (layer, error) {
+	expandSandbox(ly.data)
 	if errs := checkKeys(ly.label, ly.data, s); len(errs) > 0 {
 		return layer{}, fmt.Errorf("config: %w", errors.Join(errs...))
 	}

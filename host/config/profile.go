@@ -31,6 +31,20 @@ type Profile struct {
 	SkillDirs []string `koanf:"skill_dirs" json:"skill_dirs,omitempty" yaml:"skill_dirs,omitempty"`
 	// ReadPaths are extra folders outside the workspace readable without asking.
 	ReadPaths []string `koanf:"read_paths" json:"read_paths,omitempty" yaml:"read_paths,omitempty"`
+	// Sandbox is the kernel containment of the processes a call starts.
+	Sandbox SandboxRules `koanf:"sandbox" json:"sandbox,omitempty" yaml:"sandbox,omitempty"`
+}
+
+// SandboxRules say how a call's processes are contained (see sandbox.go).
+type SandboxRules struct {
+	// Mode is on (the default), off or required.
+	Mode string `koanf:"mode" json:"mode,omitempty" yaml:"mode,omitempty"`
+	// Read are roots the processes may read beyond the defaults.
+	Read []string `koanf:"read" json:"read,omitempty" yaml:"read,omitempty"`
+	// Write are roots they may read and write beyond the defaults.
+	Write []string `koanf:"write" json:"write,omitempty" yaml:"write,omitempty"`
+	// Network is on (the default) or off: an empty network namespace.
+	Network string `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
 }
 
 // NetworkRules grants network access by host.

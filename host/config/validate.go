@@ -113,6 +113,7 @@ func validate(src string, p *Profile) []error {
 			}
 		}
 	}
+	validateSandbox(p, bad)
 	return errs
 }
 

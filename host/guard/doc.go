@@ -13,4 +13,10 @@
 // deny rule; every other flagged call asks. It knows no passes: host/authz
 // is their one owner and turns an ask into allow, never a deny, so a deny
 // stands under -y.
+//
+// Behind that parse-time check the guard also says what the kernel sandbox
+// holds for each call (Sandbox: the read roots, the paths an ask approved
+// for the call, the exec rules' programs with their files hashed), and
+// judges the programs a running command's tree is about to exec
+// (JudgeExec) with the same rules, by name, by file and by copy.
 package guard

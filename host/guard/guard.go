@@ -38,6 +38,11 @@ type WorkspaceGuard struct {
 	netAllow  []string
 	rules     []config.ExecRule
 	warnings  []string
+	// sandbox is the profile whose sandbox settings Sandbox reads; nil
+	// when there is no profile.
+	sandbox *config.Profile
+	hashes  *hashCache
+	progs   *progCache
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
@@ -54,7 +59,9 @@ func New(opts Options) *WorkspaceGuard {
 	if p := opts.Profile; p != nil {
 		g.netAllow = slices.Clone(p.Network.Allow)
 		g.rules = slices.Clone(p.Exec.Rules)
+		g.sandbox = p
 	}
+	g.hashes, g.progs = &hashCache{}, &progCache{}
 	return g
 }
 

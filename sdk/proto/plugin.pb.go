@@ -290,8 +290,11 @@ type CallRequest struct {
 	DeadlineUnixNano int64  `protobuf:"varint,6,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
 	Input            []byte `protobuf:"bytes,7,opt,name=input,proto3" json:"input,omitempty"`
 	HostBrokerId     uint32 `protobuf:"varint,8,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The containment of the call's processes; absent when the host sets
+	// none (off).
+	Sandbox       *Sandbox `protobuf:"bytes,9,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallRequest) Reset() {
@@ -380,6 +383,202 @@ func (x *CallRequest) GetHostBrokerId() uint32 {
 	return 0
 }
 
+func (x *CallRequest) GetSandbox() *Sandbox {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
+// Sandbox is sdk.Sandbox: what the processes of one call may touch.
+type Sandbox struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Mode          string                 `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
+	Network       bool                   `protobuf:"varint,2,opt,name=network,proto3" json:"network,omitempty"`
+	Read          []string               `protobuf:"bytes,3,rep,name=read,proto3" json:"read,omitempty"`
+	Write         []string               `protobuf:"bytes,4,rep,name=write,proto3" json:"write,omitempty"`
+	Programs      []*ExecProgram         `protobuf:"bytes,5,rep,name=programs,proto3" json:"programs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Sandbox) Reset() {
+	*x = Sandbox{}
+	mi := &file_plugin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Sandbox) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Sandbox) ProtoMessage() {}
+
+func (x *Sandbox) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Sandbox.ProtoReflect.Descriptor instead.
+func (*Sandbox) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Sandbox) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *Sandbox) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+func (x *Sandbox) GetRead() []string {
+	if x != nil {
+		return x.Read
+	}
+	return nil
+}
+
+func (x *Sandbox) GetWrite() []string {
+	if x != nil {
+		return x.Write
+	}
+	return nil
+}
+
+func (x *Sandbox) GetPrograms() []*ExecProgram {
+	if x != nil {
+		return x.Programs
+	}
+	return nil
+}
+
+type ExecProgram struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Files         []*ProgramFile         `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecProgram) Reset() {
+	*x = ExecProgram{}
+	mi := &file_plugin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecProgram) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecProgram) ProtoMessage() {}
+
+func (x *ExecProgram) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecProgram.ProtoReflect.Descriptor instead.
+func (*ExecProgram) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ExecProgram) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ExecProgram) GetFiles() []*ProgramFile {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+type ProgramFile struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Size          int64                  `protobuf:"varint,2,opt,name=size,proto3" json:"size,omitempty"`
+	Sha256        string                 `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProgramFile) Reset() {
+	*x = ProgramFile{}
+	mi := &file_plugin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProgramFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProgramFile) ProtoMessage() {}
+
+func (x *ProgramFile) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProgramFile.ProtoReflect.Descriptor instead.
+func (*ProgramFile) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ProgramFile) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ProgramFile) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *ProgramFile) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
 type CallEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -394,7 +593,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -406,7 +605,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -419,7 +618,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{5}
+	return file_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -489,7 +688,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -501,7 +700,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -514,7 +713,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{6}
+	return file_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Progress) GetMessage() string {
@@ -551,7 +750,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -563,7 +762,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -576,7 +775,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{7}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CallResult) GetText() string {
@@ -618,7 +817,7 @@ type Image struct {
 
 func (x *Image) Reset() {
 	*x = Image{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -630,7 +829,7 @@ func (x *Image) String() string {
 func (*Image) ProtoMessage() {}
 
 func (x *Image) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -643,7 +842,7 @@ func (x *Image) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Image.ProtoReflect.Descriptor instead.
 func (*Image) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Image) GetMimeType() string {
@@ -677,7 +876,7 @@ type Note struct {
 
 func (x *Note) Reset() {
 	*x = Note{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -689,7 +888,7 @@ func (x *Note) String() string {
 func (*Note) ProtoMessage() {}
 
 func (x *Note) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -702,7 +901,7 @@ func (x *Note) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Note.ProtoReflect.Descriptor instead.
 func (*Note) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Note) GetKind() string {
@@ -731,7 +930,7 @@ type ToolError struct {
 
 func (x *ToolError) Reset() {
 	*x = ToolError{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -743,7 +942,7 @@ func (x *ToolError) String() string {
 func (*ToolError) ProtoMessage() {}
 
 func (x *ToolError) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -756,7 +955,7 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
 func (*ToolError) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ToolError) GetCode() string {
@@ -788,7 +987,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -800,7 +999,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -813,7 +1012,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 type ShutdownResponse struct {
@@ -824,7 +1023,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +1035,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +1048,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 type ApprovalRequest struct {
@@ -862,21 +1061,26 @@ type ApprovalRequest struct {
 	Command   string                 `protobuf:"bytes,6,opt,name=command,proto3" json:"command,omitempty"`
 	// kind "stdin": input typed into a task's foreground program, judged by
 	// the host (see sdk.ApprovalStdin).
-	Kind          string `protobuf:"bytes,7,opt,name=kind,proto3" json:"kind,omitempty"`
-	TaskId        string `protobuf:"bytes,8,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
-	Program       string `protobuf:"bytes,9,opt,name=program,proto3" json:"program,omitempty"`
-	Shell         bool   `protobuf:"varint,10,opt,name=shell,proto3" json:"shell,omitempty"`
-	Input         string `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
-	Dir           string `protobuf:"bytes,12,opt,name=dir,proto3" json:"dir,omitempty"`
-	Unseen        bool   `protobuf:"varint,13,opt,name=unseen,proto3" json:"unseen,omitempty"`
-	Ahead         string `protobuf:"bytes,14,opt,name=ahead,proto3" json:"ahead,omitempty"`
+	Kind    string `protobuf:"bytes,7,opt,name=kind,proto3" json:"kind,omitempty"`
+	TaskId  string `protobuf:"bytes,8,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Program string `protobuf:"bytes,9,opt,name=program,proto3" json:"program,omitempty"`
+	Shell   bool   `protobuf:"varint,10,opt,name=shell,proto3" json:"shell,omitempty"`
+	Input   string `protobuf:"bytes,11,opt,name=input,proto3" json:"input,omitempty"`
+	Dir     string `protobuf:"bytes,12,opt,name=dir,proto3" json:"dir,omitempty"`
+	Unseen  bool   `protobuf:"varint,13,opt,name=unseen,proto3" json:"unseen,omitempty"`
+	Ahead   string `protobuf:"bytes,14,opt,name=ahead,proto3" json:"ahead,omitempty"`
+	// kind "exec": a program a running command's tree is about to exec (see
+	// sdk.ApprovalExec); program is the resolved file.
+	Argv          []string `protobuf:"bytes,15,rep,name=argv,proto3" json:"argv,omitempty"`
+	Interpreters  []string `protobuf:"bytes,16,rep,name=interpreters,proto3" json:"interpreters,omitempty"`
+	Terminal      bool     `protobuf:"varint,17,opt,name=terminal,proto3" json:"terminal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -888,7 +1092,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -901,7 +1105,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ApprovalRequest) GetCallId() string {
@@ -1002,6 +1206,27 @@ func (x *ApprovalRequest) GetAhead() string {
 	return ""
 }
 
+func (x *ApprovalRequest) GetArgv() []string {
+	if x != nil {
+		return x.Argv
+	}
+	return nil
+}
+
+func (x *ApprovalRequest) GetInterpreters() []string {
+	if x != nil {
+		return x.Interpreters
+	}
+	return nil
+}
+
+func (x *ApprovalRequest) GetTerminal() bool {
+	if x != nil {
+		return x.Terminal
+	}
+	return false
+}
+
 type ApprovalResponse struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Approved bool                   `protobuf:"varint,1,opt,name=approved,proto3" json:"approved,omitempty"`
@@ -1014,7 +1239,7 @@ type ApprovalResponse struct {
 
 func (x *ApprovalResponse) Reset() {
 	*x = ApprovalResponse{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1026,7 +1251,7 @@ func (x *ApprovalResponse) String() string {
 func (*ApprovalResponse) ProtoMessage() {}
 
 func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1039,7 +1264,7 @@ func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResponse.ProtoReflect.Descriptor instead.
 func (*ApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ApprovalResponse) GetApproved() bool {
@@ -1073,7 +1298,7 @@ type ProgressReport struct {
 
 func (x *ProgressReport) Reset() {
 	*x = ProgressReport{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1310,7 @@ func (x *ProgressReport) String() string {
 func (*ProgressReport) ProtoMessage() {}
 
 func (x *ProgressReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1323,7 @@ func (x *ProgressReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressReport.ProtoReflect.Descriptor instead.
 func (*ProgressReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ProgressReport) GetCallId() string {
@@ -1127,7 +1352,7 @@ type ProcessGroupReport struct {
 
 func (x *ProcessGroupReport) Reset() {
 	*x = ProcessGroupReport{}
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1139,7 +1364,7 @@ func (x *ProcessGroupReport) String() string {
 func (*ProcessGroupReport) ProtoMessage() {}
 
 func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1152,7 +1377,7 @@ func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessGroupReport.ProtoReflect.Descriptor instead.
 func (*ProcessGroupReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{16}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ProcessGroupReport) GetCallId() string {
@@ -1210,7 +1435,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\n" +
 	"RolesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x91\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc6\x02\n" +
 	"\vCallRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1d\n" +
@@ -1220,7 +1445,21 @@ const file_plugin_proto_rawDesc = "" +
 	"\x0eapproved_paths\x18\x05 \x03(\tR\rapprovedPaths\x12,\n" +
 	"\x12deadline_unix_nano\x18\x06 \x01(\x03R\x10deadlineUnixNano\x12\x14\n" +
 	"\x05input\x18\a \x01(\fR\x05input\x12$\n" +
-	"\x0ehost_broker_id\x18\b \x01(\rR\fhostBrokerId\"\xbb\x01\n" +
+	"\x0ehost_broker_id\x18\b \x01(\rR\fhostBrokerId\x123\n" +
+	"\asandbox\x18\t \x01(\v2\x19.yagent.plugin.v1.SandboxR\asandbox\"\x9c\x01\n" +
+	"\aSandbox\x12\x12\n" +
+	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
+	"\anetwork\x18\x02 \x01(\bR\anetwork\x12\x12\n" +
+	"\x04read\x18\x03 \x03(\tR\x04read\x12\x14\n" +
+	"\x05write\x18\x04 \x03(\tR\x05write\x129\n" +
+	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v1.ExecProgramR\bprograms\"V\n" +
+	"\vExecProgram\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
+	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v1.ProgramFileR\x05files\"M\n" +
+	"\vProgramFile\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
+	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xbb\x01\n" +
 	"\tCallEvent\x128\n" +
 	"\bprogress\x18\x01 \x01(\v2\x1a.yagent.plugin.v1.ProgressH\x00R\bprogress\x126\n" +
 	"\x06result\x18\x02 \x01(\v2\x1c.yagent.plugin.v1.CallResultH\x00R\x06result\x123\n" +
@@ -1248,7 +1487,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
 	"\x04data\x18\x03 \x01(\fR\x04data\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
-	"\x10ShutdownResponse\"\xd8\x02\n" +
+	"\x10ShutdownResponse\"\xac\x03\n" +
 	"\x0fApprovalRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x1d\n" +
 	"\n" +
@@ -1265,7 +1504,10 @@ const file_plugin_proto_rawDesc = "" +
 	"\x05input\x18\v \x01(\tR\x05input\x12\x10\n" +
 	"\x03dir\x18\f \x01(\tR\x03dir\x12\x16\n" +
 	"\x06unseen\x18\r \x01(\bR\x06unseen\x12\x14\n" +
-	"\x05ahead\x18\x0e \x01(\tR\x05ahead\"f\n" +
+	"\x05ahead\x18\x0e \x01(\tR\x05ahead\x12\x12\n" +
+	"\x04argv\x18\x0f \x03(\tR\x04argv\x12\"\n" +
+	"\finterpreters\x18\x10 \x03(\tR\finterpreters\x12\x1a\n" +
+	"\bterminal\x18\x11 \x01(\bR\bterminal\"f\n" +
 	"\x10ApprovalResponse\x12\x1a\n" +
 	"\bapproved\x18\x01 \x01(\bR\bapproved\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1e\n" +
@@ -1302,53 +1544,59 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_plugin_proto_goTypes = []any{
 	(*Empty)(nil),              // 0: yagent.plugin.v1.Empty
 	(*DescribeRequest)(nil),    // 1: yagent.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),   // 2: yagent.plugin.v1.DescribeResponse
 	(*ToolSpec)(nil),           // 3: yagent.plugin.v1.ToolSpec
 	(*CallRequest)(nil),        // 4: yagent.plugin.v1.CallRequest
-	(*CallEvent)(nil),          // 5: yagent.plugin.v1.CallEvent
-	(*Progress)(nil),           // 6: yagent.plugin.v1.Progress
-	(*CallResult)(nil),         // 7: yagent.plugin.v1.CallResult
-	(*Image)(nil),              // 8: yagent.plugin.v1.Image
-	(*Note)(nil),               // 9: yagent.plugin.v1.Note
-	(*ToolError)(nil),          // 10: yagent.plugin.v1.ToolError
-	(*ShutdownRequest)(nil),    // 11: yagent.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),   // 12: yagent.plugin.v1.ShutdownResponse
-	(*ApprovalRequest)(nil),    // 13: yagent.plugin.v1.ApprovalRequest
-	(*ApprovalResponse)(nil),   // 14: yagent.plugin.v1.ApprovalResponse
-	(*ProgressReport)(nil),     // 15: yagent.plugin.v1.ProgressReport
-	(*ProcessGroupReport)(nil), // 16: yagent.plugin.v1.ProcessGroupReport
-	nil,                        // 17: yagent.plugin.v1.ToolSpec.RolesEntry
+	(*Sandbox)(nil),            // 5: yagent.plugin.v1.Sandbox
+	(*ExecProgram)(nil),        // 6: yagent.plugin.v1.ExecProgram
+	(*ProgramFile)(nil),        // 7: yagent.plugin.v1.ProgramFile
+	(*CallEvent)(nil),          // 8: yagent.plugin.v1.CallEvent
+	(*Progress)(nil),           // 9: yagent.plugin.v1.Progress
+	(*CallResult)(nil),         // 10: yagent.plugin.v1.CallResult
+	(*Image)(nil),              // 11: yagent.plugin.v1.Image
+	(*Note)(nil),               // 12: yagent.plugin.v1.Note
+	(*ToolError)(nil),          // 13: yagent.plugin.v1.ToolError
+	(*ShutdownRequest)(nil),    // 14: yagent.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),   // 15: yagent.plugin.v1.ShutdownResponse
+	(*ApprovalRequest)(nil),    // 16: yagent.plugin.v1.ApprovalRequest
+	(*ApprovalResponse)(nil),   // 17: yagent.plugin.v1.ApprovalResponse
+	(*ProgressReport)(nil),     // 18: yagent.plugin.v1.ProgressReport
+	(*ProcessGroupReport)(nil), // 19: yagent.plugin.v1.ProcessGroupReport
+	nil,                        // 20: yagent.plugin.v1.ToolSpec.RolesEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	3,  // 0: yagent.plugin.v1.DescribeResponse.specs:type_name -> yagent.plugin.v1.ToolSpec
-	17, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
-	6,  // 2: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
-	7,  // 3: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
-	10, // 4: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
-	8,  // 5: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
-	9,  // 6: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
-	6,  // 7: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
-	1,  // 8: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
-	4,  // 9: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
-	11, // 10: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
-	13, // 11: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
-	15, // 12: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
-	16, // 13: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
-	2,  // 14: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
-	5,  // 15: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
-	12, // 16: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
-	14, // 17: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
-	0,  // 18: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
-	0,  // 19: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
-	14, // [14:20] is the sub-list for method output_type
-	8,  // [8:14] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	20, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
+	5,  // 2: yagent.plugin.v1.CallRequest.sandbox:type_name -> yagent.plugin.v1.Sandbox
+	6,  // 3: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
+	7,  // 4: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
+	9,  // 5: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
+	10, // 6: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
+	13, // 7: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
+	11, // 8: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
+	12, // 9: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
+	9,  // 10: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
+	1,  // 11: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
+	4,  // 12: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
+	14, // 13: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
+	16, // 14: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
+	18, // 15: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
+	19, // 16: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
+	2,  // 17: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
+	8,  // 18: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
+	15, // 19: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
+	17, // 20: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
+	0,  // 21: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
+	0,  // 22: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
+	17, // [17:23] is the sub-list for method output_type
+	11, // [11:17] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1356,7 +1604,7 @@ func file_plugin_proto_init() {
 	if File_plugin_proto != nil {
 		return
 	}
-	file_plugin_proto_msgTypes[5].OneofWrappers = []any{
+	file_plugin_proto_msgTypes[8].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Result)(nil),
 		(*CallEvent_Error)(nil),
@@ -1367,7 +1615,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

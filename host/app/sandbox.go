@@ -1,0 +1,165 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
+)
+
+// SandboxLayer is one kernel layer of the sandbox as this machine has it.
+type SandboxLayer struct {
+	// Key is the layer's name in sandbox.Layers.Missing (sandbox.LayerCgroup
+	// for the cgroup).
+	Key string
+	// Name is what doctor calls it: "Landlock ABI 7", "cgroup v2 /sys/...".
+	Name string
+	// Active says commands run under it.
+	Active bool
+	// Why says why a missing layer is missing and what to do about it.
+	Why string
+	// Means says what commands lose without it; Short says it in a few
+	// words, for the start-up line.
+	Means, Short string
+	// Needed says the profile uses the layer: the network namespace only
+	// when sandbox.network is off.
+	Needed bool
+}
+
+// ProbeSandbox reports the layers this kernel offers and the cgroup v2
+// folder command cgroups go under (or why there is none).
+func ProbeSandbox() (sandbox.Layers, string, error) {
+	root, err := cgroup.Root()
+	return sandbox.Probe(), root, err
+}
+
+// SandboxLayers describes each layer from what the kernel offers (l), the
+// cgroup v2 folder commands get their cgroups under (cgRoot, or cgErr
+// saying why there is none), and whether the profile keeps the network.
+func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network bool) []SandboxLayer {
+	why := func(key, fallback string) string {
+		if w := l.Missing[key]; w != "" {
+			return w
+		}
+		return fallback
+	}
+	landlock := "Landlock"
+	if l.LandlockABI > 0 {
+		landlock = fmt.Sprintf("Landlock ABI %d", l.LandlockABI)
+	}
+	cg := "cgroup v2"
+	cgWhy := ""
+	if cgErr == nil && cgRoot != "" {
+		cg += " " + cgRoot
+	} else if cgErr != nil {
+		cgWhy = cgErr.Error()
+	} else {
+		cgWhy = "no cgroup v2 folder found"
+	}
+	return []SandboxLayer{
+		{Key: sandbox.LayerLandlock, Name: landlock, Active: l.LandlockABI > 0, Why: why(sandbox.LayerLandlock, "the kernel has no Landlock (Linux 5.13 or later with lsm=landlock)"),
+			Means: "files are not walled: commands read and write whatever the user can", Short: "files not walled", Needed: true},
+		{Key: sandbox.LayerSeccomp, Name: "seccomp user notification", Active: l.Seccomp, Why: why(sandbox.LayerSeccomp, "the kernel has no seccomp user notification (Linux 5.0 or later)"),
+			Means: "exec rules hold only where the guard sees the command, not for what make, scripts or interpreters start", Short: "exec rules at parse time only", Needed: true},
+		{Key: sandbox.LayerCgroup, Name: cg, Active: cgErr == nil && cgRoot != "", Why: cgWhy + "; mount cgroup v2 writable by this user (or delegate a subtree to it)",
+			Means: "commands run in process groups only: a setsid child of a timed-out command lives on", Short: "process groups only", Needed: true},
+		{Key: sandbox.LayerMountNS, Name: "mount namespace", Active: l.MountNS, Why: why(sandbox.LayerMountNS, "mount namespaces are not available to this user"),
+			Means: "/run and its sockets (a container engine's, the init system's) stay reachable", Short: "/run reachable", Needed: true},
+		{Key: sandbox.LayerNetNS, Name: "network namespace", Active: l.NetNS, Why: why(sandbox.LayerNetNS, "network namespaces are not available to this user"),
+			Means: "sandbox.network off cannot cut commands off the network", Short: "the network stays on", Needed: !network},
+		{Key: sandbox.LayerCaps, Name: "capability drop", Active: l.CapDrop, Why: why(sandbox.LayerCaps, "capabilities cannot be dropped here"),
+			Means: "commands run as root keep every capability root has", Short: "root keeps its capabilities", Needed: true},
+	}
+}
+
+// SandboxMissing returns the layers the profile needs that are missing.
+func SandboxMissing(layers []SandboxLayer) []SandboxLayer {
+	var out []SandboxLayer
+	for _, l := range layers {
+		if l.Needed && !l.Active {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// SandboxLine says in one line how commands are contained: the mode and
+// where it was set (origin, a layer label as config.Loaded.Origins gives
+// it), the active layers, and what each missing one means.
+func SandboxLine(mode, origin string, layers []SandboxLayer) string {
+	if mode == config.SandboxOff {
+		return fmt.Sprintf("sandbox off (%s): commands run with the guard's check only", originText(origin))
+	}
+	var active, tail []string
+	ns := []string{}
+	for _, l := range layers {
+		if !l.Active {
+			continue
+		}
+		switch l.Key {
+		case sandbox.LayerSeccomp:
+			active = append(active, "seccomp exec rules")
+		case sandbox.LayerCgroup:
+			active = append(active, strings.Replace(l.Name, "cgroup v2", "cgroup", 1))
+		case sandbox.LayerMountNS:
+			ns = append(ns, "mount")
+		case sandbox.LayerNetNS:
+			ns = append(ns, "network")
+		case sandbox.LayerLandlock:
+			active = append(active, strings.ToLower(l.Name[:1])+l.Name[1:])
+		default:
+			tail = append(tail, l.Name)
+		}
+	}
+	switch len(ns) {
+	case 1:
+		active = append(active, ns[0]+" namespace")
+	case 2:
+		active = append(active, "mount and network namespaces")
+	}
+	active = append(active, tail...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "sandbox %s", mode)
+	if len(active) > 0 {
+		b.WriteString(": " + strings.Join(active, ", "))
+	} else {
+		b.WriteString(": no kernel layer is active")
+	}
+	missing := SandboxMissing(layers)
+	if len(missing) == 0 {
+		return b.String()
+	}
+	var parts []string
+	for _, l := range missing {
+		parts = append(parts, fmt.Sprintf("%s (%s)", l.Key, l.Short))
+	}
+	b.WriteString("; missing: " + strings.Join(parts, ", "))
+	if mode == config.SandboxRequired {
+		b.WriteString("; sandbox: required, so commands are refused here (yagent doctor says what to do)")
+	} else {
+		b.WriteString("; commands run without them (yagent doctor says why and what to do)")
+	}
+	return b.String()
+}
+
+// originText names where the mode was set, for the start-up line.
+func originText(origin string) string {
+	switch {
+	case origin == "flags":
+		return "--sandbox"
+	case origin == "":
+		return "profile"
+	}
+	return "profile, " + origin
+}
+
+// SandboxOrigin is the layer the resolved sandbox.mode came from.
+func SandboxOrigin(ld *config.Loaded) string {
+	o := ld.Origins["sandbox.mode"]
+	if len(o) == 0 {
+		return ""
+	}
+	return o[len(o)-1]
+}

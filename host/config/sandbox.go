@@ -1,0 +1,195 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Sandbox modes (sandbox.mode) and network settings (sandbox.network).
+const (
+	SandboxOff      = "off"
+	SandboxOn       = "on"
+	SandboxRequired = "required"
+	NetworkOn       = "on"
+	NetworkOff      = "off"
+)
+
+const keySandbox = "sandbox"
+
+// SandboxMode returns the profile's sandbox mode, on when unset.
+func (p *Profile) SandboxMode() string {
+	if p == nil || p.Sandbox.Mode == "" {
+		return SandboxOn
+	}
+	return p.Sandbox.Mode
+}
+
+// SandboxNetwork reports whether the call's processes keep the network.
+func (p *Profile) SandboxNetwork() bool {
+	return p == nil || p.Sandbox.Network != NetworkOff
+}
+
+// modeRank orders the modes by strictness; "" is the default, on.
+func modeRank(m string) int {
+	switch m {
+	case SandboxOff:
+		return 0
+	case SandboxRequired:
+		return 2
+	}
+	return 1
+}
+
+// expandSandbox turns the shorthand `sandbox: off` into `sandbox: {mode:
+// off}`, and YAML booleans into on and off, before the keys are checked.
+func expandSandbox(data map[string]any) {
+	onOff := func(v any) any {
+		if b, ok := v.(bool); ok {
+			if b {
+				return SandboxOn
+			}
+			return SandboxOff
+		}
+		return v
+	}
+	switch v := data[keySandbox].(type) {
+	case string, bool:
+		data[keySandbox] = map[string]any{"mode": onOff(v)}
+	case map[string]any:
+		for _, k := range []string{"mode", "network"} {
+			if x, ok := v[k]; ok {
+				v[k] = onOff(x)
+			}
+		}
+	}
+}
+
+// validateSandbox checks one layer's sandbox values.
+func validateSandbox(p *Profile, bad func(key, format string, args ...any)) {
+	switch p.Sandbox.Mode {
+	case "", SandboxOn, SandboxOff, SandboxRequired:
+	default:
+		bad("sandbox.mode", "invalid value %q (want on, off or required)", p.Sandbox.Mode)
+	}
+	switch p.Sandbox.Network {
+	case "", NetworkOn, NetworkOff:
+	default:
+		bad("sandbox.network", "invalid value %q (want on or off)", p.Sandbox.Network)
+	}
+	for _, list := range []struct {
+		key   string
+		paths []string
+	}{{"sandbox.read", p.Sandbox.Read}, {"sandbox.write", p.Sandbox.Write}} {
+		for i, d := range list.paths {
+			if strings.TrimSpace(d) == "" || strings.ContainsRune(d, 0) {
+				bad(fmt.Sprintf("%s[%d]", list.key, i), "invalid path %q", d)
+			}
+		}
+	}
+}
+
+// narrowSandbox applies a project's sandbox to p: it may raise the mode
+// and turn the network off; anything else it sets would widen what the
+// processes may do, and is returned to be named.
+func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string)) (dropped []string) {
+	m, _ := data.(map[string]any)
+	if q.Mode != "" {
+		if modeRank(q.Mode) > modeRank(p.SandboxMode()) {
+			p.Sandbox.Mode = q.Mode
+			record("mode")
+		} else if modeRank(q.Mode) < modeRank(p.SandboxMode()) {
+			dropped = append(dropped, fmt.Sprintf("sandbox.mode %s (a project may only raise it above %s)", q.Mode, p.SandboxMode()))
+		}
+	}
+	if q.Network == NetworkOff && p.SandboxNetwork() {
+		p.Sandbox.Network = NetworkOff
+		record("network")
+	} else if q.Network == NetworkOn && !p.SandboxNetwork() {
+		dropped = append(dropped, "sandbox.network on")
+	}
+	// Workspace content is data, never policy: a project names no path
+	// the processes may reach, even one they may reach anyway.
+	for _, k := range []string{"read", "write"} {
+		if v, ok := m[k]; ok && v != nil && !isEmpty(v) {
+			dropped = append(dropped, "sandbox."+k)
+		}
+	}
+	return dropped
+}
+
+// ceilSandbox applies the managed sandbox to p: its mode and network are
+// a floor of strictness no lower layer went under; its paths are the
+// admin's own grants and join p's.
+func ceilSandbox(p *Profile, q SandboxRules, record func(sub string)) {
+	// The admin's mode is named as the origin only where it is the result.
+	if q.Mode != "" && modeRank(q.Mode) >= modeRank(p.SandboxMode()) {
+		p.Sandbox.Mode = q.Mode
+		record("mode")
+	}
+	if q.Network == NetworkOff {
+		p.Sandbox.Network = NetworkOff
+		record("network")
+	}
+	if len(q.Read) > 0 {
+		mergeStrings(&p.Sandbox.Read, q.Read)
+		record("read")
+	}
+	if len(q.Write) > 0 {
+		mergeStrings(&p.Sandbox.Write, q.Write)
+		record("write")
+	}
+}
+
+// sandboxOrigins records ly as the origin of each sandbox key it sets.
+func sandboxOrigins(origins map[string][]string, ly layer, v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		for k := range origins {
+			if strings.HasPrefix(k, keySandbox+".") {
+				delete(origins, k)
+			}
+		}
+		return
+	}
+	for sub, x := range m {
+		key := keySandbox + "." + sub
+		if x == nil {
+			delete(origins, key)
+			continue
+		}
+		origins[key] = []string{ly.origin()}
+	}
+}
+
+// resolvePaths makes each path absolute with symlinks resolved, once: a
+// path that does not exist yet keeps its missing tail under its nearest
+// existing ancestor, resolved.
+func resolvePaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		r := resolveExisting(p)
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func resolveExisting(p string) string {
+	var tail []string
+	for cur := filepath.Clean(p); ; cur = filepath.Dir(cur) {
+		r, err := filepath.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(append([]string{r}, tail...)...)
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) || cur == filepath.Dir(cur) {
+			return filepath.Clean(p)
+		}
+		tail = append([]string{filepath.Base(cur)}, tail...)
+	}
+}

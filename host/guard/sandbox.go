@@ -1,0 +1,275 @@
+package guard
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+var _ adapter.SandboxPolicy = (*WorkspaceGuard)(nil)
+
+// ReadRoots returns the roots outside the workspace that sess may read
+// without asking: the main checkout of a worktree, skill_dirs, read_paths
+// and the session's approved paths (resolved).
+func (g *WorkspaceGuard) ReadRoots(sess *session.Session) []string {
+	out := slices.Clone(g.readRoots)
+	if sess != nil {
+		out = append(out, sess.ApprovedPaths()...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ExecPrograms returns the programs of the profile's ask and deny exec
+// rules with the files each is on this machine, hashed. A file's hash is
+// kept while its path, size, mtime and ctime stay the same, so a rule's
+// program is hashed once, not per call; the whole list is kept while the
+// folders searched and the files found are unchanged, so a call pays a
+// stat per folder and per file, not one per folder and rule.
+func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
+	dirs := searchDirs()
+	stamps := make([]stamp, len(dirs))
+	for i, d := range dirs {
+		stamps[i] = stampOf(d)
+	}
+	g.progs.mu.Lock()
+	defer g.progs.mu.Unlock()
+	if g.progs.valid(stamps) {
+		return cloneProgs(g.progs.list)
+	}
+	var out []sdk.ExecProgram
+	var files []stamp
+	seen := map[string]bool{}
+	for _, r := range g.rules {
+		name := path.Base(r.Program)
+		if r.Action == config.ExecAllow || seen[name] {
+			continue
+		}
+		seen[name] = true
+		p := sdk.ExecProgram{Name: name}
+		for _, f := range programFiles(name) {
+			files = append(files, stampOf(f.path))
+			if sum, ok := g.hashes.sum(f); ok {
+				p.Files = append(p.Files, sdk.ProgramFile{Path: f.path, Size: f.fi.Size(), SHA256: sum})
+			}
+		}
+		out = append(out, p)
+	}
+	g.progs.dirs, g.progs.files, g.progs.list, g.progs.built = stamps, files, out, true
+	g.progs.builds++
+	return cloneProgs(out)
+}
+
+// progCache is the last ExecPrograms list and what it was built from.
+type progCache struct {
+	mu          sync.Mutex
+	built       bool
+	dirs, files []stamp
+	list        []sdk.ExecProgram
+	builds      int // for tests
+}
+
+// valid says the folders searched are as they were (a file added, removed
+// or renamed in one changes its mtime) and so is every file found.
+func (c *progCache) valid(dirs []stamp) bool {
+	if !c.built || !slices.Equal(c.dirs, dirs) {
+		return false
+	}
+	for _, f := range c.files {
+		if stampOf(f.path) != f {
+			return false
+		}
+	}
+	return true
+}
+
+// stamp is what a file's or folder's change shows in.
+type stamp struct {
+	path         string
+	ok           bool
+	size         int64
+	mtime, ctime int64
+}
+
+func stampOf(p string) stamp {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return stamp{path: p}
+	}
+	return stamp{path: p, ok: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctimeOf(fi)}
+}
+
+// searchDirs are the folders programFiles searches, in its order.
+func searchDirs() []string {
+	var out []string
+	for _, d := range slices.Concat(filepath.SplitList(hostPath()), ruleDirs) {
+		if filepath.IsAbs(d) && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func cloneProgs(ps []sdk.ExecProgram) []sdk.ExecProgram {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Files = slices.Clone(out[i].Files)
+	}
+	return out
+}
+
+// Sandbox implements adapter.SandboxPolicy: the containment of one call's
+// processes, from the profile and the session's grants now. Paths the
+// guard allowed without asking may be read; those an ask approved for
+// this call (approved: by the user, a pass or -y) may be written too. nil
+// when the guard has no profile (the host sets no sandbox).
+func (g *WorkspaceGuard) Sandbox(sess *session.Session, d adapter.Decision, approved bool) *sdk.Sandbox {
+	if g.sandbox == nil {
+		return nil
+	}
+	mode := g.sandbox.SandboxMode()
+	if mode == config.SandboxOff {
+		return &sdk.Sandbox{Mode: sdk.SandboxOff}
+	}
+	sb := &sdk.Sandbox{
+		Mode:     mode,
+		Network:  g.sandbox.SandboxNetwork(),
+		Read:     slices.Concat(g.ReadRoots(sess), g.sandbox.Sandbox.Read),
+		Write:    slices.Clone(g.sandbox.Sandbox.Write),
+		Programs: g.ExecPrograms(),
+	}
+	switch {
+	case d.Action == adapter.Ask && approved:
+		sb.Write = append(sb.Write, d.Paths...)
+	case d.Action == adapter.Allow:
+		sb.Read = append(sb.Read, d.Paths...)
+	}
+	sb.Read, sb.Write = sortedSet(sb.Read), sortedSet(sb.Write)
+	return sb
+}
+
+func sortedSet(s []string) []string {
+	var out []string
+	for _, p := range s {
+		if p != "" {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// JudgeExec applies the profile's exec rules to a program a running
+// command's tree is about to exec, as Check does to a simple command whose
+// words are all static: the program is known by the basenames of program,
+// of argv[0] and of each interpreter, and by their files (a path, a link
+// or a byte-identical copy of a rule's program is that program). terminal
+// false means stdin is fed, so an interactive rule does not match. An
+// empty program (one that could not be identified) gets the strictest
+// rule of the profile. It returns the action (config.ExecAllow, ExecAsk or
+// ExecDeny) and, for ask and deny, the rule as a profile line says it.
+func (g *WorkspaceGuard) JudgeExec(program string, argv, interpreters []string, terminal bool) (action, rule string) {
+	if program == "" {
+		for _, want := range []string{config.ExecDeny, config.ExecAsk} {
+			for _, r := range g.rules {
+				if r.Action == want {
+					return want, ruleText(r)
+				}
+			}
+		}
+		return config.ExecAllow, ""
+	}
+	c := call{prog: path.Base(program), stdinFed: !terminal}
+	addName := func(p string) {
+		if n := path.Base(p); p != "" && n != c.prog && !slices.Contains(c.names, n) {
+			c.names = append(c.names, n)
+		}
+	}
+	if len(argv) > 0 {
+		addName(argv[0])
+		for _, a := range argv[1:] {
+			c.args = append(c.args, arg{text: a, static: true})
+		}
+	}
+	for _, f := range append([]string{program}, interpreters...) {
+		addName(f)
+		if pf, ok := statFile(f); ok {
+			c.files = append(c.files, pf)
+		}
+	}
+	rv := matchRules(g.rules, c, filesOf(g.rules))
+	if rv.action == config.ExecAllow {
+		return config.ExecAllow, ""
+	}
+	return rv.action, ruleText(rv.rule)
+}
+
+// hashCache keeps the SHA-256 of rule programs' files by path, size,
+// mtime and ctime. Safe for concurrent use.
+type hashCache struct {
+	mu   sync.Mutex
+	sums map[hashKey]string
+	// hashed counts the files read, for tests.
+	hashed int
+}
+
+// hashKey names a file's content: by device and inode where the system
+// says them (so /bin/x and /usr/bin/x through a /bin symlink are hashed
+// once), else by path.
+type hashKey struct {
+	path         string
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64
+}
+
+func (h *hashCache) sum(f progFile) (string, bool) {
+	k := hashKey{path: f.path, size: f.fi.Size(), mtime: f.fi.ModTime().UnixNano(), ctime: ctimeOf(f.fi)}
+	if dev, ino, ok := inodeOf(f.fi); ok {
+		k.path, k.dev, k.ino = "", dev, ino
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s, ok := h.sums[k]; ok {
+		return s, true
+	}
+	s, err := hashFile(f.path)
+	if err != nil {
+		return "", false
+	}
+	if h.sums == nil {
+		h.sums = map[hashKey]string{}
+	}
+	for old := range h.sums {
+		if old.path == k.path && old.dev == k.dev && old.ino == k.ino {
+			delete(h.sums, old) // the file changed: its old sum is stale
+		}
+	}
+	h.sums[k] = s
+	h.hashed++
+	return s, true
+}
+
+func hashFile(p string) (string, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", p, err)
+	}
+	defer fh.Close()
+	hs := sha256.New()
+	if _, err := io.Copy(hs, fh); err != nil {
+		return "", fmt.Errorf("hash %s: %w", p, err)
+	}
+	return hex.EncodeToString(hs.Sum(nil)), nil
+}

@@ -1,0 +1,191 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/sdk"
+)
+
+func execGuard(t *testing.T, rules ...config.ExecRule) *WorkspaceGuard {
+	t.Helper()
+	return New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: &config.Profile{Exec: config.ExecRules{Rules: rules}}})
+}
+
+func need(t *testing.T, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("%s is missing here: %v", f, err)
+		}
+	}
+}
+
+// TestJudgeExec: an exec seen at run time gets the verdict the guard
+// gives the same command written out: by name, by file, by copy; an
+// interactive rule only when stdin is a terminal; the strictest rule when
+// the program is unknown.
+func TestJudgeExec(t *testing.T) {
+	t.Parallel()
+	need(t, "/usr/bin/printenv", "/usr/bin/python3", "/usr/bin/env")
+	denyPrintenv := config.ExecRule{Action: config.ExecDeny, Program: "printenv"}
+	askEnv := config.ExecRule{Action: config.ExecAsk, Program: "env", Args: []string{"-i"}}
+	askPy := config.ExecRule{Action: config.ExecAsk, Program: "python3", Interactive: true}
+	g := execGuard(t, denyPrintenv, askEnv, askPy, config.ExecRule{Action: config.ExecAllow, Program: "ls"})
+
+	copyDir := t.TempDir()
+	copied := filepath.Join(copyDir, "innocent")
+	b, err := os.ReadFile("/usr/bin/printenv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	modified := filepath.Join(copyDir, "modified")
+	if err := os.WriteFile(modified, append(b, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(copyDir, "s.py")
+	if err := os.WriteFile(script, []byte("#!/usr/bin/python3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name         string
+		program      string
+		argv, interp []string
+		terminal     bool
+		want, rule   string
+	}{
+		{"deny by name", "/usr/bin/printenv", []string{"printenv", "FOO"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
+		{"deny by argv0 alone", "/opt/other/tool", []string{"printenv"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
+		{"deny a byte-identical copy", copied, []string{"innocent", "HOME"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
+		{"a modified copy is another program", modified, []string{"modified"}, nil, false, config.ExecAllow, ""},
+		{"ask by args", "/usr/bin/env", []string{"env", "-i", "sh"}, nil, false, config.ExecAsk, ruleText(askEnv)},
+		{"args not held allow", "/usr/bin/env", []string{"env", "FOO=1", "sh"}, nil, false, config.ExecAllow, ""},
+		{"interactive at a terminal asks", "/usr/bin/python3", []string{"python3"}, nil, true, config.ExecAsk, ruleText(askPy)},
+		{"interactive with stdin fed allows", "/usr/bin/python3", []string{"python3"}, nil, false, config.ExecAllow, ""},
+		{"a script run is not interactive", "/usr/bin/python3", []string{"python3", "s.py"}, nil, true, config.ExecAllow, ""},
+		{"interpreter of a script by name", script, []string{"./s.py"}, []string{"/usr/bin/python3"}, true, config.ExecAsk, ruleText(askPy)},
+		{"no rule allows", "/usr/bin/true", []string{"true"}, nil, true, config.ExecAllow, ""},
+		{"unidentified gets the deny", "", []string{"x"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			action, rule := g.JudgeExec(tt.program, tt.argv, tt.interp, tt.terminal)
+			if action != tt.want || rule != tt.rule {
+				t.Errorf("JudgeExec(%q, %q, %q, %v) = %s %s, want %s %s", tt.program, tt.argv, tt.interp, tt.terminal, action, rule, tt.want, tt.rule)
+			}
+		})
+	}
+}
+
+// TestJudgeExec_UnidentifiedStrictest: with no deny rule an unknown
+// program gets the ask; with neither, it runs.
+func TestJudgeExec_UnidentifiedStrictest(t *testing.T) {
+	t.Parallel()
+	ask := config.ExecRule{Action: config.ExecAsk, Program: "curl"}
+	if a, r := execGuard(t, ask, config.ExecRule{Action: config.ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != config.ExecAsk || r != ruleText(ask) {
+		t.Errorf("JudgeExec(unidentified) with an ask rule = %s %s, want ask %s", a, r, ruleText(ask))
+	}
+	if a, _ := execGuard(t, config.ExecRule{Action: config.ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != config.ExecAllow {
+		t.Errorf("JudgeExec(unidentified) with only allow rules = %s, want allow", a)
+	}
+}
+
+// TestExecPrograms_HashedOnce: a rule program's files carry their sizes
+// and hashes, read once across calls.
+func TestExecPrograms_HashedOnce(t *testing.T) {
+	t.Parallel()
+	need(t, "/usr/bin/printenv")
+	g := execGuard(t, config.ExecRule{Action: config.ExecDeny, Program: "printenv"}, config.ExecRule{Action: config.ExecAllow, Program: "ls"},
+		config.ExecRule{Action: config.ExecAsk, Program: "printenv", Args: []string{"HOME"}})
+	progs := g.ExecPrograms()
+	if len(progs) != 1 || progs[0].Name != "printenv" || len(progs[0].Files) == 0 {
+		t.Fatalf("ExecPrograms() = %+v, want printenv alone, with its files", progs)
+	}
+	i := slices.IndexFunc(progs[0].Files, func(f sdk.ProgramFile) bool { return f.Path == "/usr/bin/printenv" })
+	fi, _ := os.Stat("/usr/bin/printenv")
+	if i < 0 || progs[0].Files[i].Size != fi.Size() || len(progs[0].Files[i].SHA256) != 64 {
+		t.Fatalf("files %+v, want /usr/bin/printenv with its size and a sha256", progs[0].Files)
+	}
+	n := g.hashes.hashed
+	g.progs.built = false // as when a folder changed: the list is rebuilt, the sums kept
+	g.ExecPrograms()
+	if g.hashes.hashed != n {
+		t.Errorf("a second ExecPrograms hashed %d more files, want none", g.hashes.hashed-n)
+	}
+}
+
+// TestSandbox_PathsByApproval: approved asks widen Write; paths the guard
+// let through without asking widen Read only; the session's approvals and
+// the profile's sandbox paths always apply.
+func TestSandbox_PathsByApproval(t *testing.T) {
+	t.Parallel()
+	prof := &config.Profile{Sandbox: config.SandboxRules{Mode: config.SandboxOn, Network: config.NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	sess := session.New("s")
+	sess.ApprovePaths("/srv/approved")
+	for _, tt := range []struct {
+		name        string
+		d           adapter.Decision
+		approved    bool
+		read, write []string
+	}{
+		{"ask approved", adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true, []string{"/srv/approved", "/srv/r"}, []string{"/etc/x", "/srv/w"}},
+		{"allow without asking", adapter.Decision{Action: adapter.Allow, Paths: []string{"/etc/x"}}, false, []string{"/etc/x", "/srv/approved", "/srv/r"}, []string{"/srv/w"}},
+		{"ask not approved", adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, false, []string{"/srv/approved", "/srv/r"}, []string{"/srv/w"}},
+	} {
+		sb := g.Sandbox(sess, tt.d, tt.approved)
+		if sb == nil || sb.Mode != sdk.SandboxOn || sb.Network || !slices.Equal(sb.Read, tt.read) || !slices.Equal(sb.Write, tt.write) {
+			t.Errorf("%s: Sandbox = %+v, want mode on, network off, read %q, write %q", tt.name, sb, tt.read, tt.write)
+		}
+	}
+	prof.Sandbox.Mode = config.SandboxOff
+	if sb := New(Options{Workspace: t.TempDir(), Profile: prof}).Sandbox(sess, adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true); sb == nil || sb.Mode != sdk.SandboxOff || len(sb.Write) > 0 {
+		t.Errorf("off: Sandbox = %+v, want mode off and nothing else", sb)
+	}
+}
+
+// TestExecPrograms_FollowsChanges: the kept list is rebuilt when a
+// program of a rule appears in a searched folder, or a file found is
+// rewritten in place, and only then.
+func TestExecPrograms_FollowsChanges(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	g := execGuard(t, config.ExecRule{Action: config.ExecDeny, Program: "yagent-test-prog"})
+	if p := g.ExecPrograms(); len(p) != 1 || len(p[0].Files) != 0 {
+		t.Fatalf("ExecPrograms() = %+v, want the rule's program with no file yet", p)
+	}
+	g.ExecPrograms()
+	if g.progs.builds != 1 {
+		t.Fatalf("%d builds for two calls on an unchanged machine, want 1", g.progs.builds)
+	}
+	prog := filepath.Join(dir, "yagent-test-prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho one\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := g.ExecPrograms()
+	if len(p[0].Files) != 1 || p[0].Files[0].Path != prog {
+		t.Fatalf("after the program appeared: %+v, want %s", p, prog)
+	}
+	first := p[0].Files[0].SHA256
+	fh, err := os.OpenFile(prog, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.WriteString("#!/bin/sh\necho two, longer\n"); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	if p := g.ExecPrograms(); p[0].Files[0].SHA256 == first {
+		t.Errorf("after a rewrite in place the sha256 is still %s", first)
+	}
+}
