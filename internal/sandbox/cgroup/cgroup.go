@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // Group is one command's cgroup.
@@ -79,6 +80,10 @@ func (g *Group) Name() string { return filepath.Base(g.Dir()) }
 // the group and SIGKILLs each of its processes until none is left. After
 // Release it kills nothing.
 func (g *Group) Kill() error { return g.kill() }
+
+// Signal sends sig to every process in the group now (a graceful stop
+// before Kill). After Release it signals nothing.
+func (g *Group) Signal(sig syscall.Signal) { g.signal(sig) }
 
 // Procs counts the processes in the group now.
 func (g *Group) Procs() int { return g.procs() }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -208,6 +209,17 @@ func readProcs(dir string) []int {
 		}
 	}
 	return pids
+}
+
+func (g *Group) signal(sig syscall.Signal) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.released {
+		return
+	}
+	for _, pid := range procsUnder(g.dir, 8) {
+		_ = unix.Kill(pid, sig)
+	}
 }
 
 func (g *Group) procs() int {

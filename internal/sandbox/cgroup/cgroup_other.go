@@ -2,7 +2,10 @@
 
 package cgroup
 
-import "fmt"
+import (
+	"fmt"
+	"syscall"
+)
 
 type tree struct{}
 
@@ -19,8 +22,9 @@ func (t *tree) newGroup(bool) (*Group, error) {
 
 func (*tree) cleanup() {}
 
-func (g *Group) kill() error       { return ErrUnavailable }
-func (g *Group) procs() int        { return 0 }
-func (g *Group) release()          {}
-func dirOf(int) (string, error)    { return std.rootDir() }
-func killLive(string) (int, error) { return 0, nil }
+func (g *Group) kill() error           { return ErrUnavailable }
+func (g *Group) signal(syscall.Signal) {}
+func (g *Group) procs() int            { return 0 }
+func (g *Group) release()              {}
+func dirOf(int) (string, error)        { return std.rootDir() }
+func killLive(string) (int, error)     { return 0, nil }
