@@ -25,6 +25,7 @@ type Group struct {
 	mu       sync.Mutex
 	dir      string // the folder now: Path, or its kept- name once released
 	released bool
+	pooled   bool // released empty, its folder kept for another command
 }
 
 // ErrUnavailable says this machine has no writable cgroup v2: commands run
@@ -89,7 +90,8 @@ func (g *Group) Signal(sig syscall.Signal) { g.signal(sig) }
 func (g *Group) Procs() int { return g.procs() }
 
 // Release lets the group go: it is never killed after this. Its folder is
-// removed when empty; otherwise the processes left in it move to a kept-N
+// removed when empty (or, a live one, kept for the next New to reuse);
+// otherwise the processes left in it move to a kept-N
 // group (cgroup v2 has no rename), so that no one kills them (a dead
 // plugin's host kills live-N groups only), removed by a later sweep once
 // empty.
@@ -105,7 +107,7 @@ func DirOf(pid int) (string, error) { return dirOf(pid) }
 // never touched.
 func KillLive(dir string) (int, error) { return killLive(dir) }
 
-// Cleanup removes this process's released groups that have emptied, and
-// its own folder when nothing is left in it: the plugin calls it as it
+// Cleanup removes this process's released groups that have emptied (and
+// those kept for reuse), and its own folder when nothing is left in it: the plugin calls it as it
 // shuts down.
 func Cleanup() { std.cleanup() }

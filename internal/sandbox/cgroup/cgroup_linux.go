@@ -31,7 +31,16 @@ type tree struct {
 
 	mu        sync.Mutex
 	kept      []string // released folders that still held processes
+	idle      []idle   // released live groups left empty, for reuse
 	lastSweep time.Time
+}
+
+// idle is an empty live group kept open for the next command: making and
+// removing a cgroup costs more than the rest of starting one in it.
+type idle struct {
+	dir string
+	fd  int
+	n   int64
 }
 
 var std = &tree{proc: "/proc/self", pid: os.Getpid()}
@@ -43,6 +52,7 @@ const (
 	sweepDead    = 64               // dead processes' folders tried at start
 	sweepEntries = 256              // folders tried under one dead process's folder
 	sweepAge     = 10 * time.Second // a folder younger than this is left alone
+	maxIdle      = 4                // empty live groups kept for reuse
 )
 
 func (t *tree) rootDir() (string, error) {
@@ -108,6 +118,11 @@ func (t *tree) newGroup(background bool) (*Group, error) {
 		return nil, err
 	}
 	t.sweep(false)
+	if !background {
+		if i, ok := t.takeIdle(); ok {
+			return &Group{Path: i.dir, dir: i.dir, fd: i.fd, t: t, n: i.n}, nil
+		}
+	}
 	prefix := PrefixLive
 	if background {
 		prefix = PrefixBackground
@@ -223,7 +238,13 @@ func (g *Group) signal(sig syscall.Signal) {
 }
 
 func (g *Group) procs() int {
-	return len(procsUnder(g.Dir(), 8))
+	g.mu.Lock()
+	pooled, dir := g.pooled, g.dir
+	g.mu.Unlock()
+	if pooled {
+		return 0 // its folder is another command's now
+	}
+	return len(procsUnder(dir, 8))
 }
 
 func (g *Group) release() {
@@ -233,6 +254,11 @@ func (g *Group) release() {
 		return
 	}
 	g.released = true
+	if !g.background && g.fd >= 0 && g.t.putIdle(g) {
+		g.fd = -1 // the next command's now, and so is the folder
+		g.pooled = true
+		return
+	}
 	if g.fd >= 0 {
 		_ = unix.Close(g.fd)
 		g.fd = -1
@@ -309,6 +335,46 @@ func waitFrozen(dir string, timeout time.Duration) {
 	}
 }
 
+// takeIdle hands out an empty live group, if one is kept.
+func (t *tree) takeIdle() (idle, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.idle) == 0 {
+		return idle{}, false
+	}
+	i := t.idle[len(t.idle)-1]
+	t.idle = t.idle[:len(t.idle)-1]
+	return i, true
+}
+
+// putIdle keeps g's folder and descriptor for reuse when nothing is left
+// in it and there is room.
+func (t *tree) putIdle(g *Group) bool {
+	if !empty(g.fd) {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.idle) >= maxIdle {
+		return false
+	}
+	t.idle = append(t.idle, idle{dir: g.dir, fd: g.fd, n: g.n})
+	return true
+}
+
+// empty reports whether the cgroup open as fd, and every one under it,
+// holds no process (cgroup.events says "populated 0").
+func empty(fd int) bool {
+	efd, err := unix.Openat(fd, "cgroup.events", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(efd)
+	var b [256]byte
+	n, err := unix.Read(efd, b[:])
+	return err == nil && strings.Contains(string(b[:max(n, 0)]), "populated 0")
+}
+
 func (t *tree) keep(dir string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -341,6 +407,14 @@ func (t *tree) cleanup() {
 	root, err := t.rootDir()
 	if err != nil {
 		return
+	}
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, i := range idle {
+		_ = unix.Close(i.fd)
+		_ = unix.Rmdir(i.dir)
 	}
 	t.sweep(true)
 	_ = unix.Rmdir(root) // fails while groups are in it, as it should

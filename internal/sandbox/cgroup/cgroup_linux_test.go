@@ -199,23 +199,52 @@ func TestRelease_KeepsSurvivorsAndNeverKillsThem(t *testing.T) {
 	}
 }
 
-func TestRelease_RemovesAnEmptyGroup(t *testing.T) {
+func TestRelease_ReusesOrRemovesAnEmptyGroup(t *testing.T) {
 	t.Parallel()
 	tr := testTree(t)
-	g, err := tr.newGroup(false)
+	var groups []*Group
+	for range maxIdle + 1 {
+		g, err := tr.newGroup(false)
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: g.FD()}
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("run in the cgroup: %v", err)
+		}
+		groups = append(groups, g)
+	}
+	for _, g := range groups {
+		g.Release()
+		g.Release() // twice is once
+	}
+	// The last one found the pool full: removed.
+	if last := groups[maxIdle]; !errors.Is(statErr(last.Path), os.ErrNotExist) {
+		t.Errorf("an empty released group beyond the %d kept for reuse: %v, want its folder removed", maxIdle, statErr(last.Path))
+	}
+	again, err := tr.newGroup(false)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	cmd := exec.Command("true")
-	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: g.FD()}
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("run in the cgroup: %v", err)
+	if !slices.ContainsFunc(groups[:maxIdle], func(g *Group) bool { return g.Path == again.Path }) {
+		t.Errorf("New made %s, want one of the empty released groups reused", again.Path)
 	}
-	g.Release()
-	g.Release() // twice is once
-	if _, err := os.Stat(g.Path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("an empty released group's folder: %v, want it removed", err)
+	if err := groups[0].Kill(); err != nil {
+		t.Errorf("Kill of a released group whose folder was reused: %v", err)
 	}
+	again.Release()
+	tr.cleanup()
+	for _, g := range groups {
+		if !errors.Is(statErr(g.Path), os.ErrNotExist) {
+			t.Errorf("after Cleanup %s: %v, want it removed", g.Path, statErr(g.Path))
+		}
+	}
+}
+
+func statErr(p string) error {
+	_, err := os.Stat(p)
+	return err
 }
 
 func TestKillLive_KillsLiveGroupsOnly(t *testing.T) {

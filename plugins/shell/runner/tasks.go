@@ -276,7 +276,7 @@ func (m *Manager) Tasks(ctx context.Context) (*sdk.Result, error) {
 		info := TaskInfo{TaskID: t.id, Mode: t.mode, Status: d.Status, ExitCode: d.ExitCode, Command: clip(t.command, 200),
 			PID: t.pid, ElapsedMS: d.ElapsedMS, UnreadBytes: max(0, unread), LogPath: t.logPath}
 		group := ""
-		if t.cg != nil {
+		if t.cg != nil && !t.finished() {
 			n := t.cg.Procs()
 			info.Cgroup, info.Processes = t.cg.Dir(), &n
 			group = fmt.Sprintf("  cgroup %s (%s)", t.cg.Name(), plural(n, "process", "processes"))
