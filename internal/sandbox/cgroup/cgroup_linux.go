@@ -85,11 +85,18 @@ func (t *tree) find() (string, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return "", fmt.Errorf("%w: this process's cgroup folder %s is missing", ErrUnavailable, dir)
 	}
+	// A threaded cgroup holds threads, not processes: a command cannot be
+	// born in a cgroup under it.
+	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.type")); err == nil {
+		if typ := strings.TrimSpace(string(b)); typ == "threaded" || typ == "domain invalid" {
+			return "", fmt.Errorf("%w: this process's cgroup %s is %s: processes cannot be moved under it", ErrUnavailable, dir, typ)
+		}
+	}
 	// Making a child needs write on the folder; moving a child process in
 	// needs write on cgroup.procs of the common ancestor, this folder.
 	for _, p := range []string{dir, filepath.Join(dir, "cgroup.procs")} {
 		if err := unix.Access(p, unix.W_OK); err != nil {
-			return "", fmt.Errorf("%w: %s is not writable by uid %d (%w): the cgroup is not delegated to this user (systemd: Delegate=yes, or run in a user slice)", ErrUnavailable, p, os.Getuid(), err)
+			return "", fmt.Errorf("%w: %s is not writable by uid %d (%w): the cgroup is not delegated to this user (under systemd, run yagent in a unit or scope with Delegate=yes, such as systemd-run --user --scope -p Delegate=yes)", ErrUnavailable, p, os.Getuid(), err)
 		}
 	}
 	return filepath.Join(dir, PrefixProcess+strconv.Itoa(t.pid)), nil

@@ -322,6 +322,23 @@ func TestRoot_SaysWhyThereIsNone(t *testing.T) {
 			t.Errorf("%s: New = %v, %v; want ErrUnavailable", c.name, g, err)
 		}
 	}
+
+	// A threaded cgroup, at a mount point of the test's own.
+	dir, mnt := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(mnt, "cgroup.type"), []byte("threaded\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "mountinfo"), []byte("41 31 0:38 / "+mnt+" rw - cgroup2 cgroup2 rw\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "cgroup"), []byte("0::/\n"), 0o600)
+	tr := &tree{proc: dir, pid: 1}
+	if _, err := tr.rootDir(); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "threaded") {
+		t.Errorf("threaded: err = %v, want ErrUnavailable saying it is threaded", err)
+	}
+	// The same folder as a domain: there is a root.
+	os.WriteFile(filepath.Join(mnt, "cgroup.type"), []byte("domain\n"), 0o600)
+	os.WriteFile(filepath.Join(mnt, "cgroup.procs"), nil, 0o600)
+	tr = &tree{proc: dir, pid: 1}
+	if root, err := tr.rootDir(); err != nil || root != filepath.Join(mnt, "yagent.1") {
+		t.Errorf("domain: root = %q, %v; want %s", root, err, filepath.Join(mnt, "yagent.1"))
+	}
 }
 
 func TestSweepDeadProcesses_RemovesOnlyTheDeadsEmptyFolders(t *testing.T) {

@@ -33,6 +33,7 @@ func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 		if g != nil {
 			g.Release()
 			t.cg = nil
+			return fmt.Errorf("%w (starting it in cgroup %s)", err, g.Path)
 		}
 		return err
 	}
