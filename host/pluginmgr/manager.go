@@ -253,10 +253,16 @@ func (m *Manager) Plugin(name string) *Plugin {
 }
 
 // KillReportedGroups sends SIGKILL to every process group a plugin reported
-// live and has not reported ended: the host's hard exit on a second signal.
+// live and has not reported ended, and kills the cgroups of the commands
+// each running plugin has in flight: the host's hard exit on a second
+// signal.
 func (m *Manager) KillReportedGroups() {
 	for _, p := range m.Plugins() {
 		p.killGroups()
+		p.mu.Lock()
+		inst := p.inst
+		p.mu.Unlock()
+		p.killLiveCgroups(inst)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -63,6 +64,9 @@ type instance struct {
 	pid    int
 	tail   *stderrTail
 	desc   sdk.Description
+	// cgroups is the folder under which the process makes its commands'
+	// cgroups (cgroup.DirOf, read while it lives); "" without cgroup v2.
+	cgroups string
 }
 
 // startOp is one start in progress; concurrent callers wait on it.
@@ -180,8 +184,8 @@ func (p *Plugin) failed(inst *instance, info sdk.CallInfo, callErr error) error 
 }
 
 // crashed drops inst (once, whichever of its failed calls gets here
-// first), kills the process groups the plugin reported, and reaps the
-// process.
+// first), kills the process groups the plugin reported and the cgroups of
+// its commands in flight, and reaps the process.
 func (p *Plugin) crashed(inst *instance) {
 	p.mu.Lock()
 	if p.inst == inst {
@@ -191,7 +195,11 @@ func (p *Plugin) crashed(inst *instance) {
 	}
 	p.mu.Unlock()
 	p.killGroups()
+	p.killLiveCgroups(inst)
 	inst.client.Kill()
+	// Once more, now that the process is gone: a command it started
+	// meanwhile.
+	p.killLiveCgroups(inst)
 }
 
 // instance returns the running instance, starting one when there is none.
@@ -349,6 +357,9 @@ func (p *Plugin) launch() (*instance, error) {
 	}
 	if rc := client.ReattachConfig(); rc != nil {
 		inst.pid = rc.Pid
+		if dir, err := cgroup.DirOf(inst.pid); err == nil {
+			inst.cgroups = dir
+		}
 	}
 	if inst.remote, err = sdk.DispenseRemote(rpc); err != nil {
 		return fail(err)
@@ -399,6 +410,7 @@ func (p *Plugin) stop(ctx context.Context) error {
 			}
 		}
 		inst.client.Kill()
+		p.killLiveCgroups(inst)
 	}
 	p.killGroups()
 	return err
@@ -417,6 +429,22 @@ func (p *Plugin) killGroups() {
 		if err := killGroup(pgid); err != nil {
 			p.m.logger.Warn("kill plugin process group", "plugin", p.Name, "pgid", pgid, "error", err)
 		}
+	}
+}
+
+// killLiveCgroups kills the live-N cgroups of inst, the commands it had in
+// flight: their setsid and double-forked children too. bg-N (background
+// commands) and kept-N (what returned calls left) are not touched.
+func (p *Plugin) killLiveCgroups(inst *instance) {
+	if inst == nil || inst.cgroups == "" {
+		return
+	}
+	n, err := cgroup.KillLive(inst.cgroups)
+	if err != nil {
+		p.m.logger.Warn("kill plugin cgroups", "plugin", p.Name, "dir", inst.cgroups, "error", err)
+	}
+	if n > 0 {
+		p.m.logger.Debug("killed plugin cgroups", "plugin", p.Name, "dir", inst.cgroups, "groups", n)
 	}
 }
 

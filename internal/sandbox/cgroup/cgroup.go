@@ -1,33 +1,113 @@
 package cgroup
 
-import "errors"
+import (
+	"errors"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
 
 // Group is one command's cgroup.
 type Group struct {
-	// Path is the cgroup's folder.
+	// Path is the cgroup's folder as New made it (Dir follows the move to
+	// kept-N at Release).
 	Path string
 	fd   int
+
+	// forceSignals makes Kill take the fallback path (freeze, then SIGKILL
+	// each process) even where cgroup.kill exists: a test seam.
+	forceSignals bool
+
+	t          *tree
+	background bool
+	n          int64 // the N of live-N, bg-N, kept-N
+
+	mu       sync.Mutex
+	dir      string // the folder now: Path, or its kept- name once released
+	released bool
+	pooled   bool // released empty, its folder kept for another command
 }
 
 // ErrUnavailable says this machine has no writable cgroup v2: commands run
 // in process groups only.
 var ErrUnavailable = errors.New("no writable cgroup v2 here")
 
-// Root returns the cgroup v2 folder under which this process makes
-// command cgroups, or an error saying why there is none.
-func Root() (string, error) { return "", ErrUnavailable }
+// Folder name prefixes under a process's yagent.<pid> folder.
+const (
+	// PrefixLive names the group of a command whose call (or yielded task)
+	// is in flight: a dead plugin's host kills these.
+	PrefixLive = "live-"
+	// PrefixBackground names the group of an is_background command: never
+	// killed but by shell_cancel.
+	PrefixBackground = "bg-"
+	// PrefixKept names a released group that still had processes: they
+	// outlived their call and are never killed.
+	PrefixKept = "kept-"
+	// PrefixProcess starts the folder of one plugin process's groups,
+	// yagent.<pid>.
+	PrefixProcess = "yagent."
+)
 
-// New makes a cgroup for one in-flight command; background says it
-// belongs to a command that outlives its call (never killed with the
-// plugin).
-func New(background bool) (*Group, error) { return nil, ErrUnavailable }
+// Root returns the cgroup v2 folder under which this process makes
+// command cgroups (<mount><own cgroup>/yagent.<pid>), or an error saying
+// why there is none (wrapping ErrUnavailable). It makes nothing.
+func Root() (string, error) { return std.rootDir() }
+
+// New makes a cgroup for one command and opens its folder for
+// SysProcAttr.UseCgroupFD/CgroupFD. background says it belongs to a
+// command that outlives its call (bg-N: never killed with the plugin);
+// otherwise it is live-N, in flight.
+func New(background bool) (*Group, error) { return std.newGroup(background) }
 
 // FD is the descriptor for SysProcAttr.UseCgroupFD/CgroupFD.
 func (g *Group) FD() int { return g.fd }
 
-// Kill kills every process in the group.
-func (g *Group) Kill() error { return ErrUnavailable }
+// Background says the group is a bg-N one.
+func (g *Group) Background() bool { return g.background }
 
-// Release lets the group go: it is never killed after this, and its
-// folder is removed once empty.
-func (g *Group) Release() {}
+// Dir is the group's folder now: Path, or the kept-N group Release moved
+// the processes left in it to.
+func (g *Group) Dir() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.dir
+}
+
+// Name is the base name of Dir (live-3, bg-4, kept-3).
+func (g *Group) Name() string { return filepath.Base(g.Dir()) }
+
+// Kill kills every process in the group (and in any group under it): it
+// writes cgroup.kill, or where the kernel has none (before 5.14) freezes
+// the group and SIGKILLs each of its processes until none is left. After
+// Release it kills nothing.
+func (g *Group) Kill() error { return g.kill() }
+
+// Signal sends sig to every process in the group now (a graceful stop
+// before Kill). After Release it signals nothing.
+func (g *Group) Signal(sig syscall.Signal) { g.signal(sig) }
+
+// Procs counts the processes in the group now.
+func (g *Group) Procs() int { return g.procs() }
+
+// Release lets the group go: it is never killed after this. Its folder is
+// removed when empty (or, a live one, kept for the next New to reuse);
+// otherwise the processes left in it move to a kept-N
+// group (cgroup v2 has no rename), so that no one kills them (a dead
+// plugin's host kills live-N groups only), removed by a later sweep once
+// empty.
+func (g *Group) Release() { g.release() }
+
+// DirOf returns the folder under which process pid (a plugin) makes its
+// command cgroups, from its /proc entry: read it while the process lives.
+func DirOf(pid int) (string, error) { return dirOf(pid) }
+
+// KillLive kills every live-N group under dir, the folder of a plugin
+// process (DirOf), and returns how many it killed: the host calls it when
+// that plugin died with commands in flight. bg-N and kept-N groups are
+// never touched.
+func KillLive(dir string) (int, error) { return killLive(dir) }
+
+// Cleanup removes this process's released groups that have emptied (and
+// those kept for reuse), and its own folder when nothing is left in it: the plugin calls it as it
+// shuts down.
+func Cleanup() { std.cleanup() }

@@ -32,6 +32,19 @@
 // Shutdown, and the host does the same with the groups it was told about
 // when the plugin itself is dead.
 //
+// Under a sandbox that is not off, each command is also born in a cgroup v2
+// of its own (package cgroup; CLONE_INTO_CGROUP): live-N for a foreground
+// command, bg-N for a background one. Every kill above of a command in
+// flight (timeout, cancel, shell_cancel, KillLiveProcessGroups, Shutdown)
+// is then cgroup.kill too, which reaches the children that left the group
+// (setsid, setsid -f, set -m, double forks); a dead plugin's host kills its
+// live-N groups. As a call returns with its command finished, and as a
+// yielded task's command ends, the group is released: the processes left
+// in it move to kept-N and are never killed later (`nohup server &`). A
+// bg-N group outlives the call; shell_cancel kills it whole. Without a
+// writable cgroup v2 the process groups are all there is (a required
+// sandbox refuses the command instead).
+//
 // The host decides, before a call reaches this package, whether a command
 // may run (its parse-time command analysis); this package only executes.
 // Input typed into a terminal task is the exception, since only this

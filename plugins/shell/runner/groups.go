@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,18 +17,20 @@ type LiveGroups struct {
 }
 
 type liveGroup struct {
+	// cg is the command's cgroup, nil without one.
+	cg *cgroup.Group
 	// stopped is set when KillAll killed the group, so the receipt can say
 	// who did it.
 	stopped atomic.Bool
 }
 
-func (g *LiveGroups) register(pgid int) *liveGroup {
+func (g *LiveGroups) register(pgid int, cg *cgroup.Group) *liveGroup {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.groups == nil {
 		g.groups = make(map[int]*liveGroup)
 	}
-	e := &liveGroup{}
+	e := &liveGroup{cg: cg}
 	g.groups[pgid] = e
 	return e
 }
@@ -50,16 +53,17 @@ func (g *LiveGroups) PGIDs() []int {
 	return ids
 }
 
-// KillAll sends SIGKILL to every registered group and returns how many it
-// signalled. Entries stay until their command's wait ends and unregisters
-// them.
+// KillAll kills every registered group, its cgroup whole (cgroup.kill)
+// and its process group (SIGKILL), and returns how many it reached.
+// Entries stay until their command's wait ends and unregisters them.
 func (g *LiveGroups) KillAll() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	n := 0
 	for pgid, e := range g.groups {
 		e.stopped.Store(true)
-		if err := syscall.Kill(-pgid, syscall.SIGKILL); err == nil {
+		killed := e.cg != nil && e.cg.Kill() == nil
+		if err := syscall.Kill(-pgid, syscall.SIGKILL); err == nil || killed {
 			n++
 		}
 	}

@@ -2,11 +2,85 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os/exec"
+	"syscall"
+
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/sdk"
 )
 
 // launch starts cmd, the process of task t: every command of the plugin
-// (pipe, terminal, background) starts here.
+// (pipe, terminal, background) starts here. Under a sandbox that is not
+// off, cmd is born in a cgroup of its own (live-N, bg-N for a background
+// command: CLONE_INTO_CGROUP, so no child escapes before it is in), kept in
+// t.cg; without a writable cgroup v2 the command runs in its process group
+// only, unless the call's sandbox is required.
 func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
-	return m.confine(ctx, t, cmd)
+	g, err := m.cgroupFor(ctx, t)
+	if err != nil {
+		return err
+	}
+	if g != nil {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		bornIn(cmd.SysProcAttr, g.FD())
+		t.cg = g
+	}
+	if err := m.confine(ctx, t, cmd); err != nil {
+		if g != nil {
+			g.Release()
+			t.cg = nil
+			return fmt.Errorf("%w (starting it in cgroup %s)", err, g.Path)
+		}
+		return err
+	}
+	return nil
+}
+
+// errNoCgroup refuses a command of a required sandbox where it cannot have
+// a cgroup.
+var errNoCgroup = errors.New("the sandbox is required, but commands cannot get a cgroup of their own here")
+
+// cgroupFor makes t's cgroup; nil with no error when the call's sandbox
+// is off or the machine has no writable cgroup v2.
+func (m *Manager) cgroupFor(ctx context.Context, t *task) (*cgroup.Group, error) {
+	sb := sdk.CallFrom(ctx).Sandbox
+	if sb == nil || sb.Mode == "" || sb.Mode == sdk.SandboxOff {
+		return nil, nil // the seeds' behaviour: process groups
+	}
+	g, err := m.opts.NewCgroup(t.mode == modeBackground)
+	if err == nil {
+		return g, nil
+	}
+	if sb.Mode == sdk.SandboxRequired {
+		return nil, fmt.Errorf("%w (%v): run `yagent doctor` to see why, or set sandbox to on in the profile to run commands in process groups only", errNoCgroup, err)
+	}
+	m.noCgroup.Do(func() {
+		m.opts.Logger.Warn("shell: commands run in process groups only: a command's setsid or daemonized children can outlive its timeout", "err", err)
+	})
+	return nil, nil
+}
+
+// killTree is the Cancel of a foreground command: cgroup.kill of its
+// cgroup, which reaches every process it started (setsid and
+// double-forked ones too), and SIGKILL to its process group, which is all
+// there is without a cgroup.
+func killTree(t *task, cmd *exec.Cmd) func() error {
+	return func() error {
+		if t.cg != nil {
+			_ = t.cg.Kill() // the group kill below still lands
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// releaseGroup lets t's cgroup go: what is left in it lives on, never
+// killed later (`nohup server &`).
+func (t *task) releaseGroup() {
+	if t.cg != nil {
+		t.cg.Release()
+	}
 }

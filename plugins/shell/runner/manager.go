@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -23,6 +24,8 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*sessionTasks
 	inflight map[*task]struct{} // foreground commands not yet ended
+
+	noCgroup sync.Once // the fallback to process groups is logged once
 }
 
 type sessionTasks struct {
@@ -38,9 +41,9 @@ func New(opts Options) *Manager {
 	}
 }
 
-// KillLiveProcessGroups sends SIGKILL to the process group of every
+// KillLiveProcessGroups kills the cgroup and the process group of every
 // foreground command in flight (calls and yielded tasks) and returns how
-// many groups it signalled. Background commands are not touched. The
+// many it reached. Background commands are not touched. The
 // plugin calls it on Shutdown; the host does the same with the groups it
 // was told about (ReportProcessGroup) when the plugin is dead.
 func (m *Manager) KillLiveProcessGroups() int {
@@ -53,9 +56,10 @@ func (m *Manager) LiveProcessGroups() []int {
 	return m.groups.PGIDs()
 }
 
-// Shutdown cancels every foreground command in flight, kills their process
-// groups and waits until they have ended or ctx is done. Background
-// commands keep running: they belong to the user.
+// Shutdown cancels every foreground command in flight, kills their
+// cgroups and process groups and waits until they have ended or ctx is
+// done, then removes the cgroup folders left empty. Background commands
+// keep running: they belong to the user.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	tasks := make([]*task, 0, len(m.inflight))
@@ -74,6 +78,7 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 			return fmt.Errorf("shell shutdown: %w", ctx.Err())
 		}
 	}
+	cgroup.Cleanup()
 	return nil
 }
 

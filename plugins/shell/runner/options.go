@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"os/exec"
 	"time"
+
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 )
 
 // runBashWaitDelay is how long a foreground command's output pipes may stay
@@ -67,6 +69,11 @@ type Options struct {
 	CancelGrace time.Duration
 	// Logger receives what the model need not see; default slog.Default().
 	Logger *slog.Logger
+	// NewCgroup makes the cgroup of a command (background: one that
+	// outlives its call); default cgroup.New. One that fails leaves
+	// commands in their process groups (the fallback), or refuses them
+	// under a required sandbox.
+	NewCgroup func(background bool) (*cgroup.Group, error)
 }
 
 func (o Options) withDefaults() Options {
@@ -103,6 +110,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.NewCgroup == nil {
+		o.NewCgroup = cgroup.New
 	}
 	return o
 }

@@ -85,15 +85,18 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (*sdk.Result, error) 
 	for {
 		select {
 		case <-t.done:
-			return m.callResult(t)
+			return m.returned(t)
 		case <-ctx.Done():
 			// The call is still in flight: its cancellation kills the group.
 			t.cancel(errCallCancelled)
 			<-t.done
-			return m.callResult(t)
+			return m.returned(t)
 		case <-yieldTimer.C:
+			// Said before the check: the wait goroutine, if the command
+			// ends now, sees it and releases the task's cgroup.
+			t.yielded.Store(true)
 			if t.finished() {
-				return m.callResult(t)
+				return m.returned(t)
 			}
 			if !m.adopt(t) {
 				// Every task slot holds a running task: keep waiting in the
@@ -103,6 +106,15 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (*sdk.Result, error) 
 			return m.yieldResult(t, yield), nil
 		}
 	}
+}
+
+// returned is the receipt of a call whose command has finished. Its cgroup
+// is let go as the call returns: what the command left behind (`nohup
+// server &`) lives on, and nothing kills it later.
+func (m *Manager) returned(t *task) (*sdk.Result, error) {
+	res, err := m.callResult(t)
+	t.releaseGroup()
+	return res, err
 }
 
 func cmp(d, def time.Duration) time.Duration {
@@ -153,7 +165,7 @@ func (m *Manager) startForeground(callCtx context.Context, t *task, dir string) 
 	}
 	t.pid = cmd.Process.Pid
 	t.pgid = t.pid // Setpgid (pipe) and Setsid (pty) make bash its group's leader.
-	entry := m.groups.register(t.pgid)
+	entry := m.groups.register(t.pgid, t.cg)
 	reportCtx := context.WithoutCancel(callCtx)
 	m.report(reportCtx, t.pgid, true)
 	m.track(t)
@@ -178,17 +190,18 @@ func (m *Manager) startForeground(callCtx context.Context, t *task, dir string) 
 		m.groups.unregister(t.pgid)
 		m.report(reportCtx, t.pgid, false)
 		m.untrack(t)
+		// A task's call returned long ago: it is let go as it ends, before
+		// its end is told. A yield at this very moment is seen after.
+		released := t.yielded.Load()
+		if released {
+			t.releaseGroup()
+		}
 		close(t.done)
+		if !released && t.yielded.Load() {
+			t.releaseGroup()
+		}
 	}()
 	return nil
-}
-
-// killGroup is the Cancel of a foreground command: SIGKILL to its whole
-// process group, not only to bash.
-func killGroup(cmd *exec.Cmd) func() error {
-	return func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
 }
 
 // startPipe starts t with its output on pipes and stdin on /dev/null: a
@@ -200,7 +213,7 @@ func (m *Manager) startPipe(ctx context.Context, t *task, dir string) (*exec.Cmd
 	cmd.Stdout = t.out // one writer for both: a single pipe, in order
 	cmd.Stderr = t.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = killGroup(cmd)
+	cmd.Cancel = killTree(t, cmd)
 	cmd.WaitDelay = m.opts.WaitDelay
 	if err := m.launch(ctx, t, cmd); err != nil {
 		return nil, err
@@ -230,7 +243,7 @@ func (m *Manager) startPTY(ctx context.Context, t *task, dir string) (*exec.Cmd,
 	cmd.Env = m.env(true)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
-	cmd.Cancel = killGroup(cmd)
+	cmd.Cancel = killTree(t, cmd)
 	cmd.WaitDelay = m.opts.WaitDelay
 	if err := m.launch(ctx, t, cmd); err != nil {
 		master.Close()
@@ -316,12 +329,18 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 		err := cmd.Wait()
 		e := classify(err, cmd.ProcessState, context.Background(), false)
 		t.mu.Lock()
-		if t.cancelling && e.signal != 0 {
+		cancelling := t.cancelling
+		if cancelling && e.signal != 0 {
 			e.kind, e.cause = endCancelled, errShellCancel
 		}
 		t.mu.Unlock()
 		t.end = e
 		close(t.done)
+		if !cancelling {
+			// Ended on its own: what it left lives on. (shell_cancel kills
+			// the whole group first, then lets it go.)
+			t.releaseGroup()
+		}
 	}()
 
 	select {
@@ -332,10 +351,14 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 	case <-time.After(m.opts.BackgroundSettle):
 	case <-ctx.Done():
 	}
-	text := fmt.Sprintf("Started in the background as task %s (pid %d). It runs in its own session, outside this call: "+
+	where := "its own session"
+	if t.cg != nil {
+		where += " and cgroup " + t.cg.Dir()
+	}
+	text := fmt.Sprintf("Started in the background as task %s (pid %d). It runs in %s, outside this call: "+
 		"it keeps running after the call, the plugin and the host end. Its output goes to %s; "+
-		"read it with shell_wait {\"task_id\": %q} and stop it with shell_cancel.",
-		t.id, t.pid, t.logPath, t.id)
+		"read it with shell_wait {\"task_id\": %q} and stop it, with every process it started, with shell_cancel.",
+		t.id, t.pid, where, t.logPath, t.id)
 	return &sdk.Result{Text: text, Data: t.data("running", output.Chunk{})}, nil
 }
 

@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/plugins/shell/output"
 )
 
@@ -59,6 +61,13 @@ type task struct {
 	started   time.Time
 	timeout   time.Duration
 	pid, pgid int
+
+	// cg is the command's cgroup, nil when it runs in its process group
+	// only; set before the command starts.
+	cg *cgroup.Group
+	// yielded says the call handed the command back as a task: its cgroup
+	// is let go when the command ends, not when a call returns.
+	yielded atomic.Bool
 
 	out     *output.Buffer // foreground output
 	logPath string         // background output

@@ -191,8 +191,9 @@ func (m *Manager) WriteStdin(ctx context.Context, id, input string, keys []strin
 }
 
 // Cancel stops a task of the call's session and reports how it ended. A
-// foreground task's group gets SIGKILL through its context; a background
-// task's group gets SIGTERM, then SIGKILL after CancelGrace.
+// foreground task's cgroup and group get SIGKILL through its context; a
+// background task's processes get SIGTERM (its group, and every process of
+// its cgroup), then after CancelGrace SIGKILL and cgroup.kill.
 func (m *Manager) Cancel(ctx context.Context, id string) (*sdk.Result, error) {
 	t, err := m.lookup(ctx, id)
 	if err != nil {
@@ -213,7 +214,13 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*sdk.Result, error) {
 	t.mu.Lock()
 	t.cancelling = true
 	t.mu.Unlock()
+	// The wait goroutine leaves the cgroup to this function once it is
+	// cancelling: killed whole first, then let go.
+	defer t.releaseGroup()
 	_ = syscall.Kill(-t.pgid, syscall.SIGTERM)
+	if t.cg != nil {
+		t.cg.Signal(syscall.SIGTERM)
+	}
 	grace := time.NewTimer(m.opts.CancelGrace)
 	defer grace.Stop()
 	select {
@@ -221,7 +228,11 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*sdk.Result, error) {
 	case <-grace.C:
 	case <-ctx.Done():
 	}
-	// Whatever of its group is left (the leader may have gone first).
+	// Whatever of its group is left (the leader may have gone first), and
+	// of its cgroup: the setsid and double-forked ones.
+	if t.cg != nil {
+		_ = t.cg.Kill()
+	}
 	_ = syscall.Kill(-t.pgid, syscall.SIGKILL)
 	select {
 	case <-t.done:
@@ -242,6 +253,10 @@ type TaskInfo struct {
 	ElapsedMS   int64  `json:"elapsed_ms"`
 	UnreadBytes int64  `json:"unread_bytes"`
 	LogPath     string `json:"log_path,omitempty"`
+	// Cgroup is the folder of the task's cgroup, empty when it runs in its
+	// process group only; Processes is how many processes are in it now.
+	Cgroup    string `json:"cgroup,omitempty"`
+	Processes *int   `json:"processes,omitempty"`
 }
 
 // Tasks lists the tasks of the call's session.
@@ -262,15 +277,28 @@ func (m *Manager) Tasks(ctx context.Context) (*sdk.Result, error) {
 		t.mu.Unlock()
 		info := TaskInfo{TaskID: t.id, Mode: t.mode, Status: d.Status, ExitCode: d.ExitCode, Command: clip(t.command, 200),
 			PID: t.pid, ElapsedMS: d.ElapsedMS, UnreadBytes: max(0, unread), LogPath: t.logPath}
+		group := ""
+		if t.cg != nil && !t.finished() {
+			n := t.cg.Procs()
+			info.Cgroup, info.Processes = t.cg.Dir(), &n
+			group = fmt.Sprintf("  cgroup %s (%s)", t.cg.Name(), plural(n, "process", "processes"))
+		}
 		infos = append(infos, info)
 		status := info.Status
 		if info.ExitCode != nil {
 			status = fmt.Sprintf("%s %d", status, *info.ExitCode)
 		}
-		fmt.Fprintf(&sb, "%s  %-10s  %-12s  pid %d  %s  %d bytes unread  %s\n", info.TaskID, info.Mode, status, info.PID,
-			(time.Duration(info.ElapsedMS) * time.Millisecond).Round(time.Second), info.UnreadBytes, clip(strings.ReplaceAll(t.command, "\n", " "), 80))
+		fmt.Fprintf(&sb, "%s  %-10s  %-12s  pid %d  %s  %d bytes unread%s  %s\n", info.TaskID, info.Mode, status, info.PID,
+			(time.Duration(info.ElapsedMS) * time.Millisecond).Round(time.Second), info.UnreadBytes, group, clip(strings.ReplaceAll(t.command, "\n", " "), 80))
 	}
 	return &sdk.Result{Text: sb.String(), Data: infos}, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func clip(s string, n int) string {

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -37,6 +39,12 @@ type slowIn struct {
 }
 
 type spawnIn struct {
+	PIDFile string `json:"pid_file"`
+}
+
+type cgroupsIn struct {
+	// PIDFile gets three pids: a setsid sleep in a live-N cgroup, one in a
+	// bg-N cgroup, one left in a released (kept-N) cgroup.
 	PIDFile string `json:"pid_file"`
 }
 
@@ -116,6 +124,31 @@ func main() {
 						_ = host.ReportProcessGroup(context.Background(), pgid, false)
 						return fmt.Sprintf("sleep ended: %v", err), nil
 					}
+				}),
+			sdk.NewTool(sdk.Spec{Name: "test_cgroups", Description: "Start a setsid sleep in a live, a background and a released cgroup, and wait.", Effect: sdk.EffectExec},
+				func(ctx context.Context, in cgroupsIn) (string, error) {
+					var pids []string
+					for _, kind := range []string{"live", "bg", "kept"} {
+						g, err := cgroup.New(kind == "bg")
+						if err != nil {
+							return "", err
+						}
+						cmd := exec.Command("setsid", "sleep", "1000")
+						cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: g.FD()}
+						if err := cmd.Start(); err != nil {
+							return "", err
+						}
+						go cmd.Wait()
+						if kind == "kept" {
+							g.Release()
+						}
+						pids = append(pids, strconv.Itoa(cmd.Process.Pid))
+					}
+					if err := os.WriteFile(in.PIDFile, []byte(strings.Join(pids, " ")), 0o600); err != nil {
+						return "", err
+					}
+					<-ctx.Done()
+					return "", ctx.Err()
 				}),
 			sdk.NewTool(sdk.Spec{Name: "test_progress", Description: "Report n progress events."},
 				func(ctx context.Context, in progressIn) (string, error) {
