@@ -25,7 +25,8 @@ type Policy struct {
 	Exec bool
 	// Supervise, when Exec, receives the listener before the command
 	// starts: the command's first exec waits for an answer, so whatever
-	// answers must already be running when Start forks.
+	// answers must already be running when Start forks. It then owns the
+	// listener, and Started.Listener is nil.
 	Supervise func(listener *os.File)
 	// Env is the command's environment: TMPDIR, HOME, GOCACHE, GOMODCACHE,
 	// npm_config_cache, PIP_CACHE_DIR, CARGO_HOME and the like are read

@@ -167,6 +167,12 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 			miss(LayerSeccomp, why)
 		}
 	}
+	if st.Listener != nil && p.Supervise != nil {
+		// The command's first exec waits for an answer: the supervisor
+		// must run before the fork. It owns the listener from here.
+		p.Supervise(st.Listener)
+		st.Listener = nil
+	}
 	if err := cmd.Start(); err != nil {
 		if st.Listener != nil {
 			st.Listener.Close()
