@@ -151,12 +151,29 @@ func (g *WorkspaceGuard) Sandbox(sess *session.Session, d adapter.Decision, appr
 	}
 	switch {
 	case d.Action == adapter.Ask && approved:
-		sb.Write = append(sb.Write, d.Paths...)
+		sb.Write = append(sb.Write, g.widening(d.Paths)...)
 	case d.Action == adapter.Allow:
-		sb.Read = append(sb.Read, d.Paths...)
+		sb.Read = append(sb.Read, g.widening(d.Paths)...)
 	}
 	sb.Read, sb.Write = sortedSet(sb.Read), sortedSet(sb.Write)
 	return sb
+}
+
+// widening are the approved paths that widen a call's sandbox: never "/",
+// the home folder or a folder holding it or the workspace. A command that
+// names such a folder ($HOME, "..") was approved for that name, not for
+// everything below it: the private part of the home stays private, and a
+// file the command needs there is approved by naming it.
+func (g *WorkspaceGuard) widening(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if p == "/" || within(p, g.home, true) || within(p, g.ws, true) && p != g.ws {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 func sortedSet(s []string) []string {

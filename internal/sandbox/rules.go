@@ -110,6 +110,9 @@ type ruleset struct {
 	Gen     string
 	Rules   []rule // sorted by Path, one per Path
 	Widened []string
+	// Unopened are write paths that did not exist and whose nearest
+	// existing folder is "/" or holds a home: left closed.
+	Unopened []string
 }
 
 // each yields the rules of both parts.
@@ -216,9 +219,10 @@ func nearestExisting(path string) string {
 
 // builder gathers rules, one per path, their rights merged.
 type builder struct {
-	rules   map[string]rule
-	widened []string
-	homes   []string
+	rules    map[string]rule
+	widened  []string
+	unopened []string
+	homes    []string
 }
 
 func (b *builder) add(path string, access uint64) {
@@ -284,12 +288,17 @@ func (p Policy) ruleset() *ruleset {
 			continue
 		}
 		anc := nearestExisting(w)
+		if b.tooBroad(anc) {
+			// Opening it would open the private part of the home.
+			b.unopened = append(b.unopened, w)
+			continue
+		}
 		b.add(anc, rightsWrite)
 		if !slices.Contains(b.widened, anc) {
 			b.widened = append(b.widened, anc)
 		}
 	}
-	return &ruleset{Sys: sys.rules, Gen: sys.gen, Rules: b.sorted(), Widened: b.widened}
+	return &ruleset{Sys: sys.rules, Gen: sys.gen, Rules: b.sorted(), Widened: b.widened, Unopened: b.unopened}
 }
 
 func (b *builder) sorted() []rule {

@@ -69,6 +69,10 @@ type Started struct {
 	// Widened are the existing ancestors that got create rights because a
 	// write path did not exist yet.
 	Widened []string
+	// Unopened are write paths that did not exist and whose nearest
+	// existing folder is "/" or holds a home folder: not opened, since
+	// that would open the home's private part.
+	Unopened []string
 	// Applied are the layers the command runs under.
 	Applied Layers
 }

@@ -112,7 +112,7 @@ func start(cmd *exec.Cmd, p Policy) (*Started, error) {
 // then capabilities, no_new_privs, Landlock, the exec filter) and starts
 // cmd from it.
 func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *llRuleset) (*Started, error) {
-	st := &Started{Widened: rs.Widened, Applied: Layers{Missing: map[string]string{}}}
+	st := &Started{Widened: rs.Widened, Unopened: rs.Unopened, Applied: Layers{Missing: map[string]string{}}}
 	a := &st.Applied
 	miss := func(layer, why string) { a.Missing[layer] = why }
 

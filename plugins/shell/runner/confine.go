@@ -23,9 +23,10 @@ import (
 // Landlock rules came from (to explain a refusal), and the calls in flight
 // that can carry the host's question about an exec of its tree.
 type confinement struct {
-	policy  sandbox.Policy
-	applied sandbox.Layers
-	widened []string
+	policy   sandbox.Policy
+	applied  sandbox.Layers
+	widened  []string
+	unopened []string
 
 	mu      sync.Mutex
 	callers []context.Context // in flight, oldest first
@@ -87,6 +88,11 @@ func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
 		return err
 	}
 	c := &confinement{policy: p, origin: context.WithoutCancel(ctx)}
+	if f, err := os.Create("/tmp/policy-debug.txt"); err == nil {
+		r, w := p.Roots()
+		fmt.Fprintf(f, "%+v\nREAD %v\nWRITE %v\n", sb, r, w)
+		f.Close()
+	}
 	if c.policy.Exec {
 		c.policy.Supervise = m.supervisor(t, c, cmd.Args, execwatch.NewMatcher(sb.Programs))
 	}
@@ -94,7 +100,7 @@ func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
 	if err != nil {
 		return err
 	}
-	c.applied, c.widened = st.Applied, st.Widened
+	c.applied, c.widened, c.unopened = st.Applied, st.Widened, st.Unopened
 	t.sb = c
 	return nil
 }
@@ -223,6 +229,50 @@ var deniedLine = regexp.MustCompile(`(?i)permission denied|operation not permitt
 // names in its error.
 var pathToken = regexp.MustCompile(`(?:^|[\s'"‘“(=:])(/[^\s'"’”:,;)]+)`)
 
+// refusedPaths are the paths a line of a refusal names as refused: the
+// one right before or after the "Permission denied" (cat: /x: Permission
+// denied; Permission denied: '/x'), else every path but a leading
+// program name (/usr/bin/bash: line 1: ...).
+func refusedPaths(line string) []string {
+	var all, named []string
+	for i, m := range pathToken.FindAllStringSubmatchIndex(line, -1) {
+		p := line[m[2]:m[3]]
+		rest, before := line[m[3]:], line[:m[2]]
+		switch {
+		case deniedLine.MatchString(prefixOf(rest, 40)) && strings.HasPrefix(rest, ":"),
+			deniedLine.MatchString(suffixOf(before, 40)):
+			named = append(named, filepath.Clean(p))
+		case i == 0 && m[2] == 0 && strings.HasPrefix(rest, ":"):
+			// the program's own name, leading its message
+		default:
+			all = append(all, filepath.Clean(p))
+		}
+	}
+	if len(named) > 0 {
+		return named
+	}
+	return all
+}
+
+func prefixOf(s string, n int) string { return s[:min(n, len(s))] }
+func suffixOf(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// explain says why the task's rules refuse p, "" when they do not.
+func (c *confinement) explain(p string) string {
+	read, write := c.policy.Permits(p, false), c.policy.Permits(p, true)
+	how := "If the command needs it, name the path literally in the command so the user is asked and can approve it, or ask the user to add it to %s in the profile."
+	switch {
+	case write:
+		return ""
+	case read:
+		return fmt.Sprintf("yagent sandbox: commands may not write %s: they write only the workspace, the temp folder, the toolchain caches and approved paths. "+how, p, "sandbox.write")
+	}
+	if _, err := os.Lstat(p); err != nil {
+		return fmt.Sprintf("yagent sandbox: commands may not create %s: they write only the workspace, the temp folder, the toolchain caches and approved paths. "+how, p, "sandbox.write")
+	}
+	return fmt.Sprintf("yagent sandbox: commands may not read %s: it is outside the workspace, the read roots, the toolchain caches and the system folders. "+how, p, "sandbox.read")
+}
+
 // maxNotedPaths bounds the paths one receipt explains.
 const maxNotedPaths = 4
 
@@ -237,26 +287,24 @@ func (t *task) sandboxNotes(output string) string {
 	}
 	var notes []string
 	for _, w := range c.widened {
-		notes = append(notes, fmt.Sprintf("yagent sandbox: %s did not exist yet, so the command could create files anywhere under %s, its nearest existing folder.", w, w))
+		notes = append(notes, fmt.Sprintf("yagent sandbox: an approved path did not exist yet, so the command could create files anywhere under %s, its nearest existing folder.", w))
+	}
+	for _, u := range c.unopened {
+		notes = append(notes, fmt.Sprintf("yagent sandbox: %s was approved but does not exist yet, and the folder it would be made in holds the home folder, so commands may not create it (that would open the home's private files). "+
+			"Create it inside the workspace or the temp folder instead, or ask the user to create it or to add it to sandbox.write in the profile.", u))
 	}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(output, "\n") {
 		if len(seen) >= maxNotedPaths || !deniedLine.MatchString(line) {
 			continue
 		}
-		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
-			p := filepath.Clean(m[1])
+		for _, p := range refusedPaths(line) {
 			if seen[p] || len(seen) >= maxNotedPaths {
 				continue
 			}
 			seen[p] = true
-			switch {
-			case !c.policy.Permits(p, false):
-				notes = append(notes, fmt.Sprintf("yagent sandbox: commands may not read %s: it is outside the workspace, the read roots and the system folders. "+
-					"If the command needs it, name the path literally in the command so the user is asked and can approve it, or ask the user to add it to sandbox.read in the profile.", p))
-			case !c.policy.Permits(p, true):
-				notes = append(notes, fmt.Sprintf("yagent sandbox: commands may not write %s: they write only the workspace, the temp folder, the toolchain caches and approved paths. "+
-					"If the command needs it, name the path literally in the command so the user is asked and can approve it, or ask the user to add it to sandbox.write in the profile.", p))
+			if note := c.explain(p); note != "" {
+				notes = append(notes, note)
 			}
 		}
 	}
