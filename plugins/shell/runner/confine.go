@@ -299,7 +299,7 @@ func (t *task) sandboxNotes(output string) string {
 			continue
 		}
 		for _, p := range refusedPaths(line) {
-			if seen[p] || len(seen) >= maxNotedPaths {
+			if seen[p] || len(seen) >= maxNotedPaths || slices.Contains(c.unopened, p) {
 				continue
 			}
 			seen[p] = true
