@@ -88,11 +88,6 @@ func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
 		return err
 	}
 	c := &confinement{policy: p, origin: context.WithoutCancel(ctx)}
-	if f, err := os.Create("/tmp/policy-debug.txt"); err == nil {
-		r, w := p.Roots()
-		fmt.Fprintf(f, "%+v\nREAD %v\nWRITE %v\n", sb, r, w)
-		f.Close()
-	}
 	if c.policy.Exec {
 		c.policy.Supervise = m.supervisor(t, c, cmd.Args, execwatch.NewMatcher(sb.Programs))
 	}
