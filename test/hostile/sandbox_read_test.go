@@ -1,0 +1,127 @@
+package hostile
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sbReadCase is one attempt to read the private set: files the test
+// writes into the case's own folder of the workspace, then a command run
+// there under -y.
+type sbReadCase struct {
+	name  string
+	need  []string
+	files func(s sbSecrets) map[string]string // name → content; a name ending in * is made executable
+	cmd   func(s sbSecrets) string
+}
+
+// sbReadTable runs cases against one host under -y: no result may show a
+// private marker, and no file of the workspace may hold one afterwards.
+func sbReadTable(t *testing.T, cases []sbReadCase) {
+	e := newEnv(t)
+	s := sbPrivate(e, "")
+	c := e.serve("-y")
+	for i, tc := range cases {
+		dir := "c" + strconv.Itoa(i)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sbNeed(t, tc.need...)
+			if err := os.MkdirAll(e.ws(dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tc.files != nil {
+				for name, content := range tc.files(s) {
+					exe := strings.HasSuffix(name, "*")
+					p := e.write(filepath.Join(dir, strings.TrimSuffix(name, "*")), content)
+					if exe {
+						if err := os.Chmod(p, 0o755); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			r := sbRun(t, c, "cd "+dir+" && "+tc.cmd(s), 0)
+			leaked(t, r, s.all()...)
+			sbNoCopy(t, e.ws(dir), s.all()...)
+		})
+	}
+}
+
+// TestSandboxRuntimePaths: under -y, a command that builds the path of a
+// private file at run time (where the guard cannot see it) still cannot
+// read it: Landlock keeps the home folder outside the caches, and the
+// private files of /etc, closed.
+func TestSandboxRuntimePaths(t *testing.T) {
+	t.Parallel()
+	// Most spellings are hidden from the guard (it runs them without an
+	// ask). Those the issue measured that name $HOME, ~ or an eval are
+	// asked about (the home folder, the root folder) and -y approves that
+	// ask; they hold only if such an approval never opens the private set.
+	sbReadTable(t, []sbReadCase{
+		{name: "printf of HOME", cmd: func(sbSecrets) string { return `cat $(printf %s "$HOME")/.ssh/id_test` }},
+		{name: "printenv HOME", cmd: func(sbSecrets) string { return `cat "$(printenv HOME)/.ssh/id_test"` }},
+		{name: "base64-decoded path", cmd: func(s sbSecrets) string { return "cat " + sbHide(s.sshPath) }},
+		{name: "indirect expansion", cmd: func(sbSecrets) string { return `v=$(echo SE9NRQ== | base64 -d); cat "${!v}/.ssh/id_test"` }},
+		{name: "eval", cmd: func(sbSecrets) string { return `p=ss; eval "cat \"\$(printenv HOME)/.${p}h/id_test\""` }},
+		{name: "variable built in pieces", cmd: func(sbSecrets) string {
+			return `a=$(printenv HOME); b=.aw; c=s/credentials; cat "$a/$b$c"`
+		}},
+		{name: "python expanduser", need: []string{"python3"}, cmd: func(sbSecrets) string {
+			return `python3 -c "import os; print(open(os.path.expanduser('~/.s'+'sh/id_test')).read())"`
+		}},
+		{name: "symlink the command makes", cmd: func(sbSecrets) string {
+			return `ln -s "$(printenv HOME)/.yagent/config.yaml" cfg && cat cfg`
+		}},
+		{name: "find ~ -exec cat", cmd: func(sbSecrets) string { return `find ~ -name id_test -exec cat {} +` }},
+		{name: "find of a runtime home -exec cat", cmd: func(sbSecrets) string {
+			return `find "$(printenv HOME)" -name id_test -exec cat {} +`
+		}},
+		{name: "cp into the workspace", cmd: func(sbSecrets) string {
+			return `cp "$(printenv HOME)/.aws/credentials" ./k; cat k`
+		}},
+		{name: "etc shadow through a substitution", cmd: func(sbSecrets) string { return `cat $(echo /etc/sha)dow` }},
+		{name: "etc shadow base64-decoded", cmd: func(sbSecrets) string { return "cat " + sbHide("/etc/shadow") }},
+	})
+}
+
+// TestSandboxScripts: under -y, the same reads from scripts the command
+// runs or writes, and from interpreters, hold.
+func TestSandboxScripts(t *testing.T) {
+	t.Parallel()
+	sh := func(p string) string { return "cat " + sbHide(p) + "\n" }
+	sbReadTable(t, []sbReadCase{
+		{name: "bash s.sh", files: func(s sbSecrets) map[string]string { return map[string]string{"s.sh": sh(s.sshPath)} },
+			cmd: func(sbSecrets) string { return "bash s.sh" }},
+		{name: "source s.sh", files: func(s sbSecrets) map[string]string { return map[string]string{"s.sh": sh(s.awsPath)} },
+			cmd: func(sbSecrets) string { return "source s.sh" }},
+		{name: "BASH_ENV", files: func(s sbSecrets) map[string]string { return map[string]string{"s.sh": sh(s.configPath)} },
+			cmd: func(sbSecrets) string { return "BASH_ENV=./s.sh bash -c true" }},
+		{name: "Makefile recipe", need: []string{"make"},
+			files: func(s sbSecrets) map[string]string {
+				return map[string]string{"Makefile": "all:\n\t@cat \"$$(echo " + sbB64(s.sshPath) + " | base64 -d)\"\n"}
+			},
+			cmd: func(sbSecrets) string { return "make" }},
+		{name: "python3 s.py", need: []string{"python3"},
+			files: func(s sbSecrets) map[string]string {
+				return map[string]string{"s.py": "import base64\nprint(open(base64.b64decode('" + sbB64(s.sshPath) + "').decode()).read())\n"}
+			},
+			cmd: func(sbSecrets) string { return "python3 s.py" }},
+		{name: "shebang script", files: func(s sbSecrets) map[string]string {
+			return map[string]string{"s.sh*": "#!/bin/bash\n" + sh(s.awsPath)}
+		}, cmd: func(sbSecrets) string { return "./s.sh" }},
+		{name: "script reading etc shadow", files: func(s sbSecrets) map[string]string { return map[string]string{"s.sh": sh("/etc/shadow")} },
+			cmd: func(sbSecrets) string { return "bash s.sh" }},
+		{name: "script the command writes", cmd: func(s sbSecrets) string {
+			return "echo " + sbB64(sh(s.sshPath)) + " | base64 -d > g.sh; bash g.sh"
+		}},
+		{name: "node -e", need: []string{"node"}, cmd: func(s sbSecrets) string {
+			return `node -e "console.log(require('fs').readFileSync(Buffer.from('` + sbB64(s.sshPath) + `','base64').toString(),'utf8'))"`
+		}},
+		{name: "perl -e", need: []string{"perl"}, cmd: func(s sbSecrets) string {
+			return `perl -MMIME::Base64 -e 'open(F, decode_base64("` + sbB64(s.configPath) + `")) or die "open: $!"; print <F>'`
+		}},
+	})
+}
