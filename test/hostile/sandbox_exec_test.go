@@ -79,6 +79,19 @@ func TestSandboxExecRules(t *testing.T) {
 			},
 			cmd: "make"},
 		{name: "env through xargs", cmd: "echo printenv X | xargs env"},
+		{name: "the dynamic loader running printenv", need: []string{"make", "/lib64/ld-linux-x86-64.so.2"},
+			files: func(pe string) map[string]string {
+				return map[string]string{"Makefile": "all:\n\t@/lib64/ld-linux-x86-64.so.2 " + pe + " X\n"}
+			},
+			cmd: "make"},
+		// A program the supervisor cannot identify is judged by the
+		// strictest rule: here, deny.
+		{name: "a copy in a memfd", need: []string{"python3"},
+			files: func(pe string) map[string]string {
+				return map[string]string{"m.py": "import os\nfd = os.memfd_create('x', 0)\nos.write(fd, open('" + pe + "', 'rb').read())\n" +
+					"os.execv('/proc/self/fd/%d' % fd, ['pe', 'X'])\n"}
+			},
+			cmd: "python3 m.py"},
 	}
 	e := newEnv(t)
 	marker := e.secret("unused")
