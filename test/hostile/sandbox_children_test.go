@@ -1,7 +1,10 @@
 package hostile
 
 import (
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -49,6 +52,84 @@ open('PID','w').write(str(os.getpid())); os.execvp('sleep', ['sleep', '300'])"; 
 			}
 			if !sbGone(pid, "sleep 300", 5*time.Second) {
 				t.Errorf("child %d outlived its timed-out call: %s", pid, r)
+			}
+		})
+	}
+}
+
+// sbProcs returns the pids whose parent is ppid and whose command line
+// holds mark.
+func sbProcs(ppid int, mark string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, d := range ents {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile("/proc/" + d.Name() + "/status")
+		if err != nil || !strings.Contains(string(status), "\nPPid:\t"+strconv.Itoa(ppid)+"\n") {
+			continue
+		}
+		if cmdline, err := os.ReadFile("/proc/" + d.Name() + "/cmdline"); err == nil && strings.Contains(string(cmdline), mark) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestSandboxChildrenOfEndedCalls: a setsid child dies with its call
+// however the call ends while in flight: cancelled as a task, its shell
+// plugin killed, its host killed.
+func TestSandboxChildrenOfEndedCalls(t *testing.T) {
+	t.Parallel()
+	const cmd = `setsid sh -c 'echo $$ > child.pid; exec sleep 303' & sleep 60`
+	cases := []struct {
+		name string
+		end  func(t *testing.T, e *env, c *client, task string)
+	}{
+		{name: "shell_cancel", end: func(t *testing.T, e *env, c *client, task string) {
+			if task == "" {
+				t.Fatal("the command did not become a task")
+			}
+			c.call(t, "shell_cancel", map[string]any{"task_id": task})
+		}},
+		{name: "the shell plugin killed", end: func(t *testing.T, e *env, c *client, _ string) {
+			var plugins []int
+			for _, host := range sbProcs(os.Getpid(), e.workspace) {
+				plugins = append(plugins, sbProcs(host, "yagent-plugin-shell")...)
+			}
+			if len(plugins) == 0 {
+				t.Fatal("no shell plugin process found")
+			}
+			for _, p := range plugins {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+		}},
+		{name: "the host killed", end: func(t *testing.T, e *env, c *client, _ string) {
+			hosts := sbProcs(os.Getpid(), e.workspace)
+			if len(hosts) == 0 {
+				t.Fatal("no host process found")
+			}
+			for _, host := range hosts {
+				_ = syscall.Kill(host, syscall.SIGKILL)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			c := e.serve("-y")
+			r := c.call(t, "run_bash", map[string]any{"command": cmd, "yield_time_ms": 1000, "timeout_ms": 60000})
+			pid, ok := sbPid(e.ws("child.pid"), 5*time.Second)
+			if !ok {
+				t.Fatalf("the child wrote no pid: %s", r)
+			}
+			t.Cleanup(func() { sbKill(pid, "sleep 303") })
+			tc.end(t, e, c, sbTaskID(r))
+			if !sbGone(pid, "sleep 303", 5*time.Second) {
+				t.Errorf("child %d outlived its call (%s): %s", pid, tc.name, r)
 			}
 		})
 	}
