@@ -20,6 +20,7 @@ func TestSandboxWrites(t *testing.T) {
 		cmd   func(target, outside string) string
 		// says: the result must mention the sandbox (a refusal is never silent).
 		says bool
+		home string // the target, under the home folder, instead of the outside folder
 	}{
 		{name: "runtime-built path", says: true, cmd: func(x, _ string) string { return "echo pwned > " + sbHide(x) }},
 		{name: "script", files: func(x string) map[string]string { return map[string]string{"s.sh": "echo pwned > " + sbHide(x) + "\n"} },
@@ -41,12 +42,20 @@ func TestSandboxWrites(t *testing.T) {
 		{name: "mv from the workspace", cmd: func(x, _ string) string { return "echo pwned > w && mv w " + sbHide(x) }},
 		{name: "ln -s then write through it", cmd: func(x, _ string) string { return "ln -s " + sbHide(x) + " l && echo pwned > l" }},
 		{name: "dd of=", cmd: func(x, _ string) string { return "echo pwned | dd of=" + sbHide(x) }},
+		{name: "a dotfile in the home folder", home: ".bashrc", cmd: func(x, _ string) string { return "echo pwned >> " + sbHide(x) }},
+		{name: "a new folder in the home folder", home: ".config/autostart/x.desktop",
+			cmd: func(x, _ string) string {
+				return "mkdir -p \"$(dirname " + sbHide(x) + ")\" && echo pwned > " + sbHide(x)
+			}},
 	}
 	e := newEnv(t)
 	c := e.serve("-y")
 	for i, tc := range cases {
 		dir := "c" + strconv.Itoa(i)
 		target := filepath.Join(e.outside, "x-"+strconv.Itoa(i))
+		if tc.home != "" {
+			target = filepath.Join(e.home, tc.home)
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			sbNeed(t, tc.need...)
