@@ -170,3 +170,26 @@ func TestSandboxLeftBehind(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSandboxBackgroundLivesOn: an is_background command keeps running
+// after its call returned, and shell_tasks lists it.
+func TestSandboxBackgroundLivesOn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.serve()
+	r := c.call(t, "run_bash", map[string]any{"command": "sh -c 'echo $$ > bg.pid; exec sleep 302'", "is_background": true})
+	id := sbTaskID(r)
+	if r.Code != "" || id == "" {
+		t.Fatalf("no background task: %s", r)
+	}
+	pid, ok := sbPid(e.ws("bg.pid"), 5*time.Second)
+	if !ok {
+		t.Fatalf("the background command wrote no pid: %s", r)
+	}
+	t.Cleanup(func() { sbKill(pid, "sleep 302") })
+	allowed(t, sbRun(t, c, "echo next", 0), "next")
+	if !sbAlive(pid, "sleep 302") {
+		t.Errorf("the background command was killed when its call returned")
+	}
+	allowed(t, c.call(t, "shell_tasks", map[string]any{}), id)
+}
