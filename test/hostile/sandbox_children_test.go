@@ -1,12 +1,15 @@
 package hostile
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestSandboxEscapingChildren: children that leave their command's
@@ -79,34 +82,27 @@ func sbProcs(ppid int, mark string) []int {
 }
 
 // TestSandboxChildrenOfEndedCalls: a setsid child dies with its call
-// however the call ends while in flight: cancelled as a task, its shell
-// plugin killed, its host killed.
+// however the call ends while in flight: its task cancelled, its shell
+// plugin or its host killed during the call.
 func TestSandboxChildrenOfEndedCalls(t *testing.T) {
 	t.Parallel()
 	const cmd = `setsid sh -c 'echo $$ > child.pid; exec sleep 303' & sleep 60`
 	cases := []struct {
 		name string
+		task bool // the command yields to a task first
 		end  func(t *testing.T, e *env, c *client, task string)
 	}{
-		{name: "shell_cancel", end: func(t *testing.T, e *env, c *client, task string) {
+		{name: "shell_cancel of its task", task: true, end: func(t *testing.T, e *env, c *client, task string) {
 			if task == "" {
 				t.Fatal("the command did not become a task")
 			}
 			c.call(t, "shell_cancel", map[string]any{"task_id": task})
 		}},
-		{name: "the shell plugin killed", end: func(t *testing.T, e *env, c *client, _ string) {
-			var plugins []int
-			for _, host := range sbProcs(os.Getpid(), e.workspace) {
-				plugins = append(plugins, sbProcs(host, "yagent-plugin-shell")...)
-			}
-			if len(plugins) == 0 {
-				t.Fatal("no shell plugin process found")
-			}
-			for _, p := range plugins {
-				_ = syscall.Kill(p, syscall.SIGKILL)
-			}
-		}},
-		{name: "the host killed", end: func(t *testing.T, e *env, c *client, _ string) {
+		{name: "the shell plugin killed mid-call", end: sbKillShellPlugin},
+		// Nobody is left to enforce the task's timeout: the host must
+		// kill its cgroup when it sees the plugin die.
+		{name: "the shell plugin killed while its task runs", task: true, end: sbKillShellPlugin},
+		{name: "the host killed mid-call", end: func(t *testing.T, e *env, c *client, _ string) {
 			hosts := sbProcs(os.Getpid(), e.workspace)
 			if len(hosts) == 0 {
 				t.Fatal("no host process found")
@@ -121,7 +117,18 @@ func TestSandboxChildrenOfEndedCalls(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			c := e.serve("-y")
-			r := c.call(t, "run_bash", map[string]any{"command": cmd, "yield_time_ms": 1000, "timeout_ms": 60000})
+			var r result
+			if tc.task {
+				r = c.call(t, "run_bash", map[string]any{"command": cmd, "yield_time_ms": 1000, "timeout_ms": 60000})
+			} else {
+				// The call stays in flight while its plugin or host dies.
+				go func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 70*time.Second)
+					defer cancel()
+					_, _ = c.CallTool(ctx, &mcp.CallToolParams{Name: "run_bash", Arguments: map[string]any{
+						"command": cmd, "yield_time_ms": 60000, "timeout_ms": 60000}})
+				}()
+			}
 			pid, ok := sbPid(e.ws("child.pid"), 5*time.Second)
 			if !ok {
 				t.Fatalf("the child wrote no pid: %s", r)
@@ -132,5 +139,20 @@ func TestSandboxChildrenOfEndedCalls(t *testing.T) {
 				t.Errorf("child %d outlived its call (%s): %s", pid, tc.name, r)
 			}
 		})
+	}
+}
+
+// sbKillShellPlugin kills the shell plugin process of e's host.
+func sbKillShellPlugin(t *testing.T, e *env, _ *client, _ string) {
+	t.Helper()
+	var plugins []int
+	for _, host := range sbProcs(os.Getpid(), e.workspace) {
+		plugins = append(plugins, sbProcs(host, "yagent-plugin-shell")...)
+	}
+	if len(plugins) == 0 {
+		t.Fatal("no shell plugin process found")
+	}
+	for _, p := range plugins {
+		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
 }
