@@ -42,6 +42,11 @@ func TestSandboxWrites(t *testing.T) {
 		{name: "mv from the workspace", cmd: func(x, _ string) string { return "echo pwned > w && mv w " + sbHide(x) }},
 		{name: "ln -s then write through it", cmd: func(x, _ string) string { return "ln -s " + sbHide(x) + " l && echo pwned > l" }},
 		{name: "dd of=", cmd: func(x, _ string) string { return "echo pwned | dd of=" + sbHide(x) }},
+		// The guard cannot read what eval runs and asks about the root
+		// folder; -y approves that ask, which must not open the disk.
+		{name: "eval", cmd: func(x, _ string) string {
+			return "eval \"echo pwned > " + strings.ReplaceAll(sbHide(x), `"`, `\"`) + "\""
+		}},
 		{name: "a dotfile in the home folder", home: ".bashrc", cmd: func(x, _ string) string { return "echo pwned >> " + sbHide(x) }},
 		{name: "a new folder in the home folder", home: ".config/autostart/x.desktop",
 			cmd: func(x, _ string) string {
