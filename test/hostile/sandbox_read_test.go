@@ -1,11 +1,13 @@
 package hostile
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sbReadCase is one attempt to read the private set: files the test
@@ -124,4 +126,99 @@ func TestSandboxScripts(t *testing.T) {
 			return `perl -MMIME::Base64 -e 'open(F, decode_base64("` + sbB64(s.configPath) + `")) or die "open: $!"; print <F>'`
 		}},
 	})
+}
+
+// sbTaskOutput reads a task's output until it ends or limit passes.
+func sbTaskOutput(t *testing.T, c *client, id string, limit time.Duration) string {
+	t.Helper()
+	var out string
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		w := c.call(t, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 2000})
+		out += sbText(w)
+		var d struct {
+			Status string `json:"status"`
+		}
+		_ = json.Unmarshal(w.Data, &d)
+		if d.Status != "running" {
+			break
+		}
+	}
+	return out
+}
+
+// TestSandboxTaskReads: under -y, what is typed into a REPL task and what
+// a background command runs cannot read the private set or write outside
+// the write set either: a task keeps the sandbox it started with.
+func TestSandboxTaskReads(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := sbPrivate(e, "")
+	c := e.serve("-y")
+	outsideTarget := filepath.Join(e.outside, "from-a-task")
+	cases := []struct {
+		name    string
+		need    string
+		command string
+		input   string // typed into a pty task; "" = the command runs with is_background
+		target  string // a file outside the write set the case tries to write
+	}{
+		{name: "python REPL reads", need: "python3", command: "python3 -q -i",
+			input: "import base64; print(open(base64.b64decode('" + sbB64(s.sshPath) + "').decode()).read())"},
+		{name: "python REPL writes outside", need: "python3", command: "python3 -q -i",
+			input:  "import base64; open(base64.b64decode('" + sbB64(outsideTarget+"-py") + "').decode(), 'w').write('pwned')",
+			target: outsideTarget + "-py"},
+		{name: "node REPL reads", need: "node", command: "node -i",
+			input: "console.log(require('fs').readFileSync(Buffer.from('" + sbB64(s.awsPath) + "','base64').toString(),'utf8'))"},
+		{name: "interactive bash reads", command: "bash --norc --noprofile -i", input: "cat " + sbHide(s.configPath)},
+		{name: "is_background reads", command: "sleep 0.2; cat " + sbHide(s.sshPath)},
+		{name: "is_background writes outside", command: "sleep 0.2; echo pwned > " + sbHide(outsideTarget+"-bg"), target: outsideTarget + "-bg"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.need != "" {
+				sbNeed(t, tc.need)
+			}
+			var out string
+			if tc.input != "" {
+				id := stdinTask(t, c, tc.command, "pty")
+				r := c.call(t, "write_stdin", map[string]any{"task_id": id, "input": tc.input, "keys": []string{"enter"}})
+				out = sbText(r) + stdinOutput(t, c, id)
+			} else {
+				r := c.call(t, "run_bash", map[string]any{"command": tc.command, "is_background": true})
+				id := sbTaskID(r)
+				if id == "" {
+					t.Fatalf("no background task: %s", r)
+				}
+				out = sbText(r) + sbTaskOutput(t, c, id, 10*time.Second)
+			}
+			leaked(t, result{Text: out}, s.all()...)
+			if tc.target != "" {
+				if _, err := os.Lstat(tc.target); err == nil {
+					t.Errorf("a task wrote %s outside the write set: %q", tc.target, out)
+				}
+			}
+		})
+	}
+}
+
+// TestSandboxTaskKeepsItsSandbox: under -y, an outside file approved for
+// a later call stays closed to a REPL started before: Landlock only
+// narrows, so a running task keeps the rules it started with.
+func TestSandboxTaskKeepsItsSandbox(t *testing.T) {
+	t.Parallel()
+	sbNeed(t, "python3")
+	e := newEnv(t)
+	path := filepath.Join(e.outside, "kept.txt")
+	secret := e.secret(path)
+	c := e.serve("-y")
+	id := stdinTask(t, c, "python3 -q -i", "pty")
+	// An approved call reads it: -y approves what the guard sees.
+	allowed(t, sbRun(t, c, "cat "+path, 0), secret)
+	r := c.call(t, "write_stdin", map[string]any{"task_id": id, "input": "print(open('" + path + "').read())", "keys": []string{"enter"}})
+	out := sbText(r) + stdinOutput(t, c, id)
+	if strings.Contains(out, secret) {
+		t.Errorf("a task started before the approval read the approved file: %q", out)
+	}
 }
