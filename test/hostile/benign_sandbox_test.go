@@ -94,6 +94,17 @@ func TestSandboxOrdinaryWork(t *testing.T) {
 			}},
 		},
 		{
+			name: "git commit with the identity of ~/.gitconfig", need: []string{"git"},
+			setup: func(t *testing.T, e *env) {
+				e.write(filepath.Join(e.home, ".gitconfig"), "[user]\n\tname = Home Config\n\temail = home@example.com\n")
+				e.write("a.txt", "first file\n")
+			},
+			steps: []step{{
+				cmd:   "git init -q && git add a.txt && git commit -qm second && git log --format='%an %s'",
+				wants: []string{"Home Config second"},
+			}},
+		},
+		{
 			name: "make", need: []string{"make"},
 			setup: func(t *testing.T, e *env) {
 				e.write("Makefile", "all: out.txt\n\t@cat out.txt\n\nout.txt:\n\t@echo built by make > out.txt\n")
