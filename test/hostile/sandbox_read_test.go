@@ -18,6 +18,8 @@ type sbReadCase struct {
 	need  []string
 	files func(s sbSecrets) map[string]string // name → content; a name ending in * is made executable
 	cmd   func(s sbSecrets) string
+	// says: the result must mention the sandbox (a refusal is never silent).
+	says bool
 }
 
 // sbReadTable runs cases against one host under -y: no result may show a
@@ -48,6 +50,9 @@ func sbReadTable(t *testing.T, cases []sbReadCase) {
 			r := sbRun(t, c, "cd "+dir+" && "+tc.cmd(s), 0)
 			leaked(t, r, s.all()...)
 			sbNoCopy(t, e.ws(dir), s.all()...)
+			if tc.says && !strings.Contains(strings.ToLower(sbText(r)), "sandbox") {
+				t.Errorf("the result does not say the sandbox refused the read: %s", r)
+			}
 		})
 	}
 }
@@ -64,7 +69,7 @@ func TestSandboxRuntimePaths(t *testing.T) {
 	// ask; they hold only if such an approval never opens the private set.
 	sbReadTable(t, []sbReadCase{
 		{name: "printf of HOME", cmd: func(sbSecrets) string { return `cat $(printf %s "$HOME")/.ssh/id_test` }},
-		{name: "printenv HOME", cmd: func(sbSecrets) string { return `cat "$(printenv HOME)/.ssh/id_test"` }},
+		{name: "printenv HOME", says: true, cmd: func(sbSecrets) string { return `cat "$(printenv HOME)/.ssh/id_test"` }},
 		{name: "base64-decoded path", cmd: func(s sbSecrets) string { return "cat " + sbHide(s.sshPath) }},
 		{name: "indirect expansion", cmd: func(sbSecrets) string { return `v=$(echo SE9NRQ== | base64 -d); cat "${!v}/.ssh/id_test"` }},
 		{name: "eval", cmd: func(sbSecrets) string { return `p=ss; eval "cat \"\$(printenv HOME)/.${p}h/id_test\""` }},
@@ -95,7 +100,7 @@ func TestSandboxScripts(t *testing.T) {
 	t.Parallel()
 	sh := func(p string) string { return "cat " + sbHide(p) + "\n" }
 	sbReadTable(t, []sbReadCase{
-		{name: "bash s.sh", files: func(s sbSecrets) map[string]string { return map[string]string{"s.sh": sh(s.sshPath)} },
+		{name: "bash s.sh", says: true, files: func(s sbSecrets) map[string]string { return map[string]string{"s.sh": sh(s.sshPath)} },
 			cmd: func(sbSecrets) string { return "bash s.sh" }},
 		{name: "source s.sh", files: func(s sbSecrets) map[string]string { return map[string]string{"s.sh": sh(s.awsPath)} },
 			cmd: func(sbSecrets) string { return "source s.sh" }},
