@@ -64,9 +64,12 @@ func sbReadTable(t *testing.T, cases []sbReadCase) {
 func TestSandboxRuntimePaths(t *testing.T) {
 	t.Parallel()
 	// Most spellings are hidden from the guard (it runs them without an
-	// ask). Those the issue measured that name $HOME, ~ or an eval are
-	// asked about (the home folder, the root folder) and -y approves that
-	// ask; they hold only if such an approval never opens the private set.
+	// ask). Four the issue measured are asked about and -y approves the
+	// ask: "printf of HOME" and "find ~" (the guard names the home
+	// folder), "eval" (the root folder), "$(echo /etc/sha)dow" (/etc/sha,
+	// which does not exist). They hold only if such an approval, of a
+	// folder the model never named as the file it reads, does not open
+	// the private set.
 	sbReadTable(t, []sbReadCase{
 		{name: "printf of HOME", cmd: func(sbSecrets) string { return `cat $(printf %s "$HOME")/.ssh/id_test` }},
 		{name: "printenv HOME", says: true, cmd: func(sbSecrets) string { return `cat "$(printenv HOME)/.ssh/id_test"` }},
