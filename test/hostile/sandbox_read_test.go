@@ -230,3 +230,25 @@ func TestSandboxTaskKeepsItsSandbox(t *testing.T) {
 		t.Errorf("a task started before the approval read the approved file: %q", out)
 	}
 }
+
+// TestSandboxKernelEscapes: under -y, the ways around a path wall that
+// root has without the sandbox (another mount namespace, a new user
+// namespace with its capabilities, a bind mount, /proc's links to the
+// root, a hard link) do not reach the private set.
+func TestSandboxKernelEscapes(t *testing.T) {
+	t.Parallel()
+	home := `"$(printenv HOME)"`
+	sbReadTable(t, []sbReadCase{
+		{name: "a new user namespace", need: []string{"unshare"},
+			cmd: func(sbSecrets) string { return "unshare -Ur cat " + home + "/.ssh/id_test" }},
+		{name: "a bind mount over the workspace", need: []string{"unshare"},
+			cmd: func(sbSecrets) string {
+				return "mkdir -p m && unshare -Urm sh -c 'mount --bind \"$(printenv HOME)/.ssh\" m && cat m/id_test'"
+			}},
+		// The guard asks about /proc/self/root as the root folder, and -y
+		// approves it: that approval must not open the private set.
+		{name: "proc self root", cmd: func(sbSecrets) string { return "cat /proc/self/root" + home + "/.ssh/id_test" }},
+		{name: "proc root of the shell plugin", cmd: func(sbSecrets) string { return "cat /proc/$PPID/root" + home + "/.aws/credentials" }},
+		{name: "hard link into the workspace", cmd: func(sbSecrets) string { return "ln " + home + "/.ssh/id_test h; cat h" }},
+	})
+}
