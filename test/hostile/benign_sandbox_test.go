@@ -145,7 +145,7 @@ func TestSandboxOrdinaryWork(t *testing.T) {
 			for _, s := range tc.steps {
 				var r result
 				if s.slow {
-					r = sbCallLong(t, c, s.cmd, 150*time.Second)
+					r = sbCallLong(t, c, s.cmd, 300*time.Second)
 				} else {
 					r = sbRun(t, c, s.cmd, 0)
 				}
