@@ -73,6 +73,18 @@ var privateEntries = map[string]func(name string) bool{
 	"/etc/ssl": func(name string) bool { return name == "private" },
 }
 
+// holdsPrivateEntries reports whether dir is or holds a folder whose
+// entries are granted one by one: rights on it would reach the entries
+// that stay private.
+func holdsPrivateEntries(dir string) bool {
+	for _, d := range listedDirs {
+		if within(dir, d) {
+			return true
+		}
+	}
+	return false
+}
+
 // listedDirs are the keys of privateEntries, in order.
 var listedDirs = []string{"/etc", "/etc/ssh", "/etc/ssl"}
 
@@ -111,7 +123,7 @@ type ruleset struct {
 	Rules   []rule // sorted by Path, one per Path
 	Widened []string
 	// Unopened are write paths that did not exist and whose nearest
-	// existing folder is "/" or holds a home: left closed.
+	// existing folder is "/" or holds a home or /etc: left closed.
 	Unopened []string
 }
 
@@ -288,8 +300,9 @@ func (p Policy) ruleset() *ruleset {
 			continue
 		}
 		anc := nearestExisting(w)
-		if b.tooBroad(anc) {
-			// Opening it would open the private part of the home.
+		if b.tooBroad(anc) || holdsPrivateEntries(anc) {
+			// Opening it would open the private part of the home, or the
+			// private files of /etc.
 			b.unopened = append(b.unopened, w)
 			continue
 		}

@@ -70,8 +70,8 @@ type Started struct {
 	// write path did not exist yet.
 	Widened []string
 	// Unopened are write paths that did not exist and whose nearest
-	// existing folder is "/" or holds a home folder: not opened, since
-	// that would open the home's private part.
+	// existing folder is "/" or holds a home folder or the private files
+	// of /etc: not opened, since that would open those too.
 	Unopened []string
 	// Applied are the layers the command runs under.
 	Applied Layers

@@ -285,7 +285,7 @@ func (t *task) sandboxNotes(output string) string {
 		notes = append(notes, fmt.Sprintf("yagent sandbox: an approved path did not exist yet, so the command could create files anywhere under %s, its nearest existing folder.", w))
 	}
 	for _, u := range c.unopened {
-		notes = append(notes, fmt.Sprintf("yagent sandbox: %s was approved but does not exist yet, and the folder it would be made in holds the home folder, so commands may not create it (that would open the home's private files). "+
+		notes = append(notes, fmt.Sprintf("yagent sandbox: %s was approved but does not exist yet, and the folder it would be made in holds private files (the home folder's, or those of /etc), so commands may not create it. "+
 			"Create it inside the workspace or the temp folder instead, or ask the user to create it or to add it to sandbox.write in the profile.", u))
 	}
 	seen := map[string]bool{}
