@@ -38,6 +38,13 @@ func (g *WorkspaceGuard) ReadRoots(sess *session.Session) []string {
 // folders searched and the files found are unchanged, so a call pays a
 // stat per folder and per file, not one per folder and rule.
 func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
+	list, _ := g.rulePrograms()
+	return list
+}
+
+// rulePrograms returns ExecPrograms' list and the rules' files for
+// matchRules, kept while nothing they were found from changed.
+func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
 	dirs := searchDirs()
 	stamps := make([]stamp, len(dirs))
 	for i, d := range dirs {
@@ -46,10 +53,11 @@ func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
 	g.progs.mu.Lock()
 	defer g.progs.mu.Unlock()
 	if g.progs.valid(stamps) {
-		return cloneProgs(g.progs.list)
+		return cloneProgs(g.progs.list), g.progs.rf
 	}
 	var out []sdk.ExecProgram
 	var files []stamp
+	rf := ruleFiles{}
 	seen := map[string]bool{}
 	for _, r := range g.rules {
 		name := path.Base(r.Program)
@@ -58,7 +66,9 @@ func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
 		}
 		seen[name] = true
 		p := sdk.ExecProgram{Name: name}
-		for _, f := range programFiles(name) {
+		found := programFiles(name)
+		rf[r.Program] = found // a rule's program is a base name, as filesOf keys it
+		for _, f := range found {
 			files = append(files, stampOf(f.path))
 			if sum, ok := g.hashes.sum(f); ok {
 				p.Files = append(p.Files, sdk.ProgramFile{Path: f.path, Size: f.fi.Size(), SHA256: sum})
@@ -66,9 +76,9 @@ func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
 		}
 		out = append(out, p)
 	}
-	g.progs.dirs, g.progs.files, g.progs.list, g.progs.built = stamps, files, out, true
+	g.progs.dirs, g.progs.files, g.progs.list, g.progs.rf, g.progs.built = stamps, files, out, rf, true
 	g.progs.builds++
-	return cloneProgs(out)
+	return cloneProgs(out), rf
 }
 
 // progCache is the last ExecPrograms list and what it was built from.
@@ -77,7 +87,8 @@ type progCache struct {
 	built       bool
 	dirs, files []stamp
 	list        []sdk.ExecProgram
-	builds      int // for tests
+	rf          ruleFiles // never changed once built
+	builds      int       // for tests
 }
 
 // valid says the folders searched are as they were (a file added, removed
@@ -225,7 +236,8 @@ func (g *WorkspaceGuard) JudgeExec(program string, argv, interpreters []string, 
 			c.files = append(c.files, pf)
 		}
 	}
-	rv := matchRules(g.rules, c, filesOf(g.rules))
+	_, rf := g.rulePrograms()
+	rv := matchRules(g.rules, c, rf)
 	if rv.action == config.ExecAllow {
 		return config.ExecAllow, ""
 	}
