@@ -107,6 +107,12 @@ func DirOf(pid int) (string, error) { return dirOf(pid) }
 // never touched.
 func KillLive(dir string) (int, error) { return killLive(dir) }
 
+// RemoveEmpty removes the empty groups under dir, the folder of a plugin
+// process that is gone (DirOf), then dir itself, and reports whether dir is
+// gone: the host calls it once that plugin's live groups were killed and
+// have emptied. A group something still runs in stays, and so does dir.
+func RemoveEmpty(dir string) bool { return removeEmpty(dir) }
+
 // Cleanup removes this process's released groups that have emptied (and
 // those kept for reuse), and its own folder when nothing is left in it: the plugin calls it as it
 // shuts down.

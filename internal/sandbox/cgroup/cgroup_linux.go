@@ -539,6 +539,23 @@ func killLive(dir string) (int, error) {
 	return n, errors.Join(errs...)
 }
 
+func removeEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	for i, e := range entries {
+		if i >= sweepEntries {
+			break
+		}
+		if e.IsDir() {
+			_ = unix.Rmdir(filepath.Join(dir, e.Name())) // EBUSY while something runs in it
+		}
+	}
+	err = unix.Rmdir(dir)
+	return err == nil || errors.Is(err, unix.ENOENT)
+}
+
 func writeAt(dirfd int, name, value string) error {
 	fd, err := unix.Openat(dirfd, name, unix.O_WRONLY|unix.O_CLOEXEC, 0)
 	if err != nil {

@@ -398,3 +398,34 @@ func TestSweepDeadProcesses_RemovesOnlyTheDeadsEmptyFolders(t *testing.T) {
 		t.Errorf("a live process's folder was swept: %v", err)
 	}
 }
+
+func TestRemoveEmpty_LeavesWhatStillRuns(t *testing.T) {
+	t.Parallel()
+	tr := testTree(t)
+	busy, err := tr.newGroup(true)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	idle, err := tr.newGroup(true)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	_, pids := startIn(t, busy, `setsid sleep 300 & echo $! >> "$P"; wait`, 1)
+	if RemoveEmpty(tr.root) {
+		t.Fatalf("RemoveEmpty(%s) = true with %s running in it", tr.root, busy.Path)
+	}
+	if !errors.Is(statErr(idle.Path), os.ErrNotExist) || statErr(busy.Path) != nil {
+		t.Errorf("after RemoveEmpty: empty %s: %v (want removed), busy %s: %v (want kept)", idle.Path, statErr(idle.Path), busy.Path, statErr(busy.Path))
+	}
+	if err := busy.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(pids)
+	deadline := time.Now().Add(5 * time.Second)
+	for !RemoveEmpty(tr.root) {
+		if time.Now().After(deadline) {
+			t.Fatalf("RemoveEmpty(%s) still false after its last process ended", tr.root)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
