@@ -24,7 +24,8 @@ func TestCrash_KillsLiveCgroupsOnly(t *testing.T) {
 	t.Parallel()
 	p := loadTest(t, newManager(t, Options{}))
 	errc, live, bg, kept := startCgroups(t, p, context.Background())
-	if err := syscall.Kill(p.PID(), syscall.SIGKILL); err != nil {
+	pluginPID := p.PID()
+	if err := syscall.Kill(pluginPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -34,6 +35,12 @@ func TestCrash_KillsLiveCgroupsOnly(t *testing.T) {
 		t.Fatal("Execute(test_cgroups) did not return after its plugin was killed")
 	}
 	waitFor(t, "the dead plugin's live cgroup to be killed", func() bool { return processGone(live) })
+	dir, _ := cgroup.DirOf(os.Getpid()) // the plugin's folder is beside this process's
+	dir = filepath.Join(filepath.Dir(dir), cgroup.PrefixProcess+strconv.Itoa(pluginPID))
+	waitFor(t, "the dead plugin's emptied live cgroup to be removed", func() bool {
+		_, err := os.Stat(filepath.Join(dir, cgroup.PrefixLive+"1"))
+		return os.IsNotExist(err)
+	})
 	time.Sleep(50 * time.Millisecond) // a kill of the others, had there been one, lands well within this
 	if processGone(bg) {
 		t.Errorf("the background command %d (bg-N cgroup) died with its plugin", bg)

@@ -200,6 +200,22 @@ func (p *Plugin) crashed(inst *instance) {
 	// Once more, now that the process is gone: a command it started
 	// meanwhile.
 	p.killLiveCgroups(inst)
+	go p.removeCgroups(inst)
+}
+
+// removeCgroups removes the cgroup folders a dead plugin left, once the
+// groups killed have emptied (bounded; what a background command still
+// runs in stays).
+func (p *Plugin) removeCgroups(inst *instance) {
+	if inst.cgroups == "" {
+		return
+	}
+	for range 50 {
+		if cgroup.RemoveEmpty(inst.cgroups) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // instance returns the running instance, starting one when there is none.

@@ -9,7 +9,7 @@ import (
 
 // Group is one command's cgroup.
 type Group struct {
-	// Path is the cgroup's folder as New made it (Dir follows the move to
+	// Path is the cgroup's folder as New made it (Dir follows a move to
 	// kept-N at Release).
 	Path string
 	fd   int
@@ -23,7 +23,7 @@ type Group struct {
 	n          int64 // the N of live-N, bg-N, kept-N
 
 	mu       sync.Mutex
-	dir      string // the folder now: Path, or its kept- name once released
+	dir      string // the folder now: Path, or kept-N once its processes moved
 	released bool
 	pooled   bool // released empty, its folder kept for another command
 }
@@ -40,8 +40,9 @@ const (
 	// PrefixBackground names the group of an is_background command: never
 	// killed but by shell_cancel.
 	PrefixBackground = "bg-"
-	// PrefixKept names a released group that still had processes: they
-	// outlived their call and are never killed.
+	// PrefixKept names the group that a released group's processes moved
+	// to where the released mark cannot be set: they outlived their call
+	// and are never killed.
 	PrefixKept = "kept-"
 	// PrefixProcess starts the folder of one plugin process's groups,
 	// yagent.<pid>.
@@ -66,7 +67,7 @@ func (g *Group) FD() int { return g.fd }
 func (g *Group) Background() bool { return g.background }
 
 // Dir is the group's folder now: Path, or the kept-N group Release moved
-// the processes left in it to.
+// the processes left in it to where it could not mark it released.
 func (g *Group) Dir() string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -90,22 +91,36 @@ func (g *Group) Signal(sig syscall.Signal) { g.signal(sig) }
 func (g *Group) Procs() int { return g.procs() }
 
 // Release lets the group go: it is never killed after this. Its folder is
-// removed when empty (or, a live one, kept for the next New to reuse);
-// otherwise the processes left in it move to a kept-N
-// group (cgroup v2 has no rename), so that no one kills them (a dead
-// plugin's host kills live-N groups only), removed by a later sweep once
-// empty.
+// removed when empty (or, a live one, kept for the next New to reuse).
+// Otherwise it is marked released (a user.yagent.released xattr; where
+// cgroupfs has no user xattrs, before Linux 5.7, the processes left move
+// to a kept-N group instead, since cgroup v2 has no rename), so that no
+// one kills them (a dead plugin's host kills unreleased live-N groups
+// only), and a later sweep removes it once empty.
 func (g *Group) Release() { g.release() }
+
+// Released reports whether the group at dir was released: marked so, or
+// a kept-N one.
+func Released(dir string) bool { return released(dir) }
+
+// Of returns the folder of process pid's cgroup v2.
+func Of(pid int) (string, error) { return groupOf(pid) }
 
 // DirOf returns the folder under which process pid (a plugin) makes its
 // command cgroups, from its /proc entry: read it while the process lives.
 func DirOf(pid int) (string, error) { return dirOf(pid) }
 
 // KillLive kills every live-N group under dir, the folder of a plugin
-// process (DirOf), and returns how many it killed: the host calls it when
-// that plugin died with commands in flight. bg-N and kept-N groups are
-// never touched.
+// process (DirOf), that was not released, and returns how many it killed:
+// the host calls it when that plugin died with commands in flight. bg-N,
+// kept-N and released groups are never touched.
 func KillLive(dir string) (int, error) { return killLive(dir) }
+
+// RemoveEmpty removes the empty groups under dir, the folder of a plugin
+// process that is gone (DirOf), then dir itself, and reports whether dir is
+// gone: the host calls it once that plugin's live groups were killed and
+// have emptied. A group something still runs in stays, and so does dir.
+func RemoveEmpty(dir string) bool { return removeEmpty(dir) }
 
 // Cleanup removes this process's released groups that have emptied (and
 // those kept for reuse), and its own folder when nothing is left in it: the plugin calls it as it

@@ -29,6 +29,10 @@ type tree struct {
 
 	next atomic.Int64
 
+	// noMark makes Release move what is left to kept-N even where the
+	// released mark could be set: a test seam.
+	noMark bool
+
 	mu        sync.Mutex
 	kept      []string // released folders that still held processes
 	idle      []idle   // released live groups left empty, for reuse
@@ -275,7 +279,14 @@ func (g *Group) release() {
 		return
 	}
 	// Processes are left in it: they live on, in a folder no one kills.
-	// cgroup v2 refuses rename(2) (EPERM), so they move to a kept-N group.
+	// The mark says so in a few µs; cgroup v2 refuses rename(2) (EPERM),
+	// and moving each process to a kept-N group costs milliseconds (a
+	// migration waits for an RCU grace period), so that is the fallback
+	// where the mark cannot be set (user xattrs on cgroupfs: Linux 5.7).
+	if !g.t.noMark && unix.Setxattr(g.dir, releasedXattr, []byte("1"), 0) == nil {
+		g.t.keep(g.dir)
+		return
+	}
 	kept := filepath.Join(filepath.Dir(g.dir), PrefixKept+strconv.FormatInt(g.n, 10))
 	if err := move(g.dir, kept); err == nil {
 		g.dir = kept
@@ -487,21 +498,9 @@ func old(dir string, age time.Duration) bool {
 }
 
 func dirOf(pid int) (string, error) {
-	mi, err := os.ReadFile("/proc/self/mountinfo")
+	dir, err := groupOf(pid)
 	if err != nil {
-		return "", fmt.Errorf("%w: read the mount table: %w", ErrUnavailable, err)
-	}
-	cg, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cgroup"))
-	if err != nil {
-		return "", fmt.Errorf("read the cgroup of process %d: %w", pid, err)
-	}
-	own, err := parseOwnCgroup(string(cg))
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	dir, _, err := locate(parseMountinfo(string(mi)), own)
-	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return "", err
 	}
 	return filepath.Join(dir, PrefixProcess+strconv.Itoa(pid)), nil
 }
@@ -521,6 +520,9 @@ func killLive(dir string) (int, error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
+		if released(p) {
+			continue // what a returned call left
+		}
 		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			if !errors.Is(err, unix.ENOENT) { // released meanwhile
@@ -537,6 +539,56 @@ func killLive(dir string) (int, error) {
 		n++
 	}
 	return n, errors.Join(errs...)
+}
+
+func removeEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	for i, e := range entries {
+		if i >= sweepEntries {
+			break
+		}
+		if e.IsDir() {
+			_ = unix.Rmdir(filepath.Join(dir, e.Name())) // EBUSY while something runs in it
+		}
+	}
+	err = unix.Rmdir(dir)
+	return err == nil || errors.Is(err, unix.ENOENT)
+}
+
+// releasedXattr marks a live-N group that Release found busy: what runs in
+// it outlived its call and is never killed.
+const releasedXattr = "user.yagent.released"
+
+func released(dir string) bool {
+	if strings.HasPrefix(filepath.Base(dir), PrefixKept) {
+		return true
+	}
+	var b [8]byte
+	_, err := unix.Getxattr(dir, releasedXattr, b[:])
+	return err == nil
+}
+
+func groupOf(pid int) (string, error) {
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", fmt.Errorf("%w: read the mount table: %w", ErrUnavailable, err)
+	}
+	cg, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		return "", fmt.Errorf("read the cgroup of process %d: %w", pid, err)
+	}
+	own, err := parseOwnCgroup(string(cg))
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	dir, _, err := locate(parseMountinfo(string(mi)), own)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return dir, nil
 }
 
 func writeAt(dirfd int, name, value string) error {

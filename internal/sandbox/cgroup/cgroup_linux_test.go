@@ -156,46 +156,78 @@ func TestKill_KillsEveryProcessOfTheGroup(t *testing.T) {
 
 func TestRelease_KeepsSurvivorsAndNeverKillsThem(t *testing.T) {
 	t.Parallel()
-	tr := testTree(t)
-	g, err := tr.newGroup(false)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	done, pids := startIn(t, g, `nohup sleep 300 >/dev/null 2>&1 & echo $! >> "$P"`, 1)
-	<-done // bash itself ends; its daemon stays
-	g.Release()
-	if want := PrefixKept + strings.TrimPrefix(filepath.Base(g.Path), PrefixLive); g.Name() != want {
-		t.Errorf("released group %s is %s, want kept-N with the same N", g.Path, g.Dir())
-	}
-	if _, err := os.Stat(g.Path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the live folder after Release: %v, want it removed", err)
-	}
-	if procs := readProcs(g.Dir()); !slices.Equal(procs, pids) {
-		t.Errorf("the kept group holds %v, want the daemon %v", procs, pids)
-	}
-	if err := g.Kill(); err != nil {
-		t.Errorf("Kill after Release: %v, want nil (it kills nothing)", err)
-	}
-	if n, err := killLive(tr.root); err != nil || n != 0 {
-		t.Errorf("killLive = %d, %v; want 0: a kept group is not live", n, err)
-	}
-	time.Sleep(20 * time.Millisecond) // a kill, had there been one, lands well within this
-	if !alive(pids[0]) {
-		t.Fatalf("the daemon %d of a released group died", pids[0])
-	}
-	// Once it is gone, the sweep removes the folder.
-	syscall.Kill(pids[0], syscall.SIGKILL)
-	waitGone(pids)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		tr.sweep(true)
-		if _, err := os.Stat(g.Dir()); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the sweep left %s after its processes ended", g.Dir())
-		}
-		time.Sleep(5 * time.Millisecond)
+	for _, move := range []bool{false, true} {
+		t.Run(map[bool]string{false: "marked", true: "moved"}[move], func(t *testing.T) {
+			t.Parallel()
+			tr := testTree(t)
+			tr.noMark = move
+			g, err := tr.newGroup(false)
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			beat := filepath.Join(t.TempDir(), "beat")
+			done, pids := startIn(t, g, `nohup bash -c 'while :; do echo >> "$0"; sleep 0.005; done' '`+beat+`' >/dev/null 2>&1 & echo $! >> "$P"`, 1)
+			<-done // bash itself ends; its daemon stays
+			start := time.Now()
+			g.Release()
+			t.Logf("Release with a survivor took %v", time.Since(start))
+			if !Released(g.Dir()) {
+				t.Errorf("released group %s (now %s) does not say it was released", g.Path, g.Dir())
+			}
+			if move {
+				if want := PrefixKept + strings.TrimPrefix(filepath.Base(g.Path), PrefixLive); g.Name() != want {
+					t.Errorf("released group %s is %s, want kept-N with the same N", g.Path, g.Dir())
+				}
+				if _, err := os.Stat(g.Path); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("the live folder after its processes moved: %v, want it removed", err)
+				}
+			} else if g.Dir() != g.Path {
+				t.Errorf("a marked group moved: %s, want it at %s", g.Dir(), g.Path)
+			}
+			if procs := readProcs(g.Dir()); !slices.Contains(procs, pids[0]) {
+				t.Errorf("the released group holds %v, want the daemon %v (and its sleeps)", procs, pids)
+			}
+			if err := g.Kill(); err != nil {
+				t.Errorf("Kill after Release: %v, want nil (it kills nothing)", err)
+			}
+			if n, err := KillLive(tr.root); err != nil || n != 0 {
+				t.Errorf("KillLive = %d, %v; want 0: a released group is not live", n, err)
+			}
+			time.Sleep(20 * time.Millisecond) // a kill, had there been one, lands well within this
+			if !alive(pids[0]) {
+				t.Fatalf("the daemon %d of a released group died", pids[0])
+			}
+			// And it runs: a freeze that kept it from forking during a move
+			// is gone.
+			if b, _ := os.ReadFile(filepath.Join(g.Dir(), "cgroup.events")); !strings.Contains(string(b), "frozen 0") {
+				t.Errorf("the released group's events say %q, want frozen 0", b)
+			}
+			st, _ := os.Stat(beat)
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				if now, _ := os.Stat(beat); st != nil && now != nil && now.Size() > st.Size() {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the daemon %d of a released group stopped running (its heartbeat file stays at %v)", pids[0], st)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			// Once it is gone, the sweep removes the folder.
+			syscall.Kill(pids[0], syscall.SIGKILL)
+			waitGone(pids)
+			deadline = time.Now().Add(5 * time.Second)
+			for {
+				tr.sweep(true)
+				if _, err := os.Stat(g.Dir()); errors.Is(err, os.ErrNotExist) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the sweep left %s after its processes ended", g.Dir())
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
 	}
 }
 
@@ -379,5 +411,36 @@ func TestSweepDeadProcesses_RemovesOnlyTheDeadsEmptyFolders(t *testing.T) {
 	}
 	if _, err := os.Stat(liveDir + "/kept-1"); err != nil {
 		t.Errorf("a live process's folder was swept: %v", err)
+	}
+}
+
+func TestRemoveEmpty_LeavesWhatStillRuns(t *testing.T) {
+	t.Parallel()
+	tr := testTree(t)
+	busy, err := tr.newGroup(true)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	idle, err := tr.newGroup(true)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	_, pids := startIn(t, busy, `setsid sleep 300 & echo $! >> "$P"; wait`, 1)
+	if RemoveEmpty(tr.root) {
+		t.Fatalf("RemoveEmpty(%s) = true with %s running in it", tr.root, busy.Path)
+	}
+	if !errors.Is(statErr(idle.Path), os.ErrNotExist) || statErr(busy.Path) != nil {
+		t.Errorf("after RemoveEmpty: empty %s: %v (want removed), busy %s: %v (want kept)", idle.Path, statErr(idle.Path), busy.Path, statErr(busy.Path))
+	}
+	if err := busy.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(pids)
+	deadline := time.Now().Add(5 * time.Second)
+	for !RemoveEmpty(tr.root) {
+		if time.Now().After(deadline) {
+			t.Fatalf("RemoveEmpty(%s) still false after its last process ended", tr.root)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -28,3 +28,6 @@ func (g *Group) procs() int            { return 0 }
 func (g *Group) release()              {}
 func dirOf(int) (string, error)        { return std.rootDir() }
 func killLive(string) (int, error)     { return 0, nil }
+func removeEmpty(string) bool          { return true }
+func released(string) bool             { return false }
+func groupOf(int) (string, error)      { return std.rootDir() }

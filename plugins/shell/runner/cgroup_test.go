@@ -51,18 +51,19 @@ echo $$ >> "$P"
 wait`, pids)
 }
 
-// cgroupOf is the name of pid's cgroup (live-3, kept-3), "" when gone.
+// cgroupOf is the name of pid's cgroup (live-3, bg-4), "" when gone.
 func cgroupOf(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	dir, err := cgroup.Of(pid)
 	if err != nil {
 		return ""
 	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if p, ok := strings.CutPrefix(line, "0::"); ok {
-			return filepath.Base(p)
-		}
-	}
-	return ""
+	return filepath.Base(dir)
+}
+
+// releasedGroup reports whether pid's cgroup was released.
+func releasedGroup(pid int) bool {
+	dir, err := cgroup.Of(pid)
+	return err == nil && cgroup.Released(dir)
 }
 
 func TestRunBash_TimeoutKillsEveryEscapedChild(t *testing.T) {
@@ -166,7 +167,7 @@ func TestKillLiveProcessGroups_KillsEveryEscapedChild(t *testing.T) {
 	}
 }
 
-func TestRunBash_WhatAFinishedCommandLeftLivesOnInAKeptGroup(t *testing.T) {
+func TestRunBash_WhatAFinishedCommandLeftLivesOnInAReleasedGroup(t *testing.T) {
 	requireCgroup(t)
 	t.Parallel()
 	f := newFixture(t, Options{WaitDelay: 100 * time.Millisecond})
@@ -184,8 +185,8 @@ setsid sleep 300 >/dev/null 2>&1 & echo $! >> '%s'`, pids, pids)
 	}
 	left := waitForPidsWritten(t, pids, 2)
 	for _, p := range left {
-		if g := cgroupOf(p); !strings.HasPrefix(g, cgroup.PrefixKept) {
-			t.Errorf("process %d left by a finished command is in cgroup %q, want kept-N (released as the call returned)", p, g)
+		if !releasedGroup(p) {
+			t.Errorf("process %d left by a finished command is in cgroup %q, not released as the call returned", p, cgroupOf(p))
 		}
 	}
 	// Nothing that comes later kills it: the call's cancel, the plugin's
@@ -212,16 +213,16 @@ while [ ! -e '%s' ]; do sleep 0.01; done`, pids, gate)
 	}
 	id := data(t, res).TaskID
 	daemon := waitForPidsWritten(t, pids, 1)
-	if g := cgroupOf(daemon[0]); !strings.HasPrefix(g, cgroup.PrefixLive) {
-		t.Errorf("a running task's process is in cgroup %q, want live-N", g)
+	if g := cgroupOf(daemon[0]); !strings.HasPrefix(g, cgroup.PrefixLive) || releasedGroup(daemon[0]) {
+		t.Errorf("a running task's process is in cgroup %q (released: %v), want an unreleased live-N", g, releasedGroup(daemon[0]))
 	}
 	os.WriteFile(gate, nil, 0o600)
 	end, err := f.m.Wait(f.sandboxed(t.Context()), id, 5*time.Second)
 	if err != nil || data(t, end).Status != endExited {
 		t.Fatalf("Wait = %v, %v; want it exited", end, err)
 	}
-	if g := cgroupOf(daemon[0]); !strings.HasPrefix(g, cgroup.PrefixKept) {
-		t.Errorf("the process left by an ended task is in cgroup %q, want kept-N", g)
+	if !releasedGroup(daemon[0]) {
+		t.Errorf("the process left by an ended task is in cgroup %q, not released", cgroupOf(daemon[0]))
 	}
 	f.m.KillLiveProcessGroups()
 	if !stillAliveAfter(daemon, 100*time.Millisecond) {

@@ -40,7 +40,8 @@
 // (setsid, setsid -f, set -m, double forks); a dead plugin's host kills its
 // live-N groups. As a call returns with its command finished, and as a
 // yielded task's command ends, the group is released: the processes left
-// in it move to kept-N and are never killed later (`nohup server &`). A
+// in it are never killed later (`nohup server &`): the group is marked
+// released (or they move to kept-N) and the host skips it. A
 // bg-N group outlives the call; shell_cancel kills it whole. Without a
 // writable cgroup v2 the process groups are all there is (a required
 // sandbox refuses the command instead).

@@ -1,11 +1,12 @@
 package runner
 
 import (
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 )
 
 // LiveGroups is the set of process groups of foreground commands in flight
