@@ -84,6 +84,16 @@ func TestSandboxExecRules(t *testing.T) {
 				return map[string]string{"Makefile": "all:\n\t@/lib64/ld-linux-x86-64.so.2 " + pe + " X\n"}
 			},
 			cmd: "make"},
+		{name: "fexecve of an open descriptor", need: []string{"python3"},
+			files: func(pe string) map[string]string {
+				return map[string]string{"f.py": "import os\nfd = os.open('" + pe + "', os.O_RDONLY)\nos.execve(fd, ['pe', 'X'], dict(os.environ))\n"}
+			},
+			cmd: "python3 f.py"},
+		{name: "shebang through env -S", need: []string{"make"},
+			files: func(string) map[string]string {
+				return map[string]string{"pe.sh*": "#!/usr/bin/env -S printenv X\n", "Makefile": "all:\n\t@./pe.sh\n"}
+			},
+			cmd: "make"},
 		// A program the supervisor cannot identify is judged by the
 		// strictest rule: here, deny.
 		{name: "a copy in a memfd", need: []string{"python3"},
