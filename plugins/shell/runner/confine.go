@@ -234,8 +234,7 @@ func refusedPaths(line string) []string {
 		p := line[m[2]:m[3]]
 		rest, before := line[m[3]:], line[:m[2]]
 		switch {
-		case deniedLine.MatchString(prefixOf(rest, 40)) && strings.HasPrefix(rest, ":"),
-			deniedLine.MatchString(suffixOf(before, 40)):
+		case deniedAfter.MatchString(rest), deniedBefore.MatchString(before):
 			named = append(named, filepath.Clean(p))
 		case i == 0 && m[2] == 0 && strings.HasPrefix(rest, ":"):
 			// the program's own name, leading its message
@@ -249,8 +248,11 @@ func refusedPaths(line string) []string {
 	return all
 }
 
-func prefixOf(s string, n int) string { return s[:min(n, len(s))] }
-func suffixOf(s string, n int) string { return s[max(0, len(s)-n):] }
+// deniedAfter and deniedBefore find the refusal right beside a path.
+var (
+	deniedAfter  = regexp.MustCompile(`(?i)^['"’”]?:\s*(permission denied|operation not permitted|read-only file system)`)
+	deniedBefore = regexp.MustCompile(`(?i)(permission denied|operation not permitted|read-only file system)(:|,)?\s*['"‘“]?$`)
+)
 
 // explain says why the task's rules refuse p, "" when they do not.
 func (c *confinement) explain(p string) string {

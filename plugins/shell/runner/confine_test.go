@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/sdk"
+)
+
+func TestRefusedPaths(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"cat: /var/tmp/x/.ssh/id: Permission denied", []string{"/var/tmp/x/.ssh/id"}},
+		{"/usr/bin/bash: line 1: /var/tmp/zz: Permission denied", []string{"/var/tmp/zz"}},
+		{"PermissionError: [Errno 13] Permission denied: '/var/tmp/q'", []string{"/var/tmp/q"}},
+		{"ls: cannot open directory '/root': Permission denied", []string{"/root"}},
+		{"/usr/bin/bash: /opt/x/run.sh: Operation not permitted", []string{"/opt/x/run.sh"}},
+	} {
+		if got := refusedPaths(tc.line); !slices.Equal(got, tc.want) {
+			t.Errorf("refusedPaths(%q) = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+// sandboxFixture is a Manager whose calls carry a sandbox, with a home
+// and an outside folder under /var/tmp (the temp folder is writable by
+// design, so a target there would prove nothing).
+type sandboxFixture struct {
+	*fixture
+	home, outside string
+}
+
+func newSandboxFixture(t *testing.T) *sandboxFixture {
+	t.Helper()
+	if l := sandbox.Probe(); l.LandlockABI == 0 {
+		t.Skipf("the Landlock layer is missing here (%s): commands run without the file wall", l.Missing[sandbox.LayerLandlock])
+	}
+	root, err := os.MkdirTemp("/var/tmp", "yagent-confine-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	f := &sandboxFixture{fixture: newFixture(t, Options{}), home: filepath.Join(root, "home"), outside: filepath.Join(root, "outside")}
+	f.ws = filepath.Join(root, "ws")
+	for _, d := range []string{f.home, f.outside, f.ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", f.home)
+	return f
+}
+
+func (f *sandboxFixture) call(progs []sdk.ExecProgram) context.Context {
+	ctx := sdk.WithCall(context.Background(), sdk.CallInfo{
+		ID: "call", Tool: "run_bash", SessionID: "s1", Workspace: f.ws,
+		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: progs},
+	})
+	return sdk.WithHost(ctx, f.host)
+}
+
+func (f *sandboxFixture) run(t *testing.T, ctx context.Context, command string) string {
+	t.Helper()
+	res, err := f.m.Run(ctx, RunRequest{Command: command})
+	if err != nil {
+		if te, ok := sdk.AsToolError(err); ok {
+			return te.Message
+		}
+		t.Fatalf("Run(%q): %v", command, err)
+	}
+	return res.Text
+}
+
+// A write outside the workspace through a path built at run time fails,
+// and the result says the sandbox refused it and how to get it allowed.
+func TestSandbox_RuntimeBuiltWriteRefusedWithNote(t *testing.T) {
+	f := newSandboxFixture(t)
+	target := filepath.Join(f.outside, "out")
+	text := f.run(t, f.call(nil), `d=$(printf %s `+f.outside+`); echo x > "$d/out"`)
+	if _, err := os.Stat(target); err == nil {
+		t.Fatalf("the command wrote %s outside the workspace: %s", target, text)
+	}
+	if !strings.Contains(text, "yagent sandbox: commands may not create "+target) || !strings.Contains(text, "sandbox.write") {
+		t.Errorf("the result does not say what the sandbox refused and how to allow it:\n%s", text)
+	}
+	// The workspace itself stays writable.
+	if text := f.run(t, f.call(nil), "echo x > inside && cat inside"); !strings.Contains(text, "x") {
+		t.Errorf("a write inside the workspace failed: %s", text)
+	}
+}
+
+// A script reads a private file of the home: the read fails, the secret
+// stays out of the result, and the result names the refused path.
+func TestSandbox_PrivateHomeReadThroughScript(t *testing.T) {
+	f := newSandboxFixture(t)
+	secret := filepath.Join(f.home, ".ssh", "id_test")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("SECRET-7f3a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.ws, "s.sh"), []byte("cat \"$HOME/.ssh/id_test\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := f.run(t, f.call(nil), "bash s.sh")
+	if strings.Contains(text, "SECRET-7f3a") {
+		t.Fatalf("the script read the home's private file: %s", text)
+	}
+	if !strings.Contains(text, "yagent sandbox: commands may not read "+secret) {
+		t.Errorf("the result does not name the refused read:\n%s", text)
+	}
+}
+
+// With sandbox off the same script reads the file: the seeds' behaviour.
+func TestSandbox_OffRunsAsBefore(t *testing.T) {
+	f := newSandboxFixture(t)
+	secret := filepath.Join(f.home, "plain")
+	if err := os.WriteFile(secret, []byte("PLAIN-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := sdk.WithHost(sdk.WithCall(context.Background(), sdk.CallInfo{
+		ID: "call", Tool: "run_bash", SessionID: "s1", Workspace: f.ws, Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOff},
+	}), f.host)
+	if text := f.run(t, ctx, "cat $HOME/plain"); !strings.Contains(text, "PLAIN-1") {
+		t.Errorf("with sandbox off the command could not read %s: %s", secret, text)
+	}
+}
+
