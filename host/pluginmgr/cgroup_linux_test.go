@@ -118,3 +118,32 @@ func startCgroups(t *testing.T, p *Plugin, ctx context.Context) (errc chan error
 	})
 	return errc, pids[0], pids[1], pids[2]
 }
+
+// A plugin that dies with no call in flight still owned commands (a task
+// that yielded): the host kills their live cgroups when the process exits,
+// not at the next call.
+func TestIdleDeath_KillsLiveCgroups(t *testing.T) {
+	if _, err := cgroup.Root(); err != nil {
+		t.Skipf("cgroup v2 layer missing here, plugins' commands run in process groups: %v", err)
+	}
+	t.Parallel()
+	p := loadTest(t, newManager(t, Options{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	errc, live, bg, kept := startCgroups(t, p, ctx)
+	cancel() // the call ends; its live cgroup stays the plugin's
+	select {
+	case <-errc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cancelled call did not return")
+	}
+	if processGone(live) {
+		t.Fatalf("the live command %d died with its call: the test proves nothing", live)
+	}
+	if err := syscall.Kill(p.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the idle dead plugin's live cgroup to be killed", func() bool { return processGone(live) })
+	if processGone(bg) || processGone(kept) {
+		t.Errorf("a background (%d) or released (%d) command died with its idle plugin", bg, kept)
+	}
+}

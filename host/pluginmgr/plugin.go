@@ -384,6 +384,17 @@ func (p *Plugin) launch() (*instance, error) {
 	go func() {
 		<-inst.remote.Done()
 		_ = os.RemoveAll(dir)
+		// A plugin that dies with no call in flight may still own commands
+		// (yielded tasks): they die with it, now, not at the next call.
+		p.mu.Lock()
+		current := p.inst == inst
+		p.mu.Unlock()
+		if current {
+			p.m.logger.Warn("plugin exited", "plugin", p.Name, "pid", inst.pid, "panic", inst.tail.panicText())
+			p.crashed(inst)
+			return
+		}
+		p.killLiveCgroups(inst)
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
