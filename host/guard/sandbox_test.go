@@ -189,3 +189,25 @@ func TestExecPrograms_FollowsChanges(t *testing.T) {
 		t.Errorf("after a rewrite in place the sha256 is still %s", first)
 	}
 }
+
+// TestSandbox_ApprovalOfAHoldingFolderOpensNothing: a command that names
+// "/", the home folder or a folder holding the workspace ($HOME, "..") was
+// approved for that name: under -y too, the sandbox opens nothing below
+// it, while a file named outside still widens Write.
+func TestSandbox_ApprovalOfAHoldingFolderOpensNothing(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "home", "src", "ws")
+	mkdir(t, ws)
+	prof := &config.Profile{Sandbox: config.SandboxRules{Mode: config.SandboxOn}}
+	g := New(Options{Workspace: ws, Home: home, Profile: prof})
+	d := adapter.Decision{Action: adapter.Ask, Paths: []string{"/", home, filepath.Dir(ws), root, "/srv/out.txt", ws}}
+	sb := g.Sandbox(session.New("s"), d, true)
+	if want := []string{"/srv/out.txt", ws}; sb == nil || !slices.Equal(sb.Write, want) {
+		t.Errorf("Sandbox(approved %q).Write = %q, want %q", d.Paths, sb.Write, want)
+	}
+	sb = g.Sandbox(session.New("s"), adapter.Decision{Action: adapter.Allow, Paths: []string{home}}, false)
+	if slices.Contains(sb.Read, home) {
+		t.Errorf("Sandbox(allowed %s).Read = %q: the home folder is opened", home, sb.Read)
+	}
+}
