@@ -205,3 +205,23 @@ func TestIsPrivate_LinkTargetsBeneathPrivateEntries(t *testing.T) {
 		}
 	}
 }
+
+// A write path that does not exist, whose nearest existing folder holds a
+// home or the private files of /etc, opens nothing: widening there would
+// open the home's private part, or /etc/shadow.
+func TestRuleset_MissingWriteUnderPrivateStaysClosed(t *testing.T) {
+	f := newFixture(t)
+	for _, missing := range []string{filepath.Join(filepath.Dir(f.home), "new-file"), "/etc/sha", "/etc/ssh/new"} {
+		p := f.policy()
+		p.Write = []string{missing}
+		rs := p.ruleset()
+		if len(rs.Widened) > 0 || !slices.Equal(rs.Unopened, []string{missing}) {
+			t.Errorf("Write %s: Widened %v, Unopened %v; want nothing widened, it unopened", missing, rs.Widened, rs.Unopened)
+		}
+		for _, private := range []string{filepath.Join(f.home, ".ssh", "id_test"), "/etc/shadow"} {
+			if p.Permits(private, false) {
+				t.Errorf("Write %s: %s became readable", missing, private)
+			}
+		}
+	}
+}
