@@ -23,6 +23,7 @@ func TestRefusedPaths(t *testing.T) {
 		{"PermissionError: [Errno 13] Permission denied: '/var/tmp/q'", []string{"/var/tmp/q"}},
 		{"ls: cannot open directory '/root': Permission denied", []string{"/root"}},
 		{"/usr/bin/bash: /opt/x/run.sh: Operation not permitted", []string{"/opt/x/run.sh"}},
+		{"mv: cannot move '/w/a' to '/var/tmp/b': Permission denied", []string{"/var/tmp/b"}},
 	} {
 		if got := refusedPaths(tc.line); !slices.Equal(got, tc.want) {
 			t.Errorf("refusedPaths(%q) = %q, want %q", tc.line, got, tc.want)
