@@ -2,20 +2,204 @@
 
 package sandbox
 
-import "os/exec"
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"unsafe"
 
-// probe and start are placeholders until the Linux layers land: nothing is
-// applied, and Layers says so.
+	"golang.org/x/sys/unix"
+
+	"github.com/yagent/yagent/internal/sandbox/execwatch"
+)
+
 func probe() Layers {
-	why := "not built into this yagent yet"
-	return Layers{Missing: map[string]string{
-		LayerLandlock: why, LayerSeccomp: why, LayerCaps: why, LayerMountNS: why, LayerNetNS: why,
-	}}
+	l := probeOnce()
+	l.Missing = cloneMap(l.Missing)
+	return l
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// probeKernel asks the kernel for each layer; the namespaces are tried on
+// a thread of their own, which then ends.
+func probeKernel() Layers {
+	l := Layers{CapDrop: true, Missing: map[string]string{}}
+	if abi, err := landlockABI(); err == nil {
+		l.LandlockABI = abi
+	} else {
+		l.Missing[LayerLandlock] = fmt.Sprintf("this kernel has no Landlock (%v): commands can read and write what the user can; "+
+			"use Linux 5.13 or later with landlock in the lsm= boot list", err)
+	}
+	action := uint32(unix.SECCOMP_RET_USER_NOTIF)
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action))); errno == 0 {
+		l.Seccomp = true
+	} else {
+		l.Missing[LayerSeccomp] = fmt.Sprintf("this kernel has no seccomp user notification (%v): exec rules hold only for the commands the guard reads; "+
+			"use Linux 5.0 or later", errno)
+	}
+	mnt, net := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with its namespaces
+		mnt <- unix.Unshare(unix.CLONE_NEWNS)
+		net <- unix.Unshare(unix.CLONE_NEWNET)
+	}()
+	why := func(err error) string {
+		if os.Geteuid() != 0 {
+			return fmt.Sprintf("yagent runs as uid %d without CAP_SYS_ADMIN (%v), and a multithreaded process cannot enter a user namespace; "+
+				"run yagent as root or with CAP_SYS_ADMIN", os.Geteuid(), err)
+		}
+		return fmt.Sprintf("unshare failed (%v): a container or seccomp profile forbids namespaces; allow CAP_SYS_ADMIN and unshare", err)
+	}
+	if err := <-mnt; err == nil {
+		l.MountNS = true
+	} else {
+		l.Missing[LayerMountNS] = "commands see /run and its sockets (Landlock before ABI 9 does not cover connecting to them): " + why(err)
+	}
+	if err := <-net; err == nil {
+		l.NetNS = true
+	} else {
+		l.Missing[LayerNetNS] = "sandbox.network: off cannot take the network from commands: " + why(err)
+	}
+	return l
+}
+
+var probeOnce = sync.OnceValue(probeKernel)
+
+// result is what the confined thread hands back.
+type result struct {
+	st  *Started
+	err error
 }
 
 func start(cmd *exec.Cmd, p Policy) (*Started, error) {
-	if err := cmd.Start(); err != nil {
+	kernel := probe()
+	ensureCaches(p)
+	rs := p.ruleset()
+	var ll *llRuleset
+	if kernel.LandlockABI > 0 {
+		var err error
+		if ll, err = rulesets.get(kernel.LandlockABI, rs); err != nil {
+			return nil, err
+		}
+		defer rulesets.release(ll)
+	}
+	ch := make(chan result, 1)
+	go func() {
+		// Never unlocked: Go ends this thread when the goroutine returns,
+		// so a thread under these limits is never reused.
+		runtime.LockOSThread()
+		st, err := confineAndStart(cmd, p, kernel, rs, ll)
+		ch <- result{st, err}
+		if err == nil && cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+			// The death signal follows the thread that forked: keep it
+			// until the command ends.
+			waitExit(cmd.Process.Pid)
+		}
+	}()
+	r := <-ch
+	return r.st, r.err
+}
+
+// confineAndStart applies the layers to the calling, locked thread in the
+// order they need (namespaces and mounts while it holds CAP_SYS_ADMIN,
+// then capabilities, no_new_privs, Landlock, the exec filter) and starts
+// cmd from it.
+func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *llRuleset) (*Started, error) {
+	st := &Started{Widened: rs.Widened, Applied: Layers{Missing: map[string]string{}}}
+	a := &st.Applied
+	miss := func(layer, why string) { a.Missing[layer] = why }
+
+	if kernel.MountNS {
+		flags := unix.CLONE_NEWNS
+		if !p.Network && kernel.NetNS {
+			flags |= unix.CLONE_NEWNET
+		}
+		hidden := hiddenDirs()
+		if err := unix.Unshare(flags); err != nil {
+			return nil, fmt.Errorf("sandbox: unshare: %w", err)
+		}
+		if err := privateMounts(hidden, backings(rs, hidden)); err != nil {
+			return nil, err
+		}
+		a.MountNS = true
+		if flags&unix.CLONE_NEWNET != 0 {
+			if err := loopbackUp(); err != nil {
+				return nil, err
+			}
+			a.NetNS = true
+		}
+	} else {
+		miss(LayerMountNS, kernel.Missing[LayerMountNS])
+	}
+	if !p.Network && !a.NetNS {
+		miss(LayerNetNS, kernel.Missing[LayerNetNS])
+	}
+
+	if err := dropCaps(); err != nil {
 		return nil, err
 	}
-	return &Started{Applied: probe()}, nil
+	a.CapDrop = true
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("sandbox: setting no_new_privs: %w", err)
+	}
+	if ll != nil {
+		if err := restrictSelf(ll); err != nil {
+			return nil, err
+		}
+		a.LandlockABI = kernel.LandlockABI
+	} else {
+		miss(LayerLandlock, kernel.Missing[LayerLandlock])
+	}
+	if p.Exec {
+		if l, err := execwatch.InstallFilter(); err == nil {
+			st.Listener, a.Seccomp = l, true
+		} else {
+			why := kernel.Missing[LayerSeccomp]
+			if why == "" {
+				why = "the exec filter could not be installed: " + err.Error()
+			}
+			miss(LayerSeccomp, why)
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		if st.Listener != nil {
+			st.Listener.Close()
+		}
+		return nil, err
+	}
+	return st, nil
+}
+
+// waitExit blocks until process pid has exited.
+func waitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// ensureCaches creates the missing cache folders of installed toolchains,
+// so a cold cache works without widening its ancestor.
+func ensureCaches(p Policy) {
+	for _, c := range toolchainCaches(p) {
+		if _, err := os.Stat(c.path); c.tool && os.IsNotExist(err) {
+			_ = os.MkdirAll(c.path, 0o755)
+		}
+	}
 }

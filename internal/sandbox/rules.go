@@ -1,0 +1,590 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Access rights of Landlock path-beneath rules, with the kernel's values so
+// the ruleset computed here is the one the kernel gets.
+const (
+	accessExecute     uint64 = 1 << 0
+	accessWriteFile   uint64 = 1 << 1
+	accessReadFile    uint64 = 1 << 2
+	accessReadDir     uint64 = 1 << 3
+	accessRemoveDir   uint64 = 1 << 4
+	accessRemoveFile  uint64 = 1 << 5
+	accessMakeChar    uint64 = 1 << 6
+	accessMakeDir     uint64 = 1 << 7
+	accessMakeReg     uint64 = 1 << 8
+	accessMakeSock    uint64 = 1 << 9
+	accessMakeFifo    uint64 = 1 << 10
+	accessMakeBlock   uint64 = 1 << 11
+	accessMakeSym     uint64 = 1 << 12
+	accessRefer       uint64 = 1 << 13
+	accessTruncate    uint64 = 1 << 14
+	accessIoctlDev    uint64 = 1 << 15
+	accessResolveUnix uint64 = 1 << 16
+)
+
+const (
+	// rightsRead lets a tree be read and its programs run.
+	rightsRead = accessReadFile | accessReadDir | accessExecute
+	// rightsList lets a folder be listed, nothing beneath it read: /etc,
+	// whose private files Landlock cannot except otherwise.
+	rightsList = accessReadDir
+	// rightsWrite adds everything that changes a tree; REFER so that mv
+	// between two folders of the workspace works.
+	rightsWrite = rightsRead | accessWriteFile | accessTruncate |
+		accessRemoveDir | accessRemoveFile | accessMakeChar | accessMakeDir |
+		accessMakeReg | accessMakeSock | accessMakeFifo | accessMakeBlock |
+		accessMakeSym | accessRefer | accessResolveUnix
+	// rightsDevice is read, write and ioctl on the harmless devices.
+	rightsDevice = accessReadFile | accessReadDir | accessWriteFile | accessTruncate | accessIoctlDev
+	// rightsFile are the rights a rule on a file (not a folder) may carry.
+	rightsFile = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
+)
+
+// systemRoots are read (and run) whole, where they exist.
+var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/sys"}
+
+// privateEntries are the folders whose entries are granted one by one, and
+// which of their entries stay unreadable.
+var privateEntries = map[string]func(name string) bool{
+	"/etc": func(name string) bool {
+		switch name {
+		case "shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d":
+			return true
+		}
+		return false
+	},
+	"/etc/ssh": func(name string) bool { return strings.HasSuffix(name, "_key") },
+	"/etc/ssl": func(name string) bool { return name == "private" },
+}
+
+// listedDirs are the keys of privateEntries, in order.
+var listedDirs = []string{"/etc", "/etc/ssh", "/etc/ssl"}
+
+// devices are the only entries of /dev a command sees; stdin, stdout,
+// stderr and fd are links into /proc, which is read anyway.
+var devices = map[string]uint64{
+	"null": rightsDevice, "zero": rightsDevice, "full": rightsDevice,
+	"tty": rightsDevice, "pts": rightsDevice, "ptmx": rightsDevice,
+	"random": rightsRead &^ accessExecute, "urandom": rightsRead &^ accessExecute,
+}
+
+// homeDefaults are the toolchain caches and config read under a home
+// folder; the rest of the home stays private.
+var homeDefaults = []string{
+	".cache", "go", ".npm", ".cargo", ".rustup", ".pyenv", ".nvm", ".rbenv",
+	".local/bin", ".local/lib", ".local/share/virtualenvs", ".gitconfig",
+	".config/git", ".config/go", ".m2/repository", ".gradle/caches",
+}
+
+// rule grants Access beneath Path (resolved, absolute).
+type rule struct {
+	Path   string
+	Access uint64
+}
+
+// ruleset is what one Policy lets its commands touch: the machine's rules
+// (shared by every call while Gen holds) and the call's. A path may be in
+// both; its rights are the union, as in the kernel.
+type ruleset struct {
+	Sys     []rule
+	Gen     string
+	Rules   []rule // sorted by Path, one per Path
+	Widened []string
+}
+
+// all are the rules of both parts.
+func (rs *ruleset) all() []rule {
+	return append(slices.Clone(rs.Sys), rs.Rules...)
+}
+
+// Permits says whether the ruleset of p lets a command read (write false)
+// or write path. A path that does not exist yet is judged by its nearest
+// existing ancestor, as the kernel does when it is created.
+func (p Policy) Permits(path string, write bool) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	return p.ruleset().permits(resolvePath(path), write)
+}
+
+// Roots are the paths the ruleset of p grants, each once, sorted: read are
+// those that may be read (the private /etc files absent: its other entries
+// are listed one by one), write those that may be written.
+func (p Policy) Roots() (read, write []string) {
+	for _, r := range p.ruleset().all() {
+		if r.Access&(accessReadFile|accessReadDir) != 0 {
+			read = append(read, r.Path)
+		}
+		if r.Access&accessWriteFile != 0 {
+			write = append(write, r.Path)
+		}
+	}
+	return read, write
+}
+
+func (rs *ruleset) permits(path string, write bool) bool {
+	fi, err := os.Stat(path)
+	exists := err == nil
+	need := accessReadFile
+	switch {
+	case write && exists && !fi.IsDir():
+		need = accessWriteFile
+	case write:
+		need = accessMakeReg
+	case exists && fi.IsDir():
+		need = accessReadDir
+	}
+	for _, r := range rs.all() {
+		if within(r.Path, path) && r.Access&need != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// within says path is root or beneath it.
+func within(root, path string) bool {
+	return root == "/" || path == root || strings.HasPrefix(path, root+"/")
+}
+
+// resolvePath resolves the symlinks of path's nearest existing ancestor and
+// appends the rest.
+func resolvePath(path string) string {
+	path = filepath.Clean(path)
+	rest := ""
+	for cur := path; ; cur = filepath.Dir(cur) {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if cur == "/" {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
+}
+
+// existing resolves path when it exists.
+func existing(path string) (string, bool) {
+	if path == "" || !filepath.IsAbs(path) {
+		return "", false
+	}
+	r, err := filepath.EvalSymlinks(path)
+	return r, err == nil
+}
+
+// nearestExisting is the resolved nearest existing ancestor of path.
+func nearestExisting(path string) string {
+	for cur := filepath.Dir(filepath.Clean(path)); ; cur = filepath.Dir(cur) {
+		if r, ok := existing(cur); ok {
+			return r
+		}
+		if cur == "/" {
+			return "/"
+		}
+	}
+}
+
+// builder gathers rules, one per path, their rights merged.
+type builder struct {
+	rules   map[string]rule
+	widened []string
+	homes   []string
+}
+
+func (b *builder) add(path string, access uint64) {
+	r := b.rules[path]
+	r.Path, r.Access = path, r.Access|access
+	b.rules[path] = r
+}
+
+// addChecked adds an existing path of a cache or home entry, unless it
+// would open "/" or a whole home folder.
+func (b *builder) addChecked(path string, access uint64) {
+	r, ok := existing(path)
+	if !ok || b.tooBroad(r) {
+		return
+	}
+	b.add(r, access)
+}
+
+// tooBroad says granting path would grant "/", a home folder or an
+// ancestor of one: what a toolchain variable or a home entry must never do.
+func (b *builder) tooBroad(path string) bool {
+	for _, h := range b.homes {
+		if within(path, h) {
+			return true
+		}
+	}
+	return path == "/"
+}
+
+// ruleset computes the rules of p: the machine's part, cached, and the
+// call's.
+func (p Policy) ruleset() *ruleset {
+	b := &builder{rules: map[string]rule{}, homes: homes(p.Env)}
+	sys := systemRules()
+	for _, h := range b.homes {
+		for _, r := range homeRules(h) {
+			b.add(r.Path, r.Access)
+		}
+	}
+	for _, t := range []string{"/tmp", lookupEnv(p.Env, "TMPDIR")} {
+		// A home under /tmp must not cost the temp folder, so only "/"
+		// and a home itself are refused here.
+		if r, ok := existing(t); ok && r != "/" && !slices.Contains(b.homes, r) {
+			b.add(r, rightsWrite)
+		}
+	}
+	for _, c := range toolchainCaches(p) {
+		b.addChecked(c.path, rightsWrite)
+	}
+	for _, r := range p.Read {
+		if rr, ok := existing(r); ok {
+			b.add(rr, rightsRead)
+		}
+	}
+	for _, w := range append([]string{p.Workspace}, p.Write...) {
+		if w == "" || !filepath.IsAbs(w) {
+			continue
+		}
+		if rw, ok := existing(w); ok {
+			b.add(rw, rightsWrite)
+			continue
+		}
+		anc := nearestExisting(w)
+		b.add(anc, rightsWrite)
+		if !slices.Contains(b.widened, anc) {
+			b.widened = append(b.widened, anc)
+		}
+	}
+	return &ruleset{Sys: sys.rules, Gen: sys.gen, Rules: b.sorted(), Widened: b.widened}
+}
+
+func (b *builder) sorted() []rule {
+	rs := make([]rule, 0, len(b.rules))
+	for _, r := range b.rules {
+		rs = append(rs, r)
+	}
+	slices.SortFunc(rs, func(a, b rule) int { return strings.Compare(a.Path, b.Path) })
+	return rs
+}
+
+// sysRules are the rules of the machine's paths, valid while gen (the
+// modification times of the folders listed entry by entry and of /dev)
+// holds.
+type sysRules struct {
+	gen   string
+	rules []rule
+}
+
+var sysCache struct {
+	sync.Mutex
+	v *sysRules
+}
+
+func systemGen() string {
+	var b strings.Builder
+	for _, d := range append(slices.Clone(listedDirs), "/dev") {
+		if fi, err := os.Stat(d); err == nil {
+			b.WriteString(d + ":" + strconv.FormatInt(fi.ModTime().UnixNano(), 10) + ";")
+		}
+	}
+	return b.String()
+}
+
+func systemRules() *sysRules {
+	gen := systemGen()
+	sysCache.Lock()
+	defer sysCache.Unlock()
+	if sysCache.v != nil && sysCache.v.gen == gen {
+		return sysCache.v
+	}
+	b := &builder{rules: map[string]rule{}, homes: homes(nil)}
+	for _, root := range systemRoots {
+		if r, ok := existing(root); ok {
+			b.add(r, rightsRead)
+		}
+	}
+	for _, dir := range listedDirs {
+		b.addEntries(dir, privateEntries[dir])
+	}
+	// /run and /var/run are listed only: what a command sees there is the
+	// tmpfs over them.
+	for _, d := range []string{"/run", "/var/run"} {
+		if r, ok := existing(d); ok {
+			b.add(r, rightsList)
+		}
+	}
+	for name, access := range devices {
+		if r, ok := existing("/dev/" + name); ok {
+			b.add(r, access)
+		}
+	}
+	sysCache.v = &sysRules{gen: gen, rules: b.sorted()}
+	return sysCache.v
+}
+
+// homeRules are the toolchain entries of home that exist, cached while
+// the folders holding them keep their modification times.
+func homeRules(home string) []rule {
+	var gen strings.Builder
+	for _, d := range []string{"", ".config", ".local", ".local/share", ".m2", ".gradle"} {
+		if fi, err := os.Stat(filepath.Join(home, d)); err == nil {
+			gen.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 10))
+		}
+		gen.WriteByte(';')
+	}
+	if v, ok := homeCache.Load(home); ok && v.(homeEntries).gen == gen.String() {
+		return v.(homeEntries).rules
+	}
+	b := &builder{rules: map[string]rule{}, homes: []string{home}}
+	for _, name := range homeDefaults {
+		b.addChecked(filepath.Join(home, name), rightsRead)
+	}
+	rs := b.sorted()
+	homeCache.Store(home, homeEntries{gen.String(), rs})
+	return rs
+}
+
+var homeCache sync.Map // home → homeEntries
+
+type homeEntries struct {
+	gen   string
+	rules []rule
+}
+
+// addEntries lists dir and grants each entry but the private ones; the
+// folder itself may only be listed. A nested folder of privateEntries is
+// granted by its own pass.
+func (b *builder) addEntries(dir string, private func(string) bool) {
+	real, ok := existing(dir)
+	if !ok {
+		return
+	}
+	b.add(real, rightsList)
+	for _, e := range listDir(real) {
+		p := filepath.Join(real, e.Name())
+		if private(e.Name()) || privateEntries[p] != nil {
+			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			t, ok := existing(p)
+			if !ok || b.tooBroad(t) || isPrivate(t) {
+				continue
+			}
+			p = t
+		}
+		b.add(p, rightsRead)
+	}
+}
+
+// isPrivate says a resolved path is one of the private entries.
+func isPrivate(path string) bool {
+	for dir, private := range privateEntries {
+		if filepath.Dir(path) == dir && private(filepath.Base(path)) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirCache keeps a folder's listing while its modification time holds:
+// /etc is listed for every command.
+var dirCache sync.Map // path → dirListing
+
+type dirListing struct {
+	mtime   time.Time
+	entries []fs.DirEntry
+}
+
+func listDir(dir string) []fs.DirEntry {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil
+	}
+	if v, ok := dirCache.Load(dir); ok && v.(dirListing).mtime.Equal(fi.ModTime()) {
+		return v.(dirListing).entries
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	dirCache.Store(dir, dirListing{fi.ModTime(), entries})
+	return entries
+}
+
+// lookupEnv is the value of name in env, the last one winning as in
+// os/exec.
+func lookupEnv(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}
+
+var accountHome = sync.OnceValue(func() string {
+	if u, err := user.Current(); err == nil {
+		return u.HomeDir
+	}
+	return ""
+})
+
+// homes are the home folders whose toolchain entries are read: $HOME of
+// the command and the account's home in the password database.
+func homes(env []string) []string {
+	var hs []string
+	for _, h := range []string{lookupEnv(env, "HOME"), accountHome()} {
+		if r, ok := existing(h); ok && r != "/" && !slices.Contains(hs, r) {
+			hs = append(hs, r)
+		}
+	}
+	return hs
+}
+
+// cache is a toolchain cache the commands write.
+type cache struct {
+	path string
+	// tool says the toolchain is installed, so a missing cache folder is
+	// created before the command runs (a cold cache must work, and
+	// widening its ancestor would open the home folder).
+	tool bool
+}
+
+// toolchainCaches are the write caches of p's environment.
+func toolchainCaches(p Policy) []cache {
+	env := p.Env
+	home := lookupEnv(env, "HOME")
+	join := func(base string, elem ...string) string {
+		if base == "" || !filepath.IsAbs(base) {
+			return ""
+		}
+		return filepath.Join(append([]string{base}, elem...)...)
+	}
+	or := func(v, def string) string {
+		if v != "" {
+			return v
+		}
+		return def
+	}
+	tc := goEnv(p)
+	xdg := or(lookupEnv(env, "XDG_CACHE_HOME"), join(home, ".cache"))
+	cargo := or(lookupEnv(env, "CARGO_HOME"), join(home, ".cargo"))
+	npm := or(lookupEnv(env, "npm_config_cache"), or(lookupEnv(env, "NPM_CONFIG_CACHE"), join(home, ".npm")))
+	tools := tc.tools
+	cs := []cache{
+		{tc.gocache, tc.goFound}, {tc.gomodcache, tc.goFound},
+		{npm, tools["npm"]},
+		{or(lookupEnv(env, "PIP_CACHE_DIR"), join(xdg, "pip")), tools["pip"]},
+		{join(cargo, "registry"), tools["cargo"]}, {join(cargo, "git"), tools["cargo"]},
+	}
+	return slices.DeleteFunc(cs, func(c cache) bool { return c.path == "" || !filepath.IsAbs(c.path) })
+}
+
+// toolchain is what one environment's toolchains say about their caches.
+type toolchain struct {
+	gocache, gomodcache string
+	goFound             bool
+	tools               map[string]bool
+}
+
+var toolchains sync.Map // environment key → toolchain
+
+// goEnv asks go (found on the environment's PATH outside every folder the
+// commands may write) where its caches are, once per environment; without
+// go it uses Go's own defaults.
+func goEnv(p Policy) toolchain {
+	key := strings.Join(p.Env, "\x00") + "\x01" + p.Workspace + "\x01" + strings.Join(p.Write, "\x00")
+	if v, ok := toolchains.Load(key); ok {
+		return v.(toolchain)
+	}
+	tc := toolchain{tools: map[string]bool{}}
+	untrusted := append([]string{p.Workspace, "/tmp", lookupEnv(p.Env, "TMPDIR")}, p.Write...)
+	look := func(name string) string {
+		for _, dir := range filepath.SplitList(lookupEnv(p.Env, "PATH")) {
+			if !filepath.IsAbs(dir) || slices.ContainsFunc(untrusted, func(u string) bool { return u != "" && within(resolvePath(u), resolvePath(dir)) }) {
+				continue
+			}
+			f := filepath.Join(dir, name)
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				return f
+			}
+		}
+		return ""
+	}
+	for _, t := range []string{"npm", "cargo"} {
+		tc.tools[t] = look(t) != ""
+	}
+	tc.tools["pip"] = look("pip") != "" || look("pip3") != ""
+	if gobin := look("go"); gobin != "" {
+		tc.goFound = true
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, gobin, "env", "-json", "GOCACHE", "GOMODCACHE")
+		// "/" holds no go.mod a command could plant; GOTOOLCHAIN=local so
+		// no toolchain is fetched to answer.
+		cmd.Dir = "/"
+		cmd.Env = append(slices.Clone(p.Env), "GOTOOLCHAIN=local")
+		out, err := cmd.Output()
+		cancel()
+		var v struct{ GOCACHE, GOMODCACHE string }
+		if err == nil && json.Unmarshal(out, &v) == nil {
+			tc.gocache, tc.gomodcache = v.GOCACHE, v.GOMODCACHE
+		}
+	}
+	if tc.gocache == "" || tc.gomodcache == "" {
+		def := goDefaults(p.Env)
+		tc.gocache = cmpOr(tc.gocache, def.gocache)
+		tc.gomodcache = cmpOr(tc.gomodcache, def.gomodcache)
+	}
+	toolchains.Store(key, tc)
+	return tc
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// goDefaults are Go's own defaults for its caches.
+func goDefaults(env []string) toolchain {
+	home := lookupEnv(env, "HOME")
+	tc := toolchain{gocache: lookupEnv(env, "GOCACHE"), gomodcache: lookupEnv(env, "GOMODCACHE")}
+	if tc.gocache == "" {
+		if x := lookupEnv(env, "XDG_CACHE_HOME"); filepath.IsAbs(x) {
+			tc.gocache = filepath.Join(x, "go-build")
+		} else if filepath.IsAbs(home) {
+			tc.gocache = filepath.Join(home, ".cache", "go-build")
+		}
+	}
+	if tc.gomodcache == "" {
+		gopath := filepath.SplitList(lookupEnv(env, "GOPATH"))
+		if len(gopath) > 0 && filepath.IsAbs(gopath[0]) {
+			tc.gomodcache = filepath.Join(gopath[0], "pkg", "mod")
+		} else if filepath.IsAbs(home) {
+			tc.gomodcache = filepath.Join(home, "go", "pkg", "mod")
+		}
+	}
+	if tc.gocache == "off" {
+		tc.gocache = ""
+	}
+	return tc
+}

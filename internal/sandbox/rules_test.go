@@ -1,0 +1,176 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestPermits_HomeStaysPrivate(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	for _, c := range []struct {
+		path  string
+		write bool
+		want  bool
+	}{
+		{filepath.Join(f.home, ".ssh", "id_test"), false, false},
+		{filepath.Join(f.home, ".aws", "credentials"), false, false},
+		{f.home, false, false},
+		{filepath.Join(f.home, ".gitconfig"), false, true},
+		{filepath.Join(f.home, ".cache"), false, true},
+		{filepath.Join(f.home, ".cache", "x"), true, false},
+		{filepath.Join(f.home, ".gitconfig"), true, false},
+	} {
+		if got := p.Permits(c.path, c.write); got != c.want {
+			t.Errorf("Permits(%s, write=%v) = %v, want %v", c.path, c.write, got, c.want)
+		}
+	}
+}
+
+func TestPermits_EtcPrivateFiles(t *testing.T) {
+	p := newFixture(t).policy()
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"/etc/shadow", false}, {"/etc/gshadow", false}, {"/etc/sudoers", false},
+		{"/etc/passwd", true}, {"/etc/os-release", true}, {"/etc", true},
+	} {
+		if _, err := os.Lstat(c.path); err != nil {
+			continue
+		}
+		if got := p.Permits(c.path, false); got != c.want {
+			t.Errorf("Permits(%s) = %v, want %v", c.path, got, c.want)
+		}
+		if p.Permits(c.path, true) {
+			t.Errorf("Permits(%s, write) = true: /etc is never written", c.path)
+		}
+	}
+	for dir, private := range map[string][]string{
+		"/etc":     {"shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d"},
+		"/etc/ssh": {"ssh_host_ed25519_key", "ssh_host_rsa_key"},
+	} {
+		for _, name := range private {
+			if !privateEntries[dir](name) {
+				t.Errorf("%s/%s is not private", dir, name)
+			}
+		}
+	}
+	if privateEntries["/etc/ssh"]("ssh_host_rsa_key.pub") || privateEntries["/etc"]("passwd") {
+		t.Error("a public /etc entry is private")
+	}
+}
+
+func TestPermits_WriteSet(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	for _, c := range []struct {
+		path  string
+		write bool
+		want  bool
+	}{
+		{filepath.Join(f.ws, "new.txt"), true, true},
+		{f.ws, true, true},
+		{filepath.Join(f.outside, "data"), true, false},
+		{filepath.Join(f.outside, "data"), false, false},
+		{"/tmp/x", true, true},
+		{"/dev/null", true, true},
+		{"/dev/sda", false, false},
+		{"/usr/bin/env", false, true},
+		{"/usr/bin/env", true, false},
+		{"/proc/self/status", false, true},
+		{"/var/lib", false, false},
+		{"/root/.ssh/id_rsa", false, false},
+	} {
+		if got := p.Permits(c.path, c.write); got != c.want {
+			t.Errorf("Permits(%s, write=%v) = %v, want %v", c.path, c.write, got, c.want)
+		}
+	}
+	if p.Permits("relative", false) {
+		t.Error("Permits(relative) = true")
+	}
+}
+
+func TestRuleset_WorkspaceRefersAcrossFolders(t *testing.T) {
+	f := newFixture(t)
+	for _, r := range f.policy().ruleset().Rules {
+		if r.Path == f.ws && r.Access&accessRefer == 0 {
+			t.Errorf("workspace rights %#x lack REFER: mv between its folders fails", r.Access)
+		}
+	}
+	if rightsWrite&accessRefer == 0 {
+		t.Error("rightsWrite lacks REFER")
+	}
+}
+
+func TestRuleset_MissingWritePathWidensAncestor(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	p.Write = []string{filepath.Join(f.outside, "a", "b")}
+	rs := p.ruleset()
+	if !slices.Equal(rs.Widened, []string{f.outside}) {
+		t.Errorf("Widened = %v, want [%s]", rs.Widened, f.outside)
+	}
+	if !p.Permits(filepath.Join(f.outside, "a", "b", "c"), true) {
+		t.Error("the missing write path is not writable")
+	}
+}
+
+func TestRuleset_CachesFromEnvironment(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	p.Env = append(p.Env, "GOCACHE="+filepath.Join(f.outside, "gc"), "PIP_CACHE_DIR="+filepath.Join(f.outside, "pip"))
+	os.MkdirAll(filepath.Join(f.outside, "gc"), 0o755)
+	os.MkdirAll(filepath.Join(f.outside, "pip"), 0o755)
+	os.MkdirAll(filepath.Join(f.home, "go", "pkg", "mod"), 0o755)
+	for _, w := range []string{filepath.Join(f.outside, "gc", "x"), filepath.Join(f.outside, "pip", "x"), filepath.Join(f.home, "go", "pkg", "mod", "x")} {
+		if !p.Permits(w, true) {
+			t.Errorf("Permits(%s, write) = false: want the cache the environment names writable", w)
+		}
+	}
+	if p.Permits(filepath.Join(f.outside, "data"), false) {
+		t.Error("a cache opened its parent")
+	}
+}
+
+func TestRuleset_CacheNeverOpensTheHome(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	p.Env = append(p.Env, "GOMODCACHE="+f.home, "CARGO_HOME=/")
+	if p.Permits(filepath.Join(f.home, ".ssh", "id_test"), false) || p.Permits(filepath.Join(f.home, "x"), true) {
+		t.Error("GOMODCACHE=$HOME opened the home folder")
+	}
+}
+
+func TestRuleset_AccountHomeToolchainOnly(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	acct := accountHome()
+	if acct == "" || acct == f.home {
+		t.Skip("no account home distinct from $HOME")
+	}
+	if _, err := os.Stat(filepath.Join(acct, ".pyenv")); err == nil && !p.Permits(filepath.Join(acct, ".pyenv"), false) {
+		t.Errorf("%s/.pyenv is not readable: python3 through pyenv would fail", acct)
+	}
+	if _, err := os.Stat(filepath.Join(acct, ".ssh")); err == nil && p.Permits(filepath.Join(acct, ".ssh"), false) {
+		t.Errorf("%s/.ssh is readable", acct)
+	}
+}
+
+func TestHandledAccess_EveryFileRightOfTheABI(t *testing.T) {
+	for abi, want := range map[int]uint64{
+		1: 1<<13 - 1,
+		2: 1<<14 - 1,
+		3: 1<<15 - 1,
+		5: 1<<16 - 1,
+		7: 1<<16 - 1,
+	} {
+		if got := handledAccess(abi); got != want {
+			t.Errorf("handledAccess(%d) = %#x, want %#x", abi, got, want)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestStart_HomeSecretUnreadable(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	write(t, filepath.Join(f.ws, "s.sh"), `cat "$HOME/.aws/credentials"`+"\n")
+	write(t, filepath.Join(f.ws, "s.py"), "import os\nprint(open(os.path.join(os.environ['HOME'], '.ssh', 'id_test')).read())\n")
+	for _, script := range []string{
+		`cat "$(printf %s "$HOME")/.ssh/id_test"`,
+		`cat "$(echo ` + b64(filepath.Join(f.home, ".ssh/id_test")) + ` | base64 -d)"`,
+		`bash s.sh`,
+		`source s.sh`,
+		`python3 s.py`,
+		`ln -s "$HOME/.ssh" keys && cat keys/id_test`,
+		`ls "$HOME"`,
+	} {
+		out, code, _ := run(t, f.policy(), script)
+		if code == 0 || strings.Contains(out, "SECRET") {
+			t.Errorf("%s: exit %d, output %q: want a refusal without the secret", script, code, out)
+		}
+	}
+	// The listed toolchain config stays readable.
+	if out, code, _ := run(t, f.policy(), `cat "$HOME/.gitconfig"`); code != 0 || !strings.Contains(out, "name = t") {
+		t.Errorf("cat ~/.gitconfig: exit %d, %q: want it readable", code, out)
+	}
+}
+
+func b64(s string) string {
+	cmd := exec.Command("base64", "-w0")
+	cmd.Stdin = strings.NewReader(s)
+	b, _ := cmd.Output()
+	return string(b)
+}
+
+func TestStart_EtcPrivateFiles(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	out, code, _ := run(t, f.policy(), `cat /etc/shadow`)
+	if code == 0 || strings.Contains(out, "root:") {
+		t.Errorf("cat /etc/shadow: exit %d, %q: want a refusal", code, out)
+	}
+	out, code, _ = run(t, f.policy(), `cat /etc/os-release /etc/passwd && ls /etc >/dev/null`)
+	if code != 0 || !strings.Contains(out, "root:x:0:0") {
+		t.Errorf("cat /etc/os-release /etc/passwd: exit %d, %q: want both readable", code, out)
+	}
+}
+
+func TestStart_WriteSet(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	out, code, _ := run(t, f.policy(), `d="$(printf %s `+f.outside+`)"; echo x > "$d/new"`)
+	if code == 0 {
+		t.Errorf("write outside the workspace: exit 0 (%q): want a refusal", out)
+	}
+	if _, err := os.Stat(filepath.Join(f.outside, "new")); err == nil {
+		t.Error("the file outside the workspace was created")
+	}
+	out, code, _ = run(t, f.policy(), `set -e; mkdir a b; echo hi > a/f; mv a/f b/f; cat b/f; echo t > /tmp/sb-$$ && rm /tmp/sb-$$; echo ok > /dev/null`)
+	if code != 0 || !strings.Contains(out, "hi") {
+		t.Errorf("writes in the workspace and /tmp, mv between folders: exit %d, %q", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "b", "f")); err != nil {
+		t.Errorf("mv a/f b/f: %v", err)
+	}
+}
+
+func TestStart_ToolchainCaches(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	gocache := filepath.Join(f.home, ".cache", "go-build")
+	p := f.policy()
+	p.Env = append(p.Env, "GOCACHE="+gocache, "npm_config_cache="+filepath.Join(f.home, "npmc"))
+	out, code, _ := run(t, p, `set -e; touch "$GOCACHE/x" "$npm_config_cache/y"; ls "$HOME/.cache" >/dev/null; touch "$HOME/.cache/z"`)
+	if code == 0 {
+		t.Errorf("touch ~/.cache/z: exit 0 (%q): .cache is read, not written", out)
+	}
+	for _, p := range []string{filepath.Join(gocache, "x"), filepath.Join(f.home, "npmc", "y")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v (output %q): want the cache writable", p, err, out)
+		}
+	}
+}
+
+func TestStart_RunHidden(t *testing.T) {
+	requireLayers(t, true, true, false)
+	f := newFixture(t)
+	out, code, st := run(t, f.policy(), `ls -A /run /var/run`)
+	if code != 0 || strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(out, "/var/run:", ""), "/run:", "")) != "" {
+		t.Errorf("ls -A /run: exit %d, %q: want an empty folder", code, out)
+	}
+	if !st.Applied.MountNS {
+		t.Errorf("Applied.MountNS false: %v", st.Applied.Missing)
+	}
+}
+
+func TestStart_RunPathBoundBack(t *testing.T) {
+	requireLayers(t, true, true, false)
+	f := newFixture(t)
+	d, err := os.MkdirTemp("/run", "sbkeep")
+	if err != nil {
+		t.Skipf("cannot make a folder in /run: %v", err)
+	}
+	defer os.RemoveAll(d)
+	p := f.policy()
+	p.Write = []string{d}
+	out, code, _ := run(t, p, `echo kept > `+d+`/f && ls /run`)
+	if code != 0 || !strings.Contains(out, filepath.Base(d)) {
+		t.Errorf("a granted path under /run: exit %d, %q: want it bound back and writable", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(d, "f")); string(b) != "kept\n" {
+		t.Errorf("the write under /run did not reach the real folder: %q", b)
+	}
+}
+
+func TestStart_CapsDropped(t *testing.T) {
+	requireLayers(t, false, false, false)
+	if os.Geteuid() != 0 {
+		t.Skip("capabilities: the test runs without root, so there is nothing to drop")
+	}
+	f := newFixture(t)
+	out, code, _ := run(t, f.policy(), `grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status`)
+	if code != 0 {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+	// CHOWN, DAC_OVERRIDE, FOWNER, FSETID, SETGID, SETUID.
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasSuffix(line, "00000000000000db") {
+			t.Errorf("%s: want only the six kept capabilities (0xdb)", line)
+		}
+	}
+}
+
+func TestStart_OfflineLoopbackOnly(t *testing.T) {
+	requireLayers(t, false, true, true)
+	f := newFixture(t)
+	p := f.policy()
+	p.Network = false
+	out, code, st := run(t, p, `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+c = socket.create_connection(s.getsockname(), timeout=5); print("lo-up")'`)
+	lines := strings.Fields(out)
+	if code != 0 || len(lines) != 2 || lines[0] != "lo" || lines[1] != "lo-up" {
+		t.Errorf("offline: exit %d, %q: want only lo, and it up", code, out)
+	}
+	if !st.Applied.NetNS {
+		t.Errorf("Applied.NetNS false: %v", st.Applied.Missing)
+	}
+}
+
+func TestStart_GoBuild(t *testing.T) {
+	requireLayers(t, true, false, false)
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not installed")
+	}
+	f := newFixture(t)
+	real, _ := exec.Command(gobin, "env", "GOCACHE").Output()
+	p := f.policy()
+	// The machine's warm build cache, named by the environment: it must be
+	// writable because the environment says so.
+	p.Env = append(p.Env, "GOCACHE="+strings.TrimSpace(string(real)))
+	write(t, filepath.Join(f.ws, "go.mod"), "module tiny\n\ngo 1.22\n")
+	write(t, filepath.Join(f.ws, "main.go"), "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"built\") }\n")
+	out, code, _ := run(t, p, `go build -o app . && ./app`)
+	if code != 0 || !strings.Contains(out, "built") {
+		t.Errorf("go build: exit %d, %q", code, out)
+	}
+}
+
+func TestStart_MissingWritePathWidensAncestor(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	p := f.policy()
+	p.Write = []string{filepath.Join(f.outside, "new", "dir")}
+	out, code, st := run(t, p, `mkdir -p `+p.Write[0]+` && echo x > `+p.Write[0]+`/f`)
+	if code != 0 {
+		t.Errorf("creating a missing write path: exit %d, %q", code, out)
+	}
+	if !slices.Equal(st.Widened, []string{f.outside}) {
+		t.Errorf("Widened = %v, want [%s]", st.Widened, f.outside)
+	}
+}
