@@ -84,7 +84,9 @@ func (c *rulesetCache) key(abi int, rs *ruleset) string {
 		b.WriteString("\x00" + r.Path + "\x01" + strconv.FormatUint(r.Access, 16))
 		var st unix.Stat_t
 		if unix.Stat(r.Path, &st) == nil {
-			b.WriteString("\x01" + strconv.FormatUint(st.Dev, 16) + "." + strconv.FormatUint(st.Ino, 16))
+			// The change time too: a new folder may get a freed inode number.
+			b.WriteString("\x01" + strconv.FormatUint(st.Dev, 16) + "." + strconv.FormatUint(st.Ino, 16) +
+				"." + strconv.FormatInt(st.Ctim.Nano(), 16))
 		}
 	}
 	return b.String()

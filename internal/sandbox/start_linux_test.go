@@ -66,7 +66,7 @@ func TestStart_WriteSet(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.outside, "new")); err == nil {
 		t.Error("the file outside the workspace was created")
 	}
-	out, code, _ = run(t, f.policy(), `set -e; mkdir a b; echo hi > a/f; mv a/f b/f; cat b/f; echo t > /tmp/sb-$$ && rm /tmp/sb-$$; echo ok > /dev/null`)
+	out, code, _ = run(t, f.policy(), `set -e; mkdir a b; echo hi > a/f; mv a/f b/f; cat b/f; python3 -c 'import os; os.rename("b/f", "a/g"); os.rename("a/g", "b/f")'; echo t > /tmp/sb-$$ && rm /tmp/sb-$$; echo ok > /dev/null`)
 	if code != 0 || !strings.Contains(out, "hi") {
 		t.Errorf("writes in the workspace and /tmp, mv between folders: exit %d, %q", code, out)
 	}
@@ -190,5 +190,37 @@ func TestStart_MissingWritePathWidensAncestor(t *testing.T) {
 	}
 	if !slices.Equal(st.Widened, []string{f.outside}) {
 		t.Errorf("Widened = %v, want [%s]", st.Widened, f.outside)
+	}
+}
+
+func TestStart_Python3(t *testing.T) {
+	requireLayers(t, true, false, false)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f := newFixture(t)
+	write(t, filepath.Join(f.ws, "s.py"), "print(6 * 7)\n")
+	out, code, _ := run(t, f.policy(), `python3 s.py`)
+	if code != 0 || strings.TrimSpace(out) != "42" {
+		t.Errorf("python3 s.py: exit %d, %q", code, out)
+	}
+}
+
+func TestStart_RecreatedWorkspaceStaysWritable(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	if _, code, _ := run(t, f.policy(), `echo 1 > f`); code != 0 {
+		t.Fatal("first write failed")
+	}
+	// Same path, another folder: a ruleset kept for the old one would
+	// refuse every write.
+	if err := os.RemoveAll(f.ws); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(f.ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, code, _ := run(t, f.policy(), `echo 2 > f`); code != 0 {
+		t.Errorf("write in the recreated workspace: exit %d, %q", code, out)
 	}
 }
