@@ -82,11 +82,13 @@ func (c *rulesetCache) key(abi int, rs *ruleset) string {
 	b.WriteString(strconv.Itoa(abi))
 	for _, r := range rs.Rules {
 		b.WriteString("\x00" + r.Path + "\x01" + strconv.FormatUint(r.Access, 16))
-		var st unix.Stat_t
-		if unix.Stat(r.Path, &st) == nil {
-			// The change time too: a new folder may get a freed inode number.
-			b.WriteString("\x01" + strconv.FormatUint(st.Dev, 16) + "." + strconv.FormatUint(st.Ino, 16) +
-				"." + strconv.FormatInt(st.Ctim.Nano(), 16))
+		// The birth time too, where the file system keeps it: a new
+		// folder may get a freed inode number (and the change time moves
+		// with every file made in it).
+		var st unix.Statx_t
+		if unix.Statx(unix.AT_FDCWD, r.Path, 0, unix.STATX_INO|unix.STATX_BTIME, &st) == nil {
+			b.WriteString("\x01" + strconv.FormatUint(uint64(st.Dev_major)<<32|uint64(st.Dev_minor), 16) + "." +
+				strconv.FormatUint(st.Ino, 16) + "." + strconv.FormatInt(st.Btime.Sec, 16) + "." + strconv.FormatUint(uint64(st.Btime.Nsec), 16))
 		}
 	}
 	return b.String()
