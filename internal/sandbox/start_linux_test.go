@@ -3,6 +3,8 @@
 package sandbox
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -222,5 +224,35 @@ func TestStart_RecreatedWorkspaceStaysWritable(t *testing.T) {
 	}
 	if out, code, _ := run(t, f.policy(), `echo 2 > f`); code != 0 {
 		t.Errorf("write in the recreated workspace: exit %d, %q", code, out)
+	}
+}
+
+func TestStart_ScopedSignalsAndAbstractSockets(t *testing.T) {
+	requireLayers(t, true, false, false)
+	if Probe().LandlockABI < 6 {
+		t.Skip("Landlock scopes need ABI 6: signals and abstract sockets outside the command stay reachable")
+	}
+	f := newFixture(t)
+	outside := exec.Command("sleep", "30")
+	if err := outside.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { outside.Process.Kill(); outside.Wait() }()
+	name := "@yagent-sbtest-" + filepath.Base(f.ws)
+	l, err := net.Listen("unix", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	script := fmt.Sprintf(`kill -0 %d && echo signalled; python3 -c '
+import socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("\0%s"); print("connected")
+except OSError as e:
+    print("refused", e.errno)'; kill -0 $$ && echo self`, outside.Process.Pid, name[1:])
+	out, _, _ := run(t, f.policy(), script)
+	if strings.Contains(out, "signalled") || strings.Contains(out, "connected") || !strings.Contains(out, "self") {
+		t.Errorf("output %q: want no signal and no connection outside the command, signals inside it", out)
 	}
 }
