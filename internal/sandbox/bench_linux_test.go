@@ -5,7 +5,9 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
+	"time"
 )
 
 // BenchmarkStart compares bash -c true started plainly and under the
@@ -49,4 +51,48 @@ func BenchmarkStart(b *testing.B) {
 			runOne(b, p)
 		}
 	})
+}
+
+// TestStartCost logs the median cost of bash -c true started plainly and
+// under the sandbox, interleaved so that the load of the machine falls on
+// both alike. YAGENT_MEASURE=1 runs it.
+func TestStartCost(t *testing.T) {
+	if os.Getenv("YAGENT_MEASURE") == "" {
+		t.Skip("a measurement, not a check: YAGENT_MEASURE=1 runs it")
+	}
+	ws, err := os.MkdirTemp("/var/tmp", "sbbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ws)
+	env := os.Environ()
+	one := func(p *Policy) time.Duration {
+		cmd := exec.Command("/bin/bash", "-c", "true")
+		cmd.Dir, cmd.Env = ws, env
+		t0 := time.Now()
+		if p == nil {
+			err = cmd.Start()
+		} else {
+			_, err = Start(cmd, *p)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	online := &Policy{Workspace: ws, Network: true, Env: env}
+	offline := &Policy{Workspace: ws, Env: env}
+	var plain, sb, off []time.Duration
+	for range 400 {
+		plain = append(plain, one(nil))
+		sb = append(sb, one(online))
+		off = append(off, one(offline))
+	}
+	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	mp, ms, mo := med(plain), med(sb), med(off)
+	t.Logf("bash -c true, median of 400: plain %v, sandbox %v (%.2fx), sandbox without network %v (%.2fx)",
+		mp, ms, float64(ms)/float64(mp), mo, float64(mo)/float64(mp))
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync"
 	"unsafe"
 
@@ -47,11 +46,10 @@ func probeKernel() Layers {
 			"use Linux 5.0 or later", errno)
 	}
 	mnt, net := make(chan error, 1), make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with its namespaces
+	onThrowawayThread(func() {
 		mnt <- unix.Unshare(unix.CLONE_NEWNS)
 		net <- unix.Unshare(unix.CLONE_NEWNET)
-	}()
+	})
 	why := func(err error) string {
 		if os.Geteuid() != 0 {
 			return fmt.Sprintf("yagent runs as uid %d without CAP_SYS_ADMIN (%v), and a multithreaded process cannot enter a user namespace; "+
@@ -92,11 +90,18 @@ func start(cmd *exec.Cmd, p Policy) (*Started, error) {
 		}
 		defer rulesets.release(ll)
 	}
+	if cmd.Dir == "" {
+		// Entering a mount namespace moves the thread to its root; the
+		// command keeps the plugin's folder.
+		if wd, err := os.Getwd(); err == nil {
+			cmd.Dir = wd
+		}
+	}
+	namespaces() // opened from this, unconfined, thread
 	ch := make(chan result, 1)
-	go func() {
-		// Never unlocked: Go ends this thread when the goroutine returns,
-		// so a thread under these limits is never reused.
-		runtime.LockOSThread()
+	// Go ends the thread when the goroutine returns, so a thread under
+	// these limits is never reused.
+	onThrowawayThread(func() {
 		st, err := confineAndStart(cmd, p, kernel, rs, ll)
 		ch <- result{st, err}
 		if err == nil && cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
@@ -104,7 +109,7 @@ func start(cmd *exec.Cmd, p Policy) (*Started, error) {
 			// until the command ends.
 			waitExit(cmd.Process.Pid)
 		}
-	}()
+	})
 	r := <-ch
 	return r.st, r.err
 }
@@ -119,24 +124,11 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 	miss := func(layer, why string) { a.Missing[layer] = why }
 
 	if kernel.MountNS {
-		flags := unix.CLONE_NEWNS
-		if !p.Network && kernel.NetNS {
-			flags |= unix.CLONE_NEWNET
-		}
-		hidden := hiddenDirs()
-		if err := unix.Unshare(flags); err != nil {
-			return nil, fmt.Errorf("sandbox: unshare: %w", err)
-		}
-		if err := privateMounts(hidden, backings(rs, hidden)); err != nil {
+		if err := enterNamespaces(p, kernel, rs); err != nil {
 			return nil, err
 		}
 		a.MountNS = true
-		if flags&unix.CLONE_NEWNET != 0 {
-			if err := loopbackUp(); err != nil {
-				return nil, err
-			}
-			a.NetNS = true
-		}
+		a.NetNS = !p.Network && kernel.NetNS
 	} else {
 		miss(LayerMountNS, kernel.Missing[LayerMountNS])
 	}
@@ -177,6 +169,45 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 		return nil, err
 	}
 	return st, nil
+}
+
+// enterNamespaces puts the calling thread into the kept namespaces, or
+// into new ones of its own where none can be kept.
+func enterNamespaces(p Policy, kernel Layers, rs *ruleset) error {
+	offline := !p.Network && kernel.NetNS
+	hidden := hiddenDirs()
+	bs := backings(rs, hidden)
+	c := namespaces()
+	mnt, err := c.mountNS(hidden, bs)
+	if err != nil {
+		return err
+	}
+	defer c.release(mnt)
+	var net *nsRef
+	if offline {
+		if net, err = c.netNS(); err != nil {
+			return err
+		}
+		defer c.release(net)
+	}
+	if mnt == nil {
+		flags := unix.CLONE_NEWNS
+		if offline && net == nil {
+			flags |= unix.CLONE_NEWNET
+		}
+		if err := unix.Unshare(flags); err != nil {
+			return fmt.Errorf("sandbox: unshare: %w", err)
+		}
+		if err := privateMounts(hidden, bs, unix.MS_PRIVATE); err != nil {
+			return err
+		}
+	} else if err := enter(mnt, unix.CLONE_NEWNS); err != nil {
+		return err
+	}
+	if net != nil {
+		return enter(net, unix.CLONE_NEWNET)
+	}
+	return nil
 }
 
 // waitExit blocks until process pid has exited.

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestStart_HomeSecretUnreadable(t *testing.T) {
@@ -254,5 +256,44 @@ except OSError as e:
 	out, _, _ := run(t, f.policy(), script)
 	if strings.Contains(out, "signalled") || strings.Contains(out, "connected") || !strings.Contains(out, "self") {
 		t.Errorf("output %q: want no signal and no connection outside the command, signals inside it", out)
+	}
+}
+
+func TestStart_SeesMountsMadeLater(t *testing.T) {
+	requireLayers(t, true, true, false)
+	f := newFixture(t)
+	if _, code, _ := run(t, f.policy(), `mkdir sub`); code != 0 {
+		t.Fatal("mkdir sub failed")
+	}
+	sub := filepath.Join(f.ws, "sub")
+	if err := unix.Mount("tmpfs", sub, "tmpfs", 0, "size=64k"); err != nil {
+		t.Skipf("cannot mount a tmpfs for the test: %v", err)
+	}
+	defer unix.Unmount(sub, unix.MNT_DETACH)
+	write(t, filepath.Join(sub, "f"), "mounted later\n")
+	if out, code, _ := run(t, f.policy(), `cat sub/f`); code != 0 || !strings.Contains(out, "mounted later") {
+		t.Errorf("a mount made after the namespace was kept: exit %d, %q: want it seen", code, out)
+	}
+}
+
+func TestStart_MainThreadUntouched(t *testing.T) {
+	requireLayers(t, true, true, false)
+	f := newFixture(t)
+	p := f.policy()
+	p.Network = false
+	for range 20 {
+		run(t, p, `true`)
+	}
+	// The main thread is where /proc/self looks: its namespaces and
+	// capabilities must stay the plugin's.
+	for _, ns := range []string{"mnt", "net"} {
+		main, _ := os.Readlink("/proc/self/ns/" + ns)
+		if this, _ := os.Readlink("/proc/thread-self/ns/" + ns); main != this {
+			t.Errorf("the main thread is in %s namespace %s, the test's thread in %s", ns, main, this)
+		}
+	}
+	b, _ := os.ReadFile("/proc/self/status")
+	if os.Geteuid() == 0 && strings.Contains(string(b), "CapEff:\t00000000000000db") {
+		t.Error("the main thread lost its capabilities")
 	}
 }

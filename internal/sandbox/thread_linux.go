@@ -142,8 +142,8 @@ func backings(rs *ruleset, hidden []string) []backing {
 // socket of the init system or a container engine is reachable. A granted
 // path under them (an /etc/resolv.conf that links into /run) is bound
 // back into the tmpfs.
-func privateMounts(hidden []string, bs []backing) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+func privateMounts(hidden []string, bs []backing, propagation uintptr) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|propagation, ""); err != nil {
 		return fmt.Errorf("sandbox: making mounts private: %w", err)
 	}
 	e := sharedRun()
