@@ -65,8 +65,7 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ch := c.mountsChanged(); ch {
-		println("changed", ch, c.watch)
+	if c.mountsChanged() {
 		for k, r := range c.mounts {
 			c.unref(r)
 			delete(c.mounts, k)
