@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -295,5 +296,71 @@ func TestStart_MainThreadUntouched(t *testing.T) {
 	b, _ := os.ReadFile("/proc/self/status")
 	if os.Geteuid() == 0 && strings.Contains(string(b), "CapEff:\t00000000000000db") {
 		t.Error("the main thread lost its capabilities")
+	}
+}
+
+func TestStart_DeathSignalOutlivesTheThread(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	cmd := exec.Command("/bin/bash", "-c", "sleep 0.3; echo alive")
+	cmd.Dir, cmd.Env = p.Workspace, p.Env
+	// The death signal follows the thread that forked, which would end
+	// right after Start.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if _, err := Start(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("a command with a death signal: %v: want it to run to its end", err)
+	}
+}
+
+func TestStart_ConcurrentCommands(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	errs := make(chan string, 16)
+	for i := range 16 {
+		go func() {
+			p := f.policy()
+			p.Network = i%2 == 0
+			p.Write = []string{filepath.Join(f.outside, fmt.Sprint("w", i))}
+			out, code, _ := run(t, p, fmt.Sprintf(`mkdir -p %s && echo %d > %s/f && cat %s/f`, p.Write[0], i, p.Write[0], p.Write[0]))
+			if code != 0 || strings.TrimSpace(out) != fmt.Sprint(i) {
+				errs <- fmt.Sprintf("command %d: exit %d, %q", i, code, out)
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 16 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
+
+func TestStart_NoDescriptorGrowth(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	count := func() int {
+		es, _ := os.ReadDir("/proc/self/fd")
+		return len(es)
+	}
+	batch := func(tag string) {
+		for i := range rulesetCacheSize + 4 {
+			p := f.policy()
+			p.Network = i%2 == 0
+			p.Write = []string{filepath.Join(f.outside, tag, fmt.Sprint(i))}
+			if err := os.MkdirAll(p.Write[0], 0o755); err != nil {
+				t.Fatal(err)
+			}
+			run(t, p, `true`)
+		}
+	}
+	batch("a") // fills the caches
+	before := count()
+	batch("b")
+	if after := count(); after > before+2 {
+		t.Errorf("descriptors grew from %d to %d over %d commands", before, after, rulesetCacheSize+4)
 	}
 }
