@@ -81,17 +81,26 @@ func (c *rulesetCache) key(abi int, rs *ruleset) string {
 	b.WriteString(rs.Gen)
 	b.WriteString(strconv.Itoa(abi))
 	for _, r := range rs.Rules {
-		b.WriteString("\x00" + r.Path + "\x01" + strconv.FormatUint(r.Access, 16))
-		// The birth time too, where the file system keeps it: a new
-		// folder may get a freed inode number (and the change time moves
-		// with every file made in it).
-		var st unix.Statx_t
-		if unix.Statx(unix.AT_FDCWD, r.Path, 0, unix.STATX_INO|unix.STATX_BTIME, &st) == nil {
-			b.WriteString("\x01" + strconv.FormatUint(uint64(st.Dev_major)<<32|uint64(st.Dev_minor), 16) + "." +
-				strconv.FormatUint(st.Ino, 16) + "." + strconv.FormatInt(st.Btime.Sec, 16) + "." + strconv.FormatUint(uint64(st.Btime.Nsec), 16))
+		b.WriteString("\x00" + r.Path + "\x01" + strconv.FormatUint(r.Access, 16) + identity(r.Path))
+	}
+	for _, r := range rs.Sys {
+		if r.Linked {
+			b.WriteString("\x00" + r.Path + identity(r.Path))
 		}
 	}
 	return b.String()
+}
+
+// identity names the file at path now: device, inode and birth time, where
+// the file system keeps it (a new folder may get a freed inode number, and
+// the change time moves with every file made in it).
+func identity(path string) string {
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_INO|unix.STATX_BTIME, &st) != nil {
+		return ""
+	}
+	return "\x01" + strconv.FormatUint(uint64(st.Dev_major)<<32|uint64(st.Dev_minor), 16) + "." +
+		strconv.FormatUint(st.Ino, 16) + "." + strconv.FormatInt(st.Btime.Sec, 16) + "." + strconv.FormatUint(uint64(st.Btime.Nsec), 16)
 }
 
 // get returns the ruleset descriptor of rs, built on first use; release it
@@ -159,7 +168,9 @@ func (c *rulesetCache) build(abi int, rs *ruleset) (int, error) {
 		}
 	}
 	for i, rl := range append(slices.Clone(rs.Sys), rs.Rules...) {
-		if err := c.addRule(fd, rl, handled, i < len(rs.Sys)); err != nil {
+		// A linked system file (resolv.conf into /run) may be replaced
+		// without its folder changing: its descriptor is not kept.
+		if err := c.addRule(fd, rl, handled, i < len(rs.Sys) && !rl.Linked); err != nil {
 			unix.Close(fd)
 			return -1, err
 		}

@@ -30,14 +30,14 @@ type nsRef struct {
 type nsCache struct {
 	mu     sync.Mutex
 	mounts map[string]*nsRef
+	order  []string // keys of mounts, oldest first
 	net    *nsRef
 	// watch is /proc/self/mountinfo, which polls POLLPRI when the
 	// plugin's mount table changes; -1 keeps no mount namespace.
 	watch int
 }
 
-// nsCacheMounts bounds the kept mount namespaces; past it commands get
-// one of their own.
+// nsCacheMounts bounds the kept mount namespaces; past it the oldest goes.
 const nsCacheMounts = 8
 
 var namespaces = sync.OnceValue(func() *nsCache {
@@ -70,17 +70,16 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 			c.unref(r)
 			delete(c.mounts, k)
 		}
+		c.order = nil
 	}
 	var key strings.Builder
 	for _, b := range bs {
-		fmt.Fprintf(&key, "%s\x00%v%v\x01", b.path, b.dir, b.write)
+		// Its identity too: a replaced file must be bound anew.
+		fmt.Fprintf(&key, "%s\x00%v%v%s\x01", b.path, b.dir, b.write, identity(b.path))
 	}
 	if r := c.mounts[key.String()]; r != nil {
 		r.refs++
 		return r, nil
-	}
-	if len(c.mounts) >= nsCacheMounts {
-		return nil, nil
 	}
 	fd, err := onOwnThread(func() (int, error) {
 		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
@@ -98,6 +97,12 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 	}
 	r := &nsRef{fd: fd, refs: 2}
 	c.mounts[key.String()] = r
+	c.order = append(c.order, key.String())
+	if len(c.order) > nsCacheMounts {
+		c.unref(c.mounts[c.order[0]])
+		delete(c.mounts, c.order[0])
+		c.order = c.order[1:]
+	}
 	return r, nil
 }
 

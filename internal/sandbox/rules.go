@@ -95,6 +95,10 @@ var homeDefaults = []string{
 type rule struct {
 	Path   string
 	Access uint64
+	// Linked marks the target of a symlink in a listed folder (an
+	// /etc/resolv.conf into /run): it may be replaced while the folder
+	// holding the link keeps its modification time.
+	Linked bool
 }
 
 // ruleset is what one Policy lets its commands touch: the machine's rules
@@ -387,7 +391,11 @@ func (b *builder) addEntries(dir string, private func(string) bool) {
 			if !ok || b.tooBroad(t) || isPrivate(t) {
 				continue
 			}
-			p = t
+			b.add(t, rightsRead)
+			r := b.rules[t]
+			r.Linked = !within(real, t)
+			b.rules[t] = r
+			continue
 		}
 		b.add(p, rightsRead)
 	}

@@ -364,3 +364,28 @@ func TestStart_NoDescriptorGrowth(t *testing.T) {
 		t.Errorf("descriptors grew from %d to %d over %d commands", before, after, rulesetCacheSize+4)
 	}
 }
+
+func TestStart_ReplacedRunFileBoundAnew(t *testing.T) {
+	requireLayers(t, true, true, false)
+	f := newFixture(t)
+	d, err := os.MkdirTemp("/run", "sbconf")
+	if err != nil {
+		t.Skipf("cannot make a folder in /run: %v", err)
+	}
+	defer os.RemoveAll(d)
+	conf := filepath.Join(d, "resolv.conf")
+	write(t, conf, "nameserver 10.0.0.1\n")
+	p := f.policy()
+	p.Read = []string{conf}
+	if out, _, _ := run(t, p, `cat `+conf); !strings.Contains(out, "10.0.0.1") {
+		t.Fatalf("first read: %q", out)
+	}
+	// Replaced by rename, as resolvers rewrite it.
+	write(t, conf+".new", "nameserver 10.0.0.2\n")
+	if err := os.Rename(conf+".new", conf); err != nil {
+		t.Fatal(err)
+	}
+	if out, code, _ := run(t, p, `cat `+conf); code != 0 || !strings.Contains(out, "10.0.0.2") {
+		t.Errorf("after the file was replaced: exit %d, %q: want the new one", code, out)
+	}
+}

@@ -204,6 +204,7 @@ func bindBack(fd int, path string, dir, write bool) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("sandbox: keeping %s: %w", path, err)
 		}
+		var err error
 		if dir {
 			err = os.Mkdir(path, 0o755)
 		} else if f, ferr := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644); ferr == nil {
