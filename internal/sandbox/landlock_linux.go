@@ -155,6 +155,12 @@ func (c *rulesetCache) build(abi int, rs *ruleset) (int, error) {
 		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
 	}
 	r, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno == unix.EINVAL && handled&accessResolveUnix != 0 {
+		// A kernel whose ABI number runs ahead of the right: without it.
+		handled &^= accessResolveUnix
+		attr.handledAccessFS = handled
+		r, _, errno = unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	}
 	if errno != 0 {
 		return -1, fmt.Errorf("sandbox: creating the Landlock ruleset: %w", errno)
 	}
