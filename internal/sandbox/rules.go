@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"iter"
 	"os"
 	"os/exec"
 	"os/user"
@@ -111,6 +112,19 @@ type ruleset struct {
 	Widened []string
 }
 
+// each yields the rules of both parts.
+func (rs *ruleset) each() iter.Seq[rule] {
+	return func(yield func(rule) bool) {
+		for _, part := range [][]rule{rs.Sys, rs.Rules} {
+			for _, r := range part {
+				if !yield(r) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // all are the rules of both parts.
 func (rs *ruleset) all() []rule {
 	return append(slices.Clone(rs.Sys), rs.Rules...)
@@ -153,7 +167,7 @@ func (rs *ruleset) permits(path string, write bool) bool {
 	case exists && fi.IsDir():
 		need = accessReadDir
 	}
-	for _, r := range rs.all() {
+	for r := range rs.each() {
 		if within(r.Path, path) && r.Access&need != 0 {
 			return true
 		}
@@ -460,11 +474,26 @@ var accountHome = sync.OnceValue(func() string {
 func homes(env []string) []string {
 	var hs []string
 	for _, h := range []string{lookupEnv(env, "HOME"), accountHome()} {
-		if r, ok := existing(h); ok && r != "/" && !slices.Contains(hs, r) {
+		if r, ok := resolveHome(h); ok && r != "/" && !slices.Contains(hs, r) {
 			hs = append(hs, r)
 		}
 	}
 	return hs
+}
+
+var resolvedHomes sync.Map // $HOME as given → resolved
+
+// resolveHome resolves a home folder once: homes do not move while yagent
+// runs.
+func resolveHome(h string) (string, bool) {
+	if v, ok := resolvedHomes.Load(h); ok {
+		return v.(string), true
+	}
+	r, ok := existing(h)
+	if ok {
+		resolvedHomes.Store(h, r)
+	}
+	return r, ok
 }
 
 // cache is a toolchain cache the commands write.
@@ -476,9 +505,14 @@ type cache struct {
 	tool bool
 }
 
-// toolchainCaches are the write caches of p's environment.
+// toolchainCaches are the write caches of p's environment, computed once
+// per environment.
 func toolchainCaches(p Policy) []cache {
-	env := p.Env
+	return goEnv(p).caches
+}
+
+// cachesOf computes the write caches of env from what its toolchains said.
+func cachesOf(env []string, tc toolchain) []cache {
 	home := lookupEnv(env, "HOME")
 	join := func(base string, elem ...string) string {
 		if base == "" || !filepath.IsAbs(base) {
@@ -492,7 +526,6 @@ func toolchainCaches(p Policy) []cache {
 		}
 		return def
 	}
-	tc := goEnv(p)
 	xdg := or(lookupEnv(env, "XDG_CACHE_HOME"), join(home, ".cache"))
 	cargo := or(lookupEnv(env, "CARGO_HOME"), join(home, ".cargo"))
 	npm := or(lookupEnv(env, "npm_config_cache"), or(lookupEnv(env, "NPM_CONFIG_CACHE"), join(home, ".npm")))
@@ -511,6 +544,7 @@ type toolchain struct {
 	gocache, gomodcache string
 	goFound             bool
 	tools               map[string]bool
+	caches              []cache
 }
 
 var toolchains sync.Map // environment key → toolchain
@@ -561,6 +595,7 @@ func goEnv(p Policy) toolchain {
 		tc.gocache = cmpOr(tc.gocache, def.gocache)
 		tc.gomodcache = cmpOr(tc.gomodcache, def.gomodcache)
 	}
+	tc.caches = cachesOf(p.Env, tc)
 	toolchains.Store(key, tc)
 	return tc
 }

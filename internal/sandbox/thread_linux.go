@@ -122,7 +122,7 @@ type backing struct {
 // backings are the rules of rs under hidden, which the tmpfs would hide.
 func backings(rs *ruleset, hidden []string) []backing {
 	var bs []backing
-	for _, r := range rs.all() {
+	for r := range rs.each() {
 		for _, h := range hidden {
 			if r.Path == h || !within(h, r.Path) {
 				continue
