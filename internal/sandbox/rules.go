@@ -264,12 +264,14 @@ func (p Policy) ruleset() *ruleset {
 	for _, t := range []string{"/tmp", lookupEnv(p.Env, "TMPDIR")} {
 		// A home under /tmp must not cost the temp folder, so only "/"
 		// and a home itself are refused here.
-		if r, ok := existing(t); ok && r != "/" && !slices.Contains(b.homes, r) {
+		if r, ok := resolveStable(t); ok && r != "/" && !slices.Contains(b.homes, r) {
 			b.add(r, rightsWrite)
 		}
 	}
 	for _, c := range toolchainCaches(p) {
-		b.addChecked(c.path, rightsWrite)
+		if r, ok := resolveStable(c.path); ok && !b.tooBroad(r) {
+			b.add(r, rightsWrite)
+		}
 	}
 	for _, r := range p.Read {
 		if rr, ok := existing(r); ok {
@@ -474,24 +476,25 @@ var accountHome = sync.OnceValue(func() string {
 func homes(env []string) []string {
 	var hs []string
 	for _, h := range []string{lookupEnv(env, "HOME"), accountHome()} {
-		if r, ok := resolveHome(h); ok && r != "/" && !slices.Contains(hs, r) {
+		if r, ok := resolveStable(h); ok && r != "/" && !slices.Contains(hs, r) {
 			hs = append(hs, r)
 		}
 	}
 	return hs
 }
 
-var resolvedHomes sync.Map // $HOME as given → resolved
+var resolvedStable sync.Map // path as given → resolved
 
-// resolveHome resolves a home folder once: homes do not move while yagent
-// runs.
-func resolveHome(h string) (string, bool) {
-	if v, ok := resolvedHomes.Load(h); ok {
+// resolveStable resolves a path of the environment (a home, the temp
+// folder, a toolchain cache) once it exists: such paths do not move while
+// yagent runs. One removed since is skipped when its rule is made.
+func resolveStable(path string) (string, bool) {
+	if v, ok := resolvedStable.Load(path); ok {
 		return v.(string), true
 	}
-	r, ok := existing(h)
+	r, ok := existing(path)
 	if ok {
-		resolvedHomes.Store(h, r)
+		resolvedStable.Store(path, r)
 	}
 	return r, ok
 }
