@@ -131,6 +131,18 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 		a.NetNS = !p.Network && kernel.NetNS
 	} else {
 		miss(LayerMountNS, kernel.Missing[LayerMountNS])
+		if !p.Network && kernel.NetNS {
+			c := namespaces()
+			net, err := c.netNS()
+			if err == nil {
+				err = enter(net, unix.CLONE_NEWNET)
+				c.release(net)
+			}
+			if err != nil {
+				return nil, err
+			}
+			a.NetNS = true
+		}
 	}
 	if !p.Network && !a.NetNS {
 		miss(LayerNetNS, kernel.Missing[LayerNetNS])
