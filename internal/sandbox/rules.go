@@ -125,11 +125,6 @@ func (rs *ruleset) each() iter.Seq[rule] {
 	}
 }
 
-// all are the rules of both parts.
-func (rs *ruleset) all() []rule {
-	return append(slices.Clone(rs.Sys), rs.Rules...)
-}
-
 // Permits says whether the ruleset of p lets a command read (write false)
 // or write path. A path that does not exist yet is judged by its nearest
 // existing ancestor, as the kernel does when it is created.
@@ -144,7 +139,7 @@ func (p Policy) Permits(path string, write bool) bool {
 // those that may be read (the private /etc files absent: its other entries
 // are listed one by one), write those that may be written.
 func (p Policy) Roots() (read, write []string) {
-	for _, r := range p.ruleset().all() {
+	for r := range p.ruleset().each() {
 		if r.Access&(accessReadFile|accessReadDir) != 0 {
 			read = append(read, r.Path)
 		}
@@ -152,7 +147,9 @@ func (p Policy) Roots() (read, write []string) {
 			write = append(write, r.Path)
 		}
 	}
-	return read, write
+	slices.Sort(read)
+	slices.Sort(write)
+	return slices.Compact(read), slices.Compact(write)
 }
 
 func (rs *ruleset) permits(path string, write bool) bool {

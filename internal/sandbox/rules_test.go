@@ -174,3 +174,18 @@ func TestHandledAccess_EveryFileRightOfTheABI(t *testing.T) {
 		}
 	}
 }
+
+func TestRoots_SortedOnceEach(t *testing.T) {
+	f := newFixture(t)
+	p := f.policy()
+	p.Read = []string{"/usr"} // also a system root
+	read, write := p.Roots()
+	for name, list := range map[string][]string{"read": read, "write": write} {
+		if !slices.IsSorted(list) || len(slices.Compact(slices.Clone(list))) != len(list) {
+			t.Errorf("%s roots are not sorted once each: %v", name, list)
+		}
+	}
+	if !slices.Contains(write, f.ws) || slices.Contains(read, "/etc/shadow") || !slices.Contains(read, "/etc/passwd") {
+		t.Errorf("Roots: read %v, write %v", read, write)
+	}
+}
