@@ -10,4 +10,13 @@
 // Probe says which of these layers this kernel has; Start applies those a
 // Policy asks for and says which it applied, so a caller can refuse to run
 // where a layer it requires is missing, or run as before and say so.
+// Permits and Roots say what a Policy's file rules allow, to explain a
+// refusal.
+//
+// On Linux there is no helper process: Start applies the layers to a
+// goroutine locked to a thread that is never reused (Go ends it when the
+// goroutine returns) and starts the command from it, so the command
+// inherits them. What can be kept across commands is: the machine's part
+// of the rules, each distinct kernel ruleset, and the mount and network
+// namespaces, which each command's thread enters with setns.
 package sandbox

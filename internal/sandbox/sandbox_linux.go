@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"sync"
@@ -16,16 +17,8 @@ import (
 
 func probe() Layers {
 	l := probeOnce()
-	l.Missing = cloneMap(l.Missing)
+	l.Missing = maps.Clone(l.Missing)
 	return l
-}
-
-func cloneMap(m map[string]string) map[string]string {
-	c := make(map[string]string, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // probeKernel asks the kernel for each layer; the namespaces are tried on
