@@ -389,3 +389,17 @@ func TestStart_ReplacedRunFileBoundAnew(t *testing.T) {
 		t.Errorf("after the file was replaced: exit %d, %q: want the new one", code, out)
 	}
 }
+
+func TestStart_OtherProcessesEnvironUnreadable(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	// The plugin's (here the test's) environment may hold the host's
+	// secrets; /proc is readable, its processes' memory and environment not.
+	out, code, _ := run(t, f.policy(), fmt.Sprintf(`tr '\0' '\n' < /proc/%d/environ | head -1; cat /proc/%d/environ > /dev/null && echo read`, os.Getpid(), os.Getpid()))
+	if code == 0 || strings.Contains(out, "read") || strings.Contains(out, "PATH=") {
+		t.Errorf("reading the plugin's environ: exit %d, %q: want a refusal", code, out)
+	}
+	if out, code, _ := run(t, f.policy(), `cat /proc/self/status >/dev/null && echo own`); code != 0 || !strings.Contains(out, "own") {
+		t.Errorf("the command's own /proc: exit %d, %q", code, out)
+	}
+}
