@@ -101,8 +101,19 @@ func TestStart_RunHidden(t *testing.T) {
 	requireLayers(t, true, true, false)
 	f := newFixture(t)
 	out, code, st := run(t, f.policy(), `ls -A /run /var/run`)
-	if code != 0 || strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(out, "/var/run:", ""), "/run:", "")) != "" {
-		t.Errorf("ls -A /run: exit %d, %q: want an empty folder", code, out)
+	if code != 0 {
+		t.Fatalf("ls -A /run: exit %d, %q: want the tmpfs over it listed", code, out)
+	}
+	// Empty but for the mount points of paths bound back for other
+	// commands, which the plugin's /run no longer has.
+	host, _ := os.ReadDir("/run")
+	if len(host) == 0 {
+		t.Skip("this machine's /run is empty: nothing to hide")
+	}
+	for _, name := range strings.Fields(out) {
+		if slices.ContainsFunc(host, func(e os.DirEntry) bool { return e.Name() == name }) {
+			t.Errorf("ls -A /run shows %s of the plugin's /run (output %q)", name, out)
+		}
 	}
 	if !st.Applied.MountNS {
 		t.Errorf("Applied.MountNS false: %v", st.Applied.Missing)
