@@ -414,10 +414,11 @@ func (b *builder) addEntries(dir string, private func(string) bool) {
 	}
 }
 
-// isPrivate says a resolved path is one of the private entries.
+// isPrivate says a resolved path is one of the private entries or lies
+// beneath one (a link to /etc/ssl/private/key.pem).
 func isPrivate(path string) bool {
-	for dir, private := range privateEntries {
-		if filepath.Dir(path) == dir && private(filepath.Base(path)) {
+	for cur := path; cur != "/" && cur != "."; cur = filepath.Dir(cur) {
+		if private := privateEntries[filepath.Dir(cur)]; private != nil && private(filepath.Base(cur)) {
 			return true
 		}
 	}

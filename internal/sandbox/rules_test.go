@@ -189,3 +189,19 @@ func TestRoots_SortedOnceEach(t *testing.T) {
 		t.Errorf("Roots: read %v, write %v", read, write)
 	}
 }
+
+func TestIsPrivate_LinkTargetsBeneathPrivateEntries(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/etc/shadow":                       true,
+		"/etc/ssl/private/key.pem":          true,
+		"/etc/sudoers.d/admins":             true,
+		"/etc/ssh/ssh_host_ed25519_key":     true,
+		"/etc/ssh/ssh_host_ed25519_key.pub": false,
+		"/etc/passwd":                       false,
+		"/usr/share/zoneinfo/UTC":           false,
+	} {
+		if got := isPrivate(path); got != want {
+			t.Errorf("isPrivate(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
