@@ -117,11 +117,14 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 	miss := func(layer, why string) { a.Missing[layer] = why }
 
 	if kernel.MountNS {
+		// A namespace the kernel offered but would not give is reported,
+		// not fatal: the command still gets every other layer.
 		if err := enterNamespaces(p, kernel, rs); err != nil {
-			return nil, err
+			miss(LayerMountNS, "the command's namespaces could not be made ("+err.Error()+"): /run stays visible; check that unshare and setns are allowed here")
+		} else {
+			a.MountNS = true
+			a.NetNS = !p.Network && kernel.NetNS
 		}
-		a.MountNS = true
-		a.NetNS = !p.Network && kernel.NetNS
 	} else {
 		miss(LayerMountNS, kernel.Missing[LayerMountNS])
 		if !p.Network && kernel.NetNS {
@@ -131,14 +134,17 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 				err = enter(net, unix.CLONE_NEWNET)
 				c.release(net)
 			}
-			if err != nil {
-				return nil, err
+			if err == nil {
+				a.NetNS = true
 			}
-			a.NetNS = true
 		}
 	}
 	if !p.Network && !a.NetNS {
-		miss(LayerNetNS, kernel.Missing[LayerNetNS])
+		why := kernel.Missing[LayerNetNS]
+		if why == "" {
+			why = "the empty network namespace could not be entered: the command has the network"
+		}
+		miss(LayerNetNS, why)
 	}
 
 	if err := dropCaps(); err != nil {
