@@ -557,7 +557,7 @@ var toolchains sync.Map // environment key → toolchain
 // commands may write) where its caches are, once per environment; without
 // go it uses Go's own defaults.
 func goEnv(p Policy) toolchain {
-	key := strings.Join(p.Env, "\x00") + "\x01" + p.Workspace + "\x01" + strings.Join(p.Write, "\x00")
+	key := toolchainKey(p.Env) + "\x01" + p.Workspace + "\x01" + strings.Join(p.Write, "\x00")
 	if v, ok := toolchains.Load(key); ok {
 		return v.(toolchain)
 	}
@@ -613,6 +613,22 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// toolchainKey is the part of env the toolchains' caches depend on, so a
+// variable that changes per call does not ask go env again.
+func toolchainKey(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "GO"), strings.HasPrefix(name, "XDG_"), strings.HasPrefix(name, "CARGO_"),
+			strings.EqualFold(name, "npm_config_cache"), name == "PIP_CACHE_DIR", name == "PATH", name == "HOME", name == "TMPDIR":
+			b.WriteString(kv)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
 }
 
 // goDefaults are Go's own defaults for its caches.
