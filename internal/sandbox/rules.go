@@ -352,6 +352,11 @@ func systemRules() *sysRules {
 			b.add(r, access)
 		}
 	}
+	// POSIX shared memory and semaphores (python's multiprocessing): a
+	// temp folder shared by every process, like /tmp.
+	if r, ok := existing("/dev/shm"); ok {
+		b.add(r, rightsWrite)
+	}
 	sysCache.v = &sysRules{gen: gen, rules: b.sorted()}
 	return sysCache.v
 }

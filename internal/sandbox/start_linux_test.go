@@ -420,7 +420,13 @@ func TestStart_OrdinaryWorkflow(t *testing.T) {
 	f := newFixture(t)
 	p := f.policy()
 	p.Network = false
-	steps := []string{`cat /etc/os-release >/dev/null`, `python3 -c 'import json, sys; print(json.dumps({"ok": sys.version_info[0]}))'`}
+	write(t, filepath.Join(f.ws, "pool.py"), "import multiprocessing as mp\n\ndef sq(x):\n    return x * x\n\n"+
+		"if __name__ == '__main__':\n    with mp.Pool(2) as p:\n        print(p.map(sq, [1, 2, 3]))\n")
+	steps := []string{
+		`cat /etc/os-release >/dev/null`,
+		`python3 -c 'import json, sys; print(json.dumps({"ok": sys.version_info[0]}))'`,
+		`python3 pool.py`, // semaphores in /dev/shm
+	}
 	if _, err := exec.LookPath("git"); err == nil {
 		steps = append(steps, `git init -q . && echo x > a && git add a && git -c user.email=t@example.com commit -qm first && git log --oneline | wc -l`)
 	}
