@@ -374,6 +374,11 @@ func systemRules() *sysRules {
 			b.add(r, access)
 		}
 	}
+	// POSIX shared memory and semaphores (python's multiprocessing): a
+	// temp folder shared by every process, like /tmp.
+	if r, ok := existing("/dev/shm"); ok {
+		b.add(r, rightsWrite)
+	}
 	sysCache.v = &sysRules{gen: gen, rules: b.sorted()}
 	return sysCache.v
 }
@@ -554,7 +559,7 @@ func cachesOf(env []string, tc toolchain) []cache {
 	npm := or(lookupEnv(env, "npm_config_cache"), or(lookupEnv(env, "NPM_CONFIG_CACHE"), join(home, ".npm")))
 	tools := tc.tools
 	cs := []cache{
-		{tc.gocache, tc.goFound}, {tc.gomodcache, tc.goFound},
+		{tc.gocache, tc.goFound}, {tc.gomodcache, tc.goFound}, {tc.gosumdb, tc.goFound},
 		{npm, tools["npm"]},
 		{or(lookupEnv(env, "PIP_CACHE_DIR"), join(xdg, "pip")), tools["pip"]},
 		{join(cargo, "registry"), tools["cargo"]}, {join(cargo, "git"), tools["cargo"]},
@@ -565,9 +570,12 @@ func cachesOf(env []string, tc toolchain) []cache {
 // toolchain is what one environment's toolchains say about their caches.
 type toolchain struct {
 	gocache, gomodcache string
-	goFound             bool
-	tools               map[string]bool
-	caches              []cache
+	// gosumdb is $GOPATH/pkg/sumdb, where go keeps the checksum
+	// database's latest tree: a first download writes it.
+	gosumdb string
+	goFound bool
+	tools   map[string]bool
+	caches  []cache
 }
 
 var toolchains sync.Map // environment key → toolchain
@@ -576,7 +584,7 @@ var toolchains sync.Map // environment key → toolchain
 // commands may write) where its caches are, once per environment; without
 // go it uses Go's own defaults.
 func goEnv(p Policy) toolchain {
-	key := strings.Join(p.Env, "\x00") + "\x01" + p.Workspace + "\x01" + strings.Join(p.Write, "\x00")
+	key := toolchainKey(p.Env) + "\x01" + p.Workspace + "\x01" + strings.Join(p.Write, "\x00")
 	if v, ok := toolchains.Load(key); ok {
 		return v.(toolchain)
 	}
@@ -601,22 +609,26 @@ func goEnv(p Policy) toolchain {
 	if gobin := look("go"); gobin != "" {
 		tc.goFound = true
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		cmd := exec.CommandContext(ctx, gobin, "env", "-json", "GOCACHE", "GOMODCACHE")
+		cmd := exec.CommandContext(ctx, gobin, "env", "-json", "GOCACHE", "GOMODCACHE", "GOPATH")
 		// "/" holds no go.mod a command could plant; GOTOOLCHAIN=local so
 		// no toolchain is fetched to answer.
 		cmd.Dir = "/"
 		cmd.Env = append(slices.Clone(p.Env), "GOTOOLCHAIN=local")
 		out, err := cmd.Output()
 		cancel()
-		var v struct{ GOCACHE, GOMODCACHE string }
+		var v struct{ GOCACHE, GOMODCACHE, GOPATH string }
 		if err == nil && json.Unmarshal(out, &v) == nil {
 			tc.gocache, tc.gomodcache = v.GOCACHE, v.GOMODCACHE
+			if gp := filepath.SplitList(v.GOPATH); len(gp) > 0 && filepath.IsAbs(gp[0]) {
+				tc.gosumdb = filepath.Join(gp[0], "pkg", "sumdb")
+			}
 		}
 	}
-	if tc.gocache == "" || tc.gomodcache == "" {
+	if tc.gocache == "" || tc.gomodcache == "" || tc.gosumdb == "" {
 		def := goDefaults(p.Env)
 		tc.gocache = cmpOr(tc.gocache, def.gocache)
 		tc.gomodcache = cmpOr(tc.gomodcache, def.gomodcache)
+		tc.gosumdb = cmpOr(tc.gosumdb, def.gosumdb)
 	}
 	tc.caches = cachesOf(p.Env, tc)
 	toolchains.Store(key, tc)
@@ -630,6 +642,22 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// toolchainKey is the part of env the toolchains' caches depend on, so a
+// variable that changes per call does not ask go env again.
+func toolchainKey(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "GO"), strings.HasPrefix(name, "XDG_"), strings.HasPrefix(name, "CARGO_"),
+			strings.EqualFold(name, "npm_config_cache"), name == "PIP_CACHE_DIR", name == "PATH", name == "HOME", name == "TMPDIR":
+			b.WriteString(kv)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
+}
+
 // goDefaults are Go's own defaults for its caches.
 func goDefaults(env []string) toolchain {
 	home := lookupEnv(env, "HOME")
@@ -641,13 +669,17 @@ func goDefaults(env []string) toolchain {
 			tc.gocache = filepath.Join(home, ".cache", "go-build")
 		}
 	}
-	if tc.gomodcache == "" {
-		gopath := filepath.SplitList(lookupEnv(env, "GOPATH"))
-		if len(gopath) > 0 && filepath.IsAbs(gopath[0]) {
-			tc.gomodcache = filepath.Join(gopath[0], "pkg", "mod")
-		} else if filepath.IsAbs(home) {
-			tc.gomodcache = filepath.Join(home, "go", "pkg", "mod")
-		}
+	gopath := ""
+	if gp := filepath.SplitList(lookupEnv(env, "GOPATH")); len(gp) > 0 && filepath.IsAbs(gp[0]) {
+		gopath = gp[0]
+	} else if filepath.IsAbs(home) {
+		gopath = filepath.Join(home, "go")
+	}
+	if tc.gomodcache == "" && gopath != "" {
+		tc.gomodcache = filepath.Join(gopath, "pkg", "mod")
+	}
+	if gopath != "" {
+		tc.gosumdb = filepath.Join(gopath, "pkg", "sumdb")
 	}
 	if tc.gocache == "off" {
 		tc.gocache = ""

@@ -127,7 +127,13 @@ func TestRuleset_CachesFromEnvironment(t *testing.T) {
 	os.MkdirAll(filepath.Join(f.outside, "gc"), 0o755)
 	os.MkdirAll(filepath.Join(f.outside, "pip"), 0o755)
 	os.MkdirAll(filepath.Join(f.home, "go", "pkg", "mod"), 0o755)
-	for _, w := range []string{filepath.Join(f.outside, "gc", "x"), filepath.Join(f.outside, "pip", "x"), filepath.Join(f.home, "go", "pkg", "mod", "x")} {
+	// A first download verifies against the checksum database, whose
+	// latest tree go keeps beside the module cache.
+	os.MkdirAll(filepath.Join(f.home, "go", "pkg", "sumdb"), 0o755)
+	for _, w := range []string{
+		filepath.Join(f.outside, "gc", "x"), filepath.Join(f.outside, "pip", "x"),
+		filepath.Join(f.home, "go", "pkg", "mod", "x"), filepath.Join(f.home, "go", "pkg", "sumdb", "sum.golang.org", "latest"),
+	} {
 		if !p.Permits(w, true) {
 			t.Errorf("Permits(%s, write) = false: want the cache the environment names writable", w)
 		}

@@ -414,3 +414,32 @@ func TestStart_OtherProcessesEnvironUnreadable(t *testing.T) {
 		t.Errorf("the command's own /proc: exit %d, %q", code, out)
 	}
 }
+
+func TestStart_OrdinaryWorkflow(t *testing.T) {
+	requireLayers(t, true, false, false)
+	f := newFixture(t)
+	p := f.policy()
+	p.Network = false
+	write(t, filepath.Join(f.ws, "pool.py"), "import multiprocessing as mp\n\ndef sq(x):\n    return x * x\n\n"+
+		"if __name__ == '__main__':\n    with mp.Pool(2) as p:\n        print(p.map(sq, [1, 2, 3]))\n")
+	steps := []string{
+		`cat /etc/os-release >/dev/null`,
+		`python3 -c 'import json, sys; print(json.dumps({"ok": sys.version_info[0]}))'`,
+		`python3 pool.py`, // semaphores in /dev/shm
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		steps = append(steps, `git init -q . && echo x > a && git add a && git -c user.email=t@example.com commit -qm first && git log --oneline | wc -l`)
+	}
+	if _, err := exec.LookPath("make"); err == nil {
+		write(t, filepath.Join(f.ws, "Makefile"), "all:\n\techo made > made.txt\n")
+		steps = append(steps, `make -s && cat made.txt`)
+	}
+	if _, err := exec.LookPath("npm"); err == nil {
+		steps = append(steps, `npm config get cache && npm init -y >/dev/null && test -f package.json`)
+	}
+	for _, s := range steps {
+		if out, code, _ := run(t, p, "set -e; "+s); code != 0 {
+			t.Errorf("%s: exit %d, %q", s, code, out)
+		}
+	}
+}
