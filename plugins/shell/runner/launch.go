@@ -56,7 +56,7 @@ func (m *Manager) cgroupFor(ctx context.Context, t *task) (*cgroup.Group, error)
 		return g, nil
 	}
 	if sb.Mode == sdk.SandboxRequired {
-		return nil, fmt.Errorf("%w (%v): run `yagent doctor` to see why, or set sandbox to on in the profile to run commands in process groups only", errNoCgroup, err)
+		return nil, fmt.Errorf("%w (%v): run `yagent doctor` to see why, or set `sandbox: on` in the profile to run commands in process groups only where cgroups are missing", errNoCgroup, err)
 	}
 	m.noCgroup.Do(func() {
 		m.opts.Logger.Warn("shell: commands run in process groups only: a command's setsid or daemonized children can outlive its timeout", "err", err)
