@@ -27,12 +27,12 @@ func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 			cmd.SysProcAttr = &syscall.SysProcAttr{}
 		}
 		bornIn(cmd.SysProcAttr, g.FD())
-		t.cg = g
+		t.setGroup(g)
 	}
 	if err := m.confine(ctx, t, cmd); err != nil {
 		if g != nil {
 			g.Release()
-			t.cg = nil
+			t.setGroup(nil)
 			return fmt.Errorf("%w (starting it in cgroup %s)", err, g.Path)
 		}
 		return err
@@ -56,7 +56,7 @@ func (m *Manager) cgroupFor(ctx context.Context, t *task) (*cgroup.Group, error)
 		return g, nil
 	}
 	if sb.Mode == sdk.SandboxRequired {
-		return nil, fmt.Errorf("%w (%v): run `yagent doctor` to see why, or set sandbox to on in the profile to run commands in process groups only", errNoCgroup, err)
+		return nil, fmt.Errorf("%w (%v): run `yagent doctor` to see why, or set `sandbox: on` in the profile to run commands in process groups only where cgroups are missing", errNoCgroup, err)
 	}
 	m.noCgroup.Do(func() {
 		m.opts.Logger.Warn("shell: commands run in process groups only: a command's setsid or daemonized children can outlive its timeout", "err", err)
@@ -70,8 +70,8 @@ func (m *Manager) cgroupFor(ctx context.Context, t *task) (*cgroup.Group, error)
 // there is without a cgroup.
 func killTree(t *task, cmd *exec.Cmd) func() error {
 	return func() error {
-		if t.cg != nil {
-			_ = t.cg.Kill() // the group kill below still lands
+		if g := t.group(); g != nil {
+			_ = g.Kill() // the group kill below still lands
 		}
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
@@ -80,7 +80,22 @@ func killTree(t *task, cmd *exec.Cmd) func() error {
 // releaseGroup lets t's cgroup go: what is left in it lives on, never
 // killed later (`nohup server &`).
 func (t *task) releaseGroup() {
-	if t.cg != nil {
-		t.cg.Release()
+	if g := t.group(); g != nil {
+		g.Release()
 	}
+}
+
+// group is t's cgroup, nil without one. A background task is in its
+// session's table (shell_tasks, shell_cancel) before it starts, hence the
+// lock.
+func (t *task) group() *cgroup.Group {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cg
+}
+
+func (t *task) setGroup(g *cgroup.Group) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cg = g
 }

@@ -165,7 +165,7 @@ func (m *Manager) startForeground(callCtx context.Context, t *task, dir string) 
 	}
 	t.pid = cmd.Process.Pid
 	t.pgid = t.pid // Setpgid (pipe) and Setsid (pty) make bash its group's leader.
-	entry := m.groups.register(t.pgid, t.cg)
+	entry := m.groups.register(t.pgid, t.group())
 	reportCtx := context.WithoutCancel(callCtx)
 	m.report(reportCtx, t.pgid, true)
 	m.track(t)
@@ -352,8 +352,8 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 	case <-ctx.Done():
 	}
 	where := "its own session"
-	if t.cg != nil {
-		where += " and cgroup " + t.cg.Dir()
+	if g := t.group(); g != nil {
+		where += " and cgroup " + g.Dir()
 	}
 	text := fmt.Sprintf("Started in the background as task %s (pid %d). It runs in %s, outside this call: "+
 		"it keeps running after the call, the plugin and the host end. Its output goes to %s; "+

@@ -63,7 +63,7 @@ type task struct {
 	pid, pgid int
 
 	// cg is the command's cgroup, nil when it runs in its process group
-	// only; set before the command starts.
+	// only; set before the command starts, held under mu.
 	cg *cgroup.Group
 	// yielded says the call handed the command back as a task: its cgroup
 	// is let go when the command ends, not when a call returns.

@@ -218,8 +218,9 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*sdk.Result, error) {
 	// cancelling: killed whole first, then let go.
 	defer t.releaseGroup()
 	_ = syscall.Kill(-t.pgid, syscall.SIGTERM)
-	if t.cg != nil {
-		t.cg.Signal(syscall.SIGTERM)
+	g := t.group()
+	if g != nil {
+		g.Signal(syscall.SIGTERM)
 	}
 	grace := time.NewTimer(m.opts.CancelGrace)
 	defer grace.Stop()
@@ -230,8 +231,8 @@ func (m *Manager) Cancel(ctx context.Context, id string) (*sdk.Result, error) {
 	}
 	// Whatever of its group is left (the leader may have gone first), and
 	// of its cgroup: the setsid and double-forked ones.
-	if t.cg != nil {
-		_ = t.cg.Kill()
+	if g != nil {
+		_ = g.Kill()
 	}
 	_ = syscall.Kill(-t.pgid, syscall.SIGKILL)
 	select {
@@ -278,10 +279,10 @@ func (m *Manager) Tasks(ctx context.Context) (*sdk.Result, error) {
 		info := TaskInfo{TaskID: t.id, Mode: t.mode, Status: d.Status, ExitCode: d.ExitCode, Command: clip(t.command, 200),
 			PID: t.pid, ElapsedMS: d.ElapsedMS, UnreadBytes: max(0, unread), LogPath: t.logPath}
 		group := ""
-		if t.cg != nil && !t.finished() {
-			n := t.cg.Procs()
-			info.Cgroup, info.Processes = t.cg.Dir(), &n
-			group = fmt.Sprintf("  cgroup %s (%s)", t.cg.Name(), plural(n, "process", "processes"))
+		if g := t.group(); g != nil && !t.finished() {
+			n := g.Procs()
+			info.Cgroup, info.Processes = g.Dir(), &n
+			group = fmt.Sprintf("  cgroup %s (%s)", g.Name(), plural(n, "process", "processes"))
 		}
 		infos = append(infos, info)
 		status := info.Status
