@@ -250,7 +250,9 @@ func TestSuperviseEndsWithTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	sup := make(chan error, 1)
-	go func() { sup <- Supervise(context.Background(), f, func(context.Context, Exec) Verdict { return Verdict{Allow: true} }) }()
+	go func() {
+		sup <- Supervise(context.Background(), f, func(context.Context, Exec) Verdict { return Verdict{Allow: true} })
+	}()
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
