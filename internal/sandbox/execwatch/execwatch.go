@@ -24,8 +24,22 @@ type Exec struct {
 	// Terminal says the process's stdin is a terminal.
 	Terminal bool
 	// Unidentified says why the program cannot be identified (a memfd, a
-	// deleted file, an unreadable argument); "" when it was.
+	// deleted file, an unreadable argument); "" when it was. Such an exec
+	// is treated like the strictest rule.
 	Unidentified string
+	// Truncated says Argv holds only what fitted in its bounds (8192
+	// entries, 1 MiB in all).
+	Truncated bool
+
+	// files are the program files, open while the exec is judged: Path's
+	// (or the loader's and its program's) and each interpreter's.
+	files []*os.File
+}
+
+func (e *Exec) closeFiles() {
+	for _, f := range e.files {
+		f.Close()
+	}
 }
 
 // Verdict is a Judge's answer.

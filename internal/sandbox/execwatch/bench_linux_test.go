@@ -1,0 +1,52 @@
+//go:build linux && (amd64 || arm64)
+
+package execwatch
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+)
+
+// execsPerRun is how many allowed execs one benchmark run makes.
+const execsPerRun = 100
+
+const loop = "for i in $(seq 100); do /usr/bin/true; done"
+
+// BenchmarkExec measures an allowed exec (of /usr/bin/true, judged by a
+// matcher holding a printenv rule) with and without supervision; the
+// difference of their us/exec is what supervision costs each exec.
+func BenchmarkExec(b *testing.B) {
+	bash := need(b, "bash")
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command(bash, "-c", loop).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*execsPerRun), "us/exec")
+	})
+	b.Run("supervised", func(b *testing.B) {
+		needSeccomp(b)
+		r := denying(b, "printenv")
+		judge := func(ctx context.Context, e Exec) Verdict {
+			return Verdict{Allow: len(r.m.Match(e)) == 0}
+		}
+		for b.Loop() {
+			cmd := exec.Command(bash, "-c", loop)
+			f, err := startFiltered(cmd)
+			if err != nil {
+				b.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- Supervise(context.Background(), f, judge) }()
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*execsPerRun), "us/exec")
+	})
+}
