@@ -167,7 +167,7 @@ func (m *Manager) askExec(t *task, c *confinement, e execwatch.Exec) execwatch.V
 	if why == "" {
 		why = "the host did not approve it"
 	}
-	line := fmt.Sprintf("yagent sandbox: the exec of %s was refused (Permission denied): %s", execLine(e), why)
+	line := fmt.Sprintf(notePrefix+"the exec of %s was refused (Permission denied): %s", execLine(e), why)
 	c.noteRefusal(line)
 	t.writeNote(line)
 	return execwatch.Verdict{}
@@ -197,6 +197,9 @@ func execLine(e execwatch.Exec) string {
 	}
 	return s
 }
+
+// notePrefix starts every line the plugin adds about the sandbox.
+const notePrefix = "yagent sandbox: "
 
 // writeNote adds a line of the plugin's own to the task's output, where
 // the model reads what the command printed around it.
@@ -292,7 +295,7 @@ func (t *task) sandboxNotes(output string) string {
 	}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(output, "\n") {
-		if len(seen) >= maxNotedPaths || !deniedLine.MatchString(line) {
+		if len(seen) >= maxNotedPaths || strings.HasPrefix(line, notePrefix) || !deniedLine.MatchString(line) {
 			continue
 		}
 		for _, p := range refusedPaths(line) {

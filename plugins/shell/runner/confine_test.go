@@ -2,7 +2,10 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -136,3 +139,79 @@ func TestSandbox_OffRunsAsBefore(t *testing.T) {
 	}
 }
 
+// printenvProgram is the rule program of the exec tests, with its files
+// as the host would send them.
+func printenvProgram(t *testing.T) []sdk.ExecProgram {
+	t.Helper()
+	if l := sandbox.Probe(); !l.Seccomp {
+		t.Skipf("the seccomp exec layer is missing here (%s): exec rules hold at parse time only", l.Missing[sandbox.LayerSeccomp])
+	}
+	p, err := exec.LookPath("printenv")
+	if err != nil {
+		t.Skip("no printenv on PATH")
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return []sdk.ExecProgram{{Name: "printenv", Files: []sdk.ProgramFile{{Path: real, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}}}}
+}
+
+// A program the host refuses fails wherever the command starts it from —
+// make, an interpreter, a renamed copy — and the output names the refusal;
+// the host is asked with the program's real file.
+func TestSandbox_ExecRefusedWhereverStarted(t *testing.T) {
+	f := newSandboxFixture(t)
+	progs := printenvProgram(t)
+	f.host.refuse = &sdk.ApprovalResponse{Reason: "the profile rule {action: deny, program: printenv} denies it"}
+	if err := os.WriteFile(filepath.Join(f.ws, "Makefile"), []byte("all:\n\tprintenv YMARK\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		"make":    "make -s",
+		"python3": `python3 -c "import os; os.system('printenv YMARK')"`,
+		"copy":    `cp "$(command -v printenv)" ./pe && ./pe YMARK`,
+	}
+	for name, cmd := range cases {
+		if _, err := exec.LookPath(strings.Fields(cmd)[0]); err != nil && name != "copy" {
+			t.Logf("%s: skipped, %s is not installed", name, name)
+			continue
+		}
+		text := f.run(t, f.call(progs), "export YMARK=mark-91c; "+cmd)
+		if strings.Contains(text, "mark-91c") {
+			t.Errorf("%s: the refused program ran: %s", name, text)
+		}
+		if !strings.Contains(text, notePrefix+"the exec of") || !strings.Contains(text, "denies it") {
+			t.Errorf("%s: the output does not say the exec was refused and why: %s", name, text)
+		}
+	}
+	asked := f.host.asked()
+	if len(asked) == 0 {
+		t.Fatal("the host was never asked")
+	}
+	for _, req := range asked {
+		if req.Kind != sdk.ApprovalExec || len(req.Argv) == 0 {
+			t.Errorf("asked %+v, want an exec request with its argv", req)
+		}
+	}
+}
+
+// An exec the host approves runs; an exec of a program no rule names never
+// reaches the host.
+func TestSandbox_ExecApprovedRunsOthersNeedNoHost(t *testing.T) {
+	f := newSandboxFixture(t)
+	progs := printenvProgram(t)
+	text := f.run(t, f.call(progs), "export YMARK=mark-5d0; ls >/dev/null; cat /dev/null; printenv YMARK")
+	if !strings.Contains(text, "mark-5d0") {
+		t.Errorf("the approved exec did not run: %s", text)
+	}
+	asked := f.host.asked()
+	if len(asked) != 1 || asked[0].Program != progs[0].Files[0].Path {
+		t.Errorf("asked %+v, want one request, for %s only", asked, progs[0].Files[0].Path)
+	}
+}
