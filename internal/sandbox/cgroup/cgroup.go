@@ -26,6 +26,10 @@ type Group struct {
 	dir      string // the folder now: Path, or kept-N once its processes moved
 	released bool
 	pooled   bool // released empty, its folder kept for another command
+	// killed says Kill ran: such a group is never handed to another
+	// command, since a process cloned into a cgroup soon after its
+	// cgroup.kill can be killed with the old ones.
+	killed bool
 }
 
 // ErrUnavailable says this machine has no writable cgroup v2: commands run

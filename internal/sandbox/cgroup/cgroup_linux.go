@@ -164,6 +164,7 @@ func (g *Group) kill() error {
 	if g.released {
 		return nil // released: what is left outlived its call
 	}
+	g.killed = true
 	return killDir(g.fd, g.dir, g.forceSignals)
 }
 
@@ -265,7 +266,7 @@ func (g *Group) release() {
 		return
 	}
 	g.released = true
-	if !g.background && g.fd >= 0 && g.t.putIdle(g) {
+	if !g.background && !g.killed && g.fd >= 0 && g.t.putIdle(g) {
 		g.fd = -1 // the next command's now, and so is the folder
 		g.pooled = true
 		return

@@ -444,3 +444,40 @@ func TestRemoveEmpty_LeavesWhatStillRuns(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A group that was killed is never handed to the next command: a process
+// cloned into it right after its cgroup.kill can die with the old ones.
+// The command after a timed-out one must live.
+func TestRelease_KilledGroupNotReused(t *testing.T) {
+	t.Parallel()
+	tr := testTree(t)
+	g, err := tr.newGroup(false)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	victim := exec.Command("sleep", "300")
+	victim.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: g.FD()}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Kill(); err != nil {
+		t.Fatalf("Kill: %v", err)
+	}
+	victim.Wait()
+	g.Release()
+	next, err := tr.newGroup(false)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer next.Release()
+	if next.Path == g.Path {
+		t.Errorf("New handed out %s again, the group Kill just killed", g.Path)
+	}
+	for range 20 {
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: next.FD()}
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("a command in the next group died: %v", err)
+		}
+	}
+}
