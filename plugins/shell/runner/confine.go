@@ -220,6 +220,17 @@ func (t *task) writeNote(line string) {
 	f.WriteString(line)
 }
 
+// taskSandboxNotes are sandboxNotes for the output of a task read after
+// its call: the task keeps the rules it started with (Landlock only
+// narrows), so an approval given since does not reach it.
+func (t *task) taskSandboxNotes(output string) string {
+	note := t.refusalNotes(output)
+	if note == "" {
+		return ""
+	}
+	return note + "\n" + notePrefix + "task " + t.id + " keeps the sandbox it started with: an approval given after it started does not widen it. Run the command again in a new run_bash call once the path is approved."
+}
+
 // deniedLine finds the lines in which a program reports a refused open.
 var deniedLine = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|errno 13|EACCES|EPERM`)
 
@@ -293,6 +304,20 @@ func (t *task) sandboxNotes(output string) string {
 		notes = append(notes, fmt.Sprintf("yagent sandbox: %s was approved but does not exist yet, and the folder it would be made in holds private files (the home folder's, or those of /etc), so commands may not create it. "+
 			"Create it inside the workspace or the temp folder instead, or ask the user to create it or to add it to sandbox.write in the profile.", u))
 	}
+	if r := t.refusalNotes(output); r != "" {
+		notes = append(notes, r)
+	}
+	return strings.Join(notes, "\n")
+}
+
+// refusalNotes explains each path a "Permission denied" line of output
+// names that the task's rules do not cover.
+func (t *task) refusalNotes(output string) string {
+	c := t.sb
+	if c == nil {
+		return ""
+	}
+	var notes []string
 	seen := map[string]bool{}
 	for _, line := range strings.Split(output, "\n") {
 		if len(seen) >= maxNotedPaths || strings.HasPrefix(line, notePrefix) || !deniedLine.MatchString(line) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/sdk"
@@ -213,5 +214,37 @@ func TestSandbox_ExecApprovedRunsOthersNeedNoHost(t *testing.T) {
 	asked := f.host.asked()
 	if len(asked) != 1 || asked[0].Program != progs[0].Files[0].Path {
 		t.Errorf("asked %+v, want one request, for %s only", asked, progs[0].Files[0].Path)
+	}
+}
+
+// A task read after its call says what the sandbox refused it, and that
+// it keeps the rules it started with.
+func TestSandbox_TaskSaysItKeepsItsRules(t *testing.T) {
+	f := newSandboxFixture(t)
+	secret := filepath.Join(f.home, ".aws", "credentials")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("KEY-33\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := f.call(nil)
+	res, err := f.m.Run(ctx, RunRequest{Command: "sleep 0.5; cat " + secret, Yield: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := data(t, res).TaskID
+	if id == "" || data(t, res).Status != "running" {
+		t.Fatalf("the command did not yield: %s", res.Text)
+	}
+	w, err := f.m.Wait(ctx, id, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(w.Text, "KEY-33") {
+		t.Fatalf("the task read the secret: %s", w.Text)
+	}
+	if !strings.Contains(w.Text, "may not read "+secret) || !strings.Contains(w.Text, "keeps the sandbox it started with") {
+		t.Errorf("shell_wait does not explain the refusal to the task:\n%s", w.Text)
 	}
 }

@@ -23,6 +23,9 @@ func (m *Manager) endResult(t *task, lead string) *sdk.Result {
 		text = lead + "\n" + text
 	}
 	text += "\n" + body(c, "(no new output)")
+	if note := t.taskSandboxNotes(c.Text()); note != "" {
+		text = withStatus(text, note)
+	}
 	return &sdk.Result{Text: text, Data: d}
 }
 
@@ -40,6 +43,9 @@ func (m *Manager) runningResult(t *task, lead string) *sdk.Result {
 		diag = dg.Text
 	}
 	text := fmt.Sprintf("%s\n%s\nNew output:\n%s", lead, diag, body(c, "(no new output)"))
+	if note := t.taskSandboxNotes(c.Text()); note != "" {
+		text = withStatus(text, note)
+	}
 	return &sdk.Result{Text: text, Data: d}
 }
 
