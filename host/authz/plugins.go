@@ -119,6 +119,12 @@ type ExecJudge interface {
 	JudgeExec(program string, argv, interpreters []string, terminal bool) (action, rule string)
 }
 
+// execJudgeIn is an ExecJudge that also knows the exec's folder, for the
+// read-only classifier (git's config is the repository's).
+type execJudgeIn interface {
+	JudgeExecIn(program string, argv, interpreters []string, terminal bool, dir string) (action, rule string)
+}
+
 // exec judges a program a command's tree is about to run with the
 // profile's exec rules, as the guard judges a command written out: deny
 // refuses (and stands under -y), allow approves without asking, ask goes
@@ -126,7 +132,9 @@ type ExecJudge interface {
 // be asked: only an allow gets through.
 func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) sdk.ApprovalResponse {
 	action, rule := config.ExecAllow, ""
-	if j, ok := h.guard.(ExecJudge); ok {
+	if j, ok := h.guard.(execJudgeIn); ok {
+		action, rule = j.JudgeExecIn(req.Program, req.Argv, req.Interpreters, req.Terminal, req.Dir)
+	} else if j, ok := h.guard.(ExecJudge); ok {
 		action, rule = j.JudgeExec(req.Program, req.Argv, req.Interpreters, req.Terminal)
 	} else if h.guard != nil || req.Program == "" {
 		// A guard that cannot judge execs, or a program nobody can

@@ -208,15 +208,26 @@ func sortedSet(s []string) []string {
 // rule of the profile. It returns the action (config.ExecAllow, ExecAsk or
 // ExecDeny) and, for ask and deny, the rule as a profile line says it.
 func (g *WorkspaceGuard) JudgeExec(program string, argv, interpreters []string, terminal bool) (action, rule string) {
+	return verdictText(g.judgeExec(program, argv, interpreters, terminal))
+}
+
+func verdictText(rv ruleVerdict) (action, rule string) {
+	if rv.action == config.ExecAllow {
+		return config.ExecAllow, ""
+	}
+	return rv.action, ruleText(rv.rule)
+}
+
+func (g *WorkspaceGuard) judgeExec(program string, argv, interpreters []string, terminal bool) ruleVerdict {
 	if program == "" {
 		for _, want := range []string{config.ExecDeny, config.ExecAsk} {
 			for _, r := range g.rules {
 				if r.Action == want {
-					return want, ruleText(r)
+					return ruleVerdict{action: want, rule: r}
 				}
 			}
 		}
-		return config.ExecAllow, ""
+		return ruleVerdict{action: config.ExecAllow}
 	}
 	c := call{prog: path.Base(program), stdinFed: !terminal}
 	addName := func(p string) {
@@ -237,11 +248,34 @@ func (g *WorkspaceGuard) JudgeExec(program string, argv, interpreters []string, 
 		}
 	}
 	_, rf := g.rulePrograms()
-	rv := matchRules(g.rules, c, rf)
-	if rv.action == config.ExecAllow {
+	return matchRules(g.rules, c, rf)
+}
+
+// JudgeExecIn is JudgeExec for an exec made in folder dir, with the
+// read-only classifier of the command check: an ask rule on a program
+// that only reads (cat, ls, grep, git status in a repository whose config
+// runs no program) asked nothing when the command line was judged, and
+// asks nothing when a script runs it either. Only a rule that names the
+// program the exec runs is softened: a copy of another program under a
+// reading program's name still asks.
+func (g *WorkspaceGuard) JudgeExecIn(program string, argv, interpreters []string, terminal bool, dir string) (action, rule string) {
+	rv := g.judgeExec(program, argv, interpreters, terminal)
+	if rv.action == config.ExecAsk && g.readOnlyExec(program, argv, dir, rv.rule) {
 		return config.ExecAllow, ""
 	}
-	return rv.action, ruleText(rv.rule)
+	return verdictText(rv)
+}
+
+func (g *WorkspaceGuard) readOnlyExec(program string, argv []string, dir string, r config.ExecRule) bool {
+	name := path.Base(program)
+	if program == "" || len(argv) == 0 || path.Base(r.Program) != name {
+		return false
+	}
+	check, ok := readOnlyPrograms[name]
+	if !ok || !check(argv[1:]) {
+		return false
+	}
+	return name != "git" || filepath.IsAbs(dir) && gitRunsProgram(dir, g.home) == ""
 }
 
 // hashCache keeps the SHA-256 of rule programs' files by path, size,

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -209,5 +210,55 @@ func TestSandbox_ApprovalOfAHoldingFolderOpensNothing(t *testing.T) {
 	sb = g.Sandbox(session.New("s"), adapter.Decision{Action: adapter.Allow, Paths: []string{home}}, false)
 	if slices.Contains(sb.Read, home) {
 		t.Errorf("Sandbox(allowed %s).Read = %q: the home folder is opened", home, sb.Read)
+	}
+}
+
+// TestJudgeExecIn_ReadOnlySoftensLikeTheCommandCheck: an ask rule on git
+// asks nothing for git status in a repository whose config runs no
+// program, as when the command line was judged; git push, a repository
+// that runs a program, and a copy of rm named cat still ask.
+func TestJudgeExecIn_ReadOnlySoftensLikeTheCommandCheck(t *testing.T) {
+	t.Parallel()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	git, _ = filepath.EvalSymlinks(git)
+	root := t.TempDir()
+	clean, hooked := filepath.Join(root, "clean"), filepath.Join(root, "hooked")
+	for _, d := range []string{clean, hooked} {
+		if out, err := exec.Command("git", "init", "-q", d).CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+	}
+	if out, err := exec.Command("git", "-C", hooked, "config", "core.pager", "sh -c id").CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	rm, err := exec.LookPath("rm")
+	if err != nil {
+		t.Skip("no rm")
+	}
+	rm, _ = filepath.EvalSymlinks(rm)
+	fakeCat := filepath.Join(root, "cat")
+	b, _ := os.ReadFile(rm)
+	if err := os.WriteFile(fakeCat, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prof := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecAsk, Program: "git"}, {Action: config.ExecAsk, Program: "rm"}}}}
+	g := New(Options{Workspace: clean, Home: t.TempDir(), Profile: prof})
+	for _, tc := range []struct {
+		name, prog, dir string
+		argv            []string
+		want            string
+	}{
+		{"git status in a clean repository", git, clean, []string{"git", "status", "--short"}, config.ExecAllow},
+		{"git status where the config runs a program", git, hooked, []string{"git", "status"}, config.ExecAsk},
+		{"git status in an unknown folder", git, "", []string{"git", "status"}, config.ExecAsk},
+		{"git push", git, clean, []string{"git", "push"}, config.ExecAsk},
+		{"a copy of rm named cat", fakeCat, clean, []string{"cat", "x"}, config.ExecAsk},
+	} {
+		if got, rule := g.JudgeExecIn(tc.prog, tc.argv, nil, false, tc.dir); got != tc.want {
+			t.Errorf("%s: JudgeExecIn = %s %s, want %s", tc.name, got, rule, tc.want)
+		}
 	}
 }

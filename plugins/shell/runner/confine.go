@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/yagent/yagent/internal/sandbox"
@@ -89,7 +89,7 @@ func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
 	}
 	c := &confinement{policy: p, origin: context.WithoutCancel(ctx)}
 	if c.policy.Exec {
-		c.policy.Supervise = m.supervisor(t, c, cmd.Args, execwatch.NewMatcher(sb.Programs))
+		c.policy.Supervise = m.supervisor(t, c, execwatch.NewMatcher(sb.Programs))
 	}
 	st, err := sandbox.Start(cmd, c.policy)
 	if err != nil {
@@ -110,14 +110,11 @@ func startError(workspace string, err error) error {
 }
 
 // supervisor returns what starts the judge of the execs of t's tree on
-// the listener. The first exec is the shell the plugin itself starts.
-func (m *Manager) supervisor(t *task, c *confinement, shellArgs []string, match *execwatch.Matcher) func(*os.File) {
+// the listener. The first exec, the shell the plugin itself starts, is
+// answered by the supervisor without a judge.
+func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) func(*os.File) {
 	return func(listener *os.File) {
-		var first atomic.Bool
 		judge := func(_ context.Context, e execwatch.Exec) execwatch.Verdict {
-			if first.CompareAndSwap(false, true) && slices.Equal(e.Argv, shellArgs) {
-				return execwatch.Verdict{Allow: true}
-			}
 			if len(match.Match(e)) == 0 {
 				return execwatch.Verdict{Allow: true}
 			}
@@ -150,6 +147,7 @@ func (m *Manager) askExec(t *task, c *confinement, e execwatch.Exec) execwatch.V
 		Argv:         e.Argv,
 		Interpreters: e.Interpreters,
 		Terminal:     e.Terminal,
+		Dir:          procDir(e.Pid),
 		Reason:       fmt.Sprintf("task %s is about to run %s", t.id, execLine(e)),
 	}
 	if e.Unidentified != "" {
@@ -171,6 +169,16 @@ func (m *Manager) askExec(t *task, c *confinement, e execwatch.Exec) execwatch.V
 	c.noteRefusal(line)
 	t.writeNote(line)
 	return execwatch.Verdict{}
+}
+
+// procDir is the working folder of process pid, "" when unknown: the
+// process waits in its exec, so it is still there to be read.
+func procDir(pid int) string {
+	d, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd"))
+	if err != nil || strings.HasSuffix(d, " (deleted)") {
+		return ""
+	}
+	return d
 }
 
 // execLine shows an exec as its program and first arguments.
