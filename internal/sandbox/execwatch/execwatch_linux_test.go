@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -288,5 +289,29 @@ func TestCancelFailsPending(t *testing.T) {
 	}
 	if !strings.Contains(out, "rc=126") || strings.Contains(out, "secret-value") {
 		t.Errorf("output %q, want printenv to fail with rc=126", out)
+	}
+}
+
+// TestStartUnderGC starts commands while the collector keeps stopping the
+// world: cmd.Start's vfork holds a P until the child's exec is answered, so
+// an answer that needs the scheduler deadlocks the whole process sooner or
+// later (go test's -timeout then fails it).
+func TestStartUnderGC(t *testing.T) {
+	needSeccomp(t)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	allow := func(context.Context, Exec) Verdict { return Verdict{Allow: true} }
+	for range 200 {
+		run(t, allow, t.TempDir(), "/usr/bin/true")
 	}
 }

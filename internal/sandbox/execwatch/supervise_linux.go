@@ -16,7 +16,7 @@ import (
 )
 
 // primers maps a listener InstallFilter returned to a channel closed once
-// its primer is done. It is package state because the contract hands the
+// its primer is done (the entry goes with it). It is package state because the contract hands the
 // caller a bare *os.File between InstallFilter and Supervise.
 var primers sync.Map
 
@@ -78,6 +78,9 @@ func startPrimer(f *os.File) {
 	ts := primeWait
 	ready := new(uint32)
 	go func() {
+		// Done, the primer leaves nothing behind: Supervise finds no entry
+		// and knows the first exec has been answered.
+		defer primers.Delete(f)
 		defer close(done)
 		answered := prime(fd, ready, pfd, &ts, &notif[0], &resp[0]) == 1
 		runtime.KeepAlive(f)
@@ -126,7 +129,7 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 			wg.Go(func() { answer(jctx, l, &n, judge) })
 			continue
 		case errors.Is(err, errHangup):
-			return nil
+			return ctx.Err() // nil unless ctx ended first
 		case ctx.Err() != nil:
 			// Execs received and not yet answered fail as their judges see
 			// jctx end; those still queued fail here. Once the listener is
