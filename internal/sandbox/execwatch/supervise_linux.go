@@ -69,8 +69,15 @@ func startPrimer(f *os.File) {
 		close(done)
 		return
 	}
-	var fd int32
-	l.rc.Control(func(raw uintptr) { fd = int32(raw) })
+	// The assembly gets a descriptor of its own: the caller may close f
+	// (cmd.Start failed) while it waits, and the number could then name
+	// another command's listener.
+	fd := int32(-1)
+	l.rc.Control(func(raw uintptr) {
+		if n, err := unix.FcntlInt(raw, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			fd = int32(n)
+		}
+	})
 	notif := make([]uint64, (l.recvN+7)/8)
 	resp := make([]uint64, (l.sendN+7)/8)
 	*(*response)(unsafe.Pointer(&resp[0])) = response{Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
@@ -82,8 +89,13 @@ func startPrimer(f *os.File) {
 		// and knows the first exec has been answered.
 		defer primers.Delete(f)
 		defer close(done)
-		answered := prime(fd, ready, pfd, &ts, &notif[0], &resp[0]) == 1
-		runtime.KeepAlive(f)
+		answered := false
+		if fd >= 0 {
+			answered = prime(fd, ready, pfd, &ts, &notif[0], &resp[0]) == 1
+			unix.Close(int(fd))
+		} else {
+			atomic.StoreUint32(ready, 1)
+		}
 		if !answered {
 			if n, err := l.recv(); err == nil {
 				l.allow(n.ID)
