@@ -173,16 +173,24 @@ func answer(ctx context.Context, l *listener, n *notification, judge Judge) {
 		l.fail(n.ID, errno)
 		return
 	}
-	verdict := make(chan Verdict, 1)
-	go func() { verdict <- judge(ctx, e) }()
-	select {
-	case v := <-verdict:
-		// A verdict that comes as ctx ends is too late.
-		if v.Allow && ctx.Err() == nil {
-			l.allow(n.ID)
-			return
+	// The judge runs here; should ctx end first, the exec fails at once and
+	// the verdict, when it comes, is dropped. Whichever claims the answer
+	// first gives it.
+	var claimed atomic.Bool
+	stop := context.AfterFunc(ctx, func() {
+		if claimed.CompareAndSwap(false, true) {
+			l.fail(n.ID, unix.EACCES)
 		}
-	case <-ctx.Done():
+	})
+	v := judge(ctx, e)
+	stop()
+	if !claimed.CompareAndSwap(false, true) {
+		return
+	}
+	// A verdict that comes as ctx ends is too late.
+	if v.Allow && ctx.Err() == nil {
+		l.allow(n.ID)
+		return
 	}
 	l.fail(n.ID, unix.EACCES)
 }
