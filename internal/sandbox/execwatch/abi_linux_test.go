@@ -107,3 +107,31 @@ func TestTerminal(t *testing.T) {
 		t.Errorf("Terminal of the two ls execs = %v, want [true false]", got)
 	}
 }
+
+// TestChroot: a chrooted process's names are resolved inside its root.
+func TestChroot(t *testing.T) {
+	needSeccomp(t)
+	if os.Geteuid() != 0 {
+		t.Skip("chroot needs root: the chrooted case cannot run")
+	}
+	root := t.TempDir()
+	data, err := os.ReadFile(need(t, "printenv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "pe"), data, 0o755)
+	// Outside the root, /pe does not exist: read there, the exec would be
+	// answered ENOENT instead of being judged a copy of printenv.
+	out := run(t, denying(t, "printenv").judge, root, python(t), "-c", `
+import os
+os.chroot(".")
+try:
+    os.execv("/pe", ["pe"])
+except PermissionError:
+    print("rc=denied")
+except FileNotFoundError:
+    print("rc=missing")`)
+	if !strings.Contains(out, "rc=denied") {
+		t.Errorf("output %q, want the copy inside the root denied", out)
+	}
+}
