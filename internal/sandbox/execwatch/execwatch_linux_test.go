@@ -315,3 +315,38 @@ func TestStartUnderGC(t *testing.T) {
 		run(t, allow, t.TempDir(), "/usr/bin/true")
 	}
 }
+
+// TestSuperviseEndsDespiteBlockedJudge: a tree killed while its exec waits
+// on a judge that never returns still ends the supervision.
+func TestSuperviseEndsDespiteBlockedJudge(t *testing.T) {
+	needSeccomp(t)
+	bash := need(t, "bash")
+	never, asked := make(chan struct{}), make(chan struct{})
+	defer close(never)
+	judge := func(ctx context.Context, e Exec) Verdict {
+		if filepath.Base(e.Path) == "printenv" {
+			close(asked)
+			<-never // ignores ctx
+		}
+		return Verdict{Allow: true}
+	}
+	cmd := exec.Command(bash, "-c", "printenv YAGENT_T")
+	f, err := startFiltered(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := make(chan error, 1)
+	go func() { sup <- Supervise(context.Background(), f, judge) }()
+	select {
+	case <-asked:
+	case <-time.After(waitBound):
+		t.Fatal("the judge was never asked")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	select {
+	case <-sup:
+	case <-time.After(waitBound):
+		t.Fatal("Supervise did not return after the tree was killed")
+	}
+}

@@ -133,12 +133,16 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 	defer stop()
 
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		cancel()  // withdraw the asks still open: their execs fail now
+		wg.Wait() // every exec received has its answer
+	}()
 	for {
 		n, err := l.recv()
 		switch {
 		case err == nil:
-			wg.Go(func() { answer(jctx, l, &n, judge) })
+			wg.Add(1)
+			go answer(jctx, l, &n, judge, wg.Done)
 			continue
 		case errors.Is(err, errHangup):
 			return ctx.Err() // nil unless ctx ended first
@@ -160,8 +164,13 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 	}
 }
 
-// answer judges one exec, in its own goroutine so an ask blocks only it.
-func answer(ctx context.Context, l *listener, n *notification, judge Judge) {
+// answer judges one exec, in its own goroutine so an ask blocks only it,
+// and calls answered once the exec has its answer: when ctx ends that is at
+// once, whether or not judge has returned.
+func answer(ctx context.Context, l *listener, n *notification, judge Judge, answered func()) {
+	var once sync.Once
+	done := func() { once.Do(answered) }
+	defer done()
 	e, errno := identify(n)
 	defer e.closeFiles()
 	// What was read is the process's only while the notification stands:
@@ -180,6 +189,7 @@ func answer(ctx context.Context, l *listener, n *notification, judge Judge) {
 	stop := context.AfterFunc(ctx, func() {
 		if claimed.CompareAndSwap(false, true) {
 			l.fail(n.ID, unix.EACCES)
+			done()
 		}
 	})
 	v := judge(ctx, e)
