@@ -50,3 +50,36 @@ func BenchmarkExec(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*execsPerRun), "us/exec")
 	})
 }
+
+// BenchmarkStart measures starting and reaping /usr/bin/true with and
+// without the filter: the filtered run adds the filter, the primer's answer
+// to the first exec and the supervision's start and end.
+func BenchmarkStart(b *testing.B) {
+	truePath := need(b, "true")
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command(truePath).Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("filtered", func(b *testing.B) {
+		needSeccomp(b)
+		allow := func(context.Context, Exec) Verdict { return Verdict{Allow: true} }
+		for b.Loop() {
+			cmd := exec.Command(truePath)
+			f, err := startFiltered(cmd)
+			if err != nil {
+				b.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- Supervise(context.Background(), f, allow) }()
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

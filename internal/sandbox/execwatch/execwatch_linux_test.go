@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -288,5 +289,64 @@ func TestCancelFailsPending(t *testing.T) {
 	}
 	if !strings.Contains(out, "rc=126") || strings.Contains(out, "secret-value") {
 		t.Errorf("output %q, want printenv to fail with rc=126", out)
+	}
+}
+
+// TestStartUnderGC starts commands while the collector keeps stopping the
+// world: cmd.Start's vfork holds a P until the child's exec is answered, so
+// an answer that needs the scheduler deadlocks the whole process sooner or
+// later (go test's -timeout then fails it).
+func TestStartUnderGC(t *testing.T) {
+	needSeccomp(t)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	allow := func(context.Context, Exec) Verdict { return Verdict{Allow: true} }
+	for range 200 {
+		run(t, allow, t.TempDir(), "/usr/bin/true")
+	}
+}
+
+// TestSuperviseEndsDespiteBlockedJudge: a tree killed while its exec waits
+// on a judge that never returns still ends the supervision.
+func TestSuperviseEndsDespiteBlockedJudge(t *testing.T) {
+	needSeccomp(t)
+	bash := need(t, "bash")
+	never, asked := make(chan struct{}), make(chan struct{})
+	defer close(never)
+	judge := func(ctx context.Context, e Exec) Verdict {
+		if filepath.Base(e.Path) == "printenv" {
+			close(asked)
+			<-never // ignores ctx
+		}
+		return Verdict{Allow: true}
+	}
+	cmd := exec.Command(bash, "-c", "printenv YAGENT_T")
+	f, err := startFiltered(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := make(chan error, 1)
+	go func() { sup <- Supervise(context.Background(), f, judge) }()
+	select {
+	case <-asked:
+	case <-time.After(waitBound):
+		t.Fatal("the judge was never asked")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	select {
+	case <-sup:
+	case <-time.After(waitBound):
+		t.Fatal("Supervise did not return after the tree was killed")
 	}
 }

@@ -68,7 +68,8 @@ func identify(n *notification) (e Exec, errno unix.Errno) {
 	e.Path = o.path
 	e.files = append(e.files, o.f)
 
-	if loaderFile(o.f, e.Path) {
+	hdr := header(o.f)
+	if loaderFile(o.f, hdr, e.Path) {
 		prog, ok := loaderProgram(e.Argv)
 		if !ok {
 			return e, 0 // the loader runs nothing (--help, --list-tunables)
@@ -96,9 +97,8 @@ func identify(n *notification) (e Exec, errno unix.Errno) {
 
 	// The #! chain, as the kernel walks it: each interpreter is opened like
 	// an exec name of the process, relative to its folder.
-	f := o.f
 	for {
-		interp := shebang(f)
+		interp := shebang(hdr)
 		if interp == "" {
 			return e, 0
 		}
@@ -116,17 +116,22 @@ func identify(n *notification) (e Exec, errno unix.Errno) {
 		}
 		e.Interpreters = append(e.Interpreters, io.path)
 		e.files = append(e.files, io.f)
-		f = io.f
+		hdr = header(io.f)
 	}
 }
 
-// shebang returns the interpreter a #! line names, "" when f has none. The
-// kernel reads the first maxShebang bytes, skips blanks after #!, and takes
-// the name up to the next blank.
-func shebang(f *os.File) string {
+// header is the start of f the kernel reads to choose how to run it.
+func header(f *os.File) []byte {
 	buf := make([]byte, maxShebang)
 	n, _ := f.ReadAt(buf, 0)
-	line, ok := bytes.CutPrefix(buf[:n], []byte("#!"))
+	return buf[:n]
+}
+
+// shebang returns the interpreter a #! line names, "" when hdr has none.
+// The kernel reads the first maxShebang bytes, skips blanks after #!, and
+// takes the name up to the next blank.
+func shebang(hdr []byte) string {
+	line, ok := bytes.CutPrefix(hdr, []byte("#!"))
 	if !ok {
 		return ""
 	}
@@ -143,13 +148,11 @@ func shebang(f *os.File) string {
 // loaderFile says f is the dynamic loader: by name (ld-linux-x86-64.so.2,
 // ld-2.31.so, ld-musl-x86_64.so.1) or, for a renamed copy, by content: a
 // shared object without an interpreter of its own whose soname is ld-*.
-func loaderFile(f *os.File, path string) bool {
+func loaderFile(f *os.File, hdr []byte, path string) bool {
 	if base := filepath.Base(path); strings.HasPrefix(base, "ld-") && strings.Contains(base, ".so") {
 		return true
 	}
-	var hdr [64]byte
-	if n, _ := f.ReadAt(hdr[:], 0); n < len(hdr) || !bytes.HasPrefix(hdr[:], []byte(elf.ELFMAG)) ||
-		elf.Class(hdr[elf.EI_CLASS]) != elf.ELFCLASS64 {
+	if len(hdr) < 64 || !bytes.HasPrefix(hdr, []byte(elf.ELFMAG)) || elf.Class(hdr[elf.EI_CLASS]) != elf.ELFCLASS64 {
 		return false
 	}
 	bo := binary.ByteOrder(binary.LittleEndian)

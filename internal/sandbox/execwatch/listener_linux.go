@@ -140,20 +140,23 @@ func (s recvState) err() error {
 
 // try receives one notification if poll says one is queued. RECV itself
 // blocks whatever the descriptor's flags, so it runs only after POLLIN.
+// None of the listener's calls can block, so they go raw, without the
+// runtime's syscall bookkeeping.
 func (l *listener) try(fd uintptr) (notification, recvState) {
 	buf := make([]uint64, (l.recvN+7)/8) // 8-aligned for the struct's fields
 	for {
 		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		if _, err := unix.Poll(pfd, 0); err != nil {
-			if err == unix.EINTR {
+		var zero unix.Timespec
+		if _, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd[0])), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0); errno != 0 {
+			if errno == unix.EINTR {
 				continue
 			}
-			return notification{}, recvState{kind: recvFailed, io: err}
+			return notification{}, recvState{kind: recvFailed, io: errno}
 		}
 		switch {
 		case pfd[0].Revents&unix.POLLIN != 0:
 			clear(buf)
-			_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&buf[0])))
+			_, _, errno := unix.RawSyscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&buf[0])))
 			switch errno {
 			case 0:
 				return *(*notification)(unsafe.Pointer(&buf[0])), recvState{kind: recvGot}
@@ -175,7 +178,7 @@ func (l *listener) try(fd uintptr) (notification, recvState) {
 func (l *listener) valid(id uint64) bool {
 	ok := false
 	l.rc.Control(func(fd uintptr) {
-		_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, uintptr(unsafe.Pointer(&id)))
+		_, _, errno := unix.RawSyscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, uintptr(unsafe.Pointer(&id)))
 		ok = errno == 0
 	})
 	return ok
@@ -197,7 +200,7 @@ func (l *listener) send(r response) {
 	*(*response)(unsafe.Pointer(&buf[0])) = r
 	l.rc.Control(func(fd uintptr) {
 		for {
-			_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&buf[0])))
+			_, _, errno := unix.RawSyscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&buf[0])))
 			if errno != unix.EINTR {
 				return
 			}

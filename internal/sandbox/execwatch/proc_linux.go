@@ -48,7 +48,9 @@ func (m *memory) page(addr uint64) ([]byte, error) {
 	if m.chunk != nil && addr >= m.at && addr < m.at+uint64(len(m.chunk)) {
 		return m.chunk[addr-m.at:], nil
 	}
-	n := pageSize - addr%pageSize
+	// Most names and arguments are short: read up to 512 bytes, not the
+	// whole rest of the page.
+	n := min(pageSize-addr%pageSize, 512)
 	buf := make([]byte, n)
 	got, err := m.f.ReadAt(buf, int64(addr))
 	if got == 0 {

@@ -16,7 +16,7 @@ import (
 )
 
 // primers maps a listener InstallFilter returned to a channel closed once
-// its primer is done. It is package state because the contract hands the
+// its primer is done (the entry goes with it). It is package state because the contract hands the
 // caller a bare *os.File between InstallFilter and Supervise.
 var primers sync.Map
 
@@ -69,8 +69,15 @@ func startPrimer(f *os.File) {
 		close(done)
 		return
 	}
-	var fd int32
-	l.rc.Control(func(raw uintptr) { fd = int32(raw) })
+	// The assembly gets a descriptor of its own: the caller may close f
+	// (cmd.Start failed) while it waits, and the number could then name
+	// another command's listener.
+	fd := int32(-1)
+	l.rc.Control(func(raw uintptr) {
+		if n, err := unix.FcntlInt(raw, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			fd = int32(n)
+		}
+	})
 	notif := make([]uint64, (l.recvN+7)/8)
 	resp := make([]uint64, (l.sendN+7)/8)
 	*(*response)(unsafe.Pointer(&resp[0])) = response{Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
@@ -78,9 +85,17 @@ func startPrimer(f *os.File) {
 	ts := primeWait
 	ready := new(uint32)
 	go func() {
+		// Done, the primer leaves nothing behind: Supervise finds no entry
+		// and knows the first exec has been answered.
+		defer primers.Delete(f)
 		defer close(done)
-		answered := prime(fd, ready, pfd, &ts, &notif[0], &resp[0]) == 1
-		runtime.KeepAlive(f)
+		answered := false
+		if fd >= 0 {
+			answered = prime(fd, ready, pfd, &ts, &notif[0], &resp[0]) == 1
+			unix.Close(int(fd))
+		} else {
+			atomic.StoreUint32(ready, 1)
+		}
 		if !answered {
 			if n, err := l.recv(); err == nil {
 				l.allow(n.ID)
@@ -118,15 +133,19 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 	defer stop()
 
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		cancel()  // withdraw the asks still open: their execs fail now
+		wg.Wait() // every exec received has its answer
+	}()
 	for {
 		n, err := l.recv()
 		switch {
 		case err == nil:
-			wg.Go(func() { answer(jctx, l, &n, judge) })
+			wg.Add(1)
+			go answer(jctx, l, &n, judge, wg.Done)
 			continue
 		case errors.Is(err, errHangup):
-			return nil
+			return ctx.Err() // nil unless ctx ended first
 		case ctx.Err() != nil:
 			// Execs received and not yet answered fail as their judges see
 			// jctx end; those still queued fail here. Once the listener is
@@ -145,8 +164,13 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 	}
 }
 
-// answer judges one exec, in its own goroutine so an ask blocks only it.
-func answer(ctx context.Context, l *listener, n *notification, judge Judge) {
+// answer judges one exec, in its own goroutine so an ask blocks only it,
+// and calls answered once the exec has its answer: when ctx ends that is at
+// once, whether or not judge has returned.
+func answer(ctx context.Context, l *listener, n *notification, judge Judge, answered func()) {
+	var once sync.Once
+	done := func() { once.Do(answered) }
+	defer done()
 	e, errno := identify(n)
 	defer e.closeFiles()
 	// What was read is the process's only while the notification stands:
@@ -158,16 +182,25 @@ func answer(ctx context.Context, l *listener, n *notification, judge Judge) {
 		l.fail(n.ID, errno)
 		return
 	}
-	verdict := make(chan Verdict, 1)
-	go func() { verdict <- judge(ctx, e) }()
-	select {
-	case v := <-verdict:
-		// A verdict that comes as ctx ends is too late.
-		if v.Allow && ctx.Err() == nil {
-			l.allow(n.ID)
-			return
+	// The judge runs here; should ctx end first, the exec fails at once and
+	// the verdict, when it comes, is dropped. Whichever claims the answer
+	// first gives it.
+	var claimed atomic.Bool
+	stop := context.AfterFunc(ctx, func() {
+		if claimed.CompareAndSwap(false, true) {
+			l.fail(n.ID, unix.EACCES)
+			done()
 		}
-	case <-ctx.Done():
+	})
+	v := judge(ctx, e)
+	stop()
+	if !claimed.CompareAndSwap(false, true) {
+		return
+	}
+	// A verdict that comes as ctx ends is too late.
+	if v.Allow && ctx.Err() == nil {
+		l.allow(n.ID)
+		return
 	}
 	l.fail(n.ID, unix.EACCES)
 }
