@@ -97,7 +97,7 @@ func sandboxToWire(s *Sandbox) *pluginpb.Sandbox {
 	}
 	w := &pluginpb.Sandbox{Mode: s.Mode, Network: s.Network, Read: s.Read, Write: s.Write}
 	for _, p := range s.Programs {
-		wp := &pluginpb.ExecProgram{Name: p.Name}
+		wp := &pluginpb.ExecProgram{Name: p.Name, Interactive: p.Interactive}
 		for _, f := range p.Files {
 			wp.Files = append(wp.Files, &pluginpb.ProgramFile{Path: f.Path, Size: f.Size, Sha256: f.SHA256})
 		}
@@ -112,7 +112,7 @@ func sandboxFromWire(w *pluginpb.Sandbox) *Sandbox {
 	}
 	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetwork(), Read: w.GetRead(), Write: w.GetWrite()}
 	for _, wp := range w.GetPrograms() {
-		p := ExecProgram{Name: wp.GetName()}
+		p := ExecProgram{Name: wp.GetName(), Interactive: wp.GetInteractive()}
 		for _, f := range wp.GetFiles() {
 			p.Files = append(p.Files, ProgramFile{Path: f.GetPath(), Size: f.GetSize(), SHA256: f.GetSha256()})
 		}

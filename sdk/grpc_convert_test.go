@@ -45,7 +45,7 @@ func TestCallInfo_SandboxRoundTrips(t *testing.T) {
 		Programs: []ExecProgram{{Name: "printenv", Files: []ProgramFile{
 			{Path: "/usr/bin/printenv", Size: 31, SHA256: "ab12"},
 			{Path: "/bin/printenv", Size: 31, SHA256: "ab12"},
-		}}, {Name: "curl"}},
+		}, Interactive: true}, {Name: "curl"}},
 	}
 	everyFieldSet(t, sb)
 	in := CallInfo{ID: "c1", Tool: "run_bash", SessionID: "s1", Workspace: "/ws", ApprovedPaths: []string{"/etc/x"},

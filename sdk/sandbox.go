@@ -48,6 +48,10 @@ type ExecProgram struct {
 	// Files are the executables of that name the host found, each a copy
 	// of which is the same program.
 	Files []ProgramFile
+	// Interactive says every rule on the program is an ask rule limited to
+	// its REPL (interactive: true): it only matches an exec whose stdin is a
+	// terminal, so a command without one needs no exec supervision for it.
+	Interactive bool
 }
 
 // ProgramFile is one file a rule's program is.

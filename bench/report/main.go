@@ -24,7 +24,6 @@ var pairs = []pair{
 	{title: "call overhead: plugin vs in-process (p99)", ours: "BenchmarkCallOverhead/plugin", base: "BenchmarkCallOverhead/in-process", metric: "p99-µs"},
 	{title: "serve start to first tools/list: warm vs cold spec cache", ours: "BenchmarkServeStartToList/warm", base: "BenchmarkServeStartToList/cold", metric: "median-ms"},
 	{title: "run_bash true through the tool vs bash -c true", ours: "BenchmarkRunBash_True", base: "BenchmarkExecBash_True", metric: "ns/op"},
-	{title: "run_bash true: full sandbox vs sandbox off", ours: "BenchmarkRunBash_TrueSandboxOn", base: "BenchmarkRunBash_TrueSandboxOff", metric: "ns/op"},
 	{title: "grep GOROOT, literal: tool on ripgrep vs rg run directly", ours: "BenchmarkGrepGOROOT/literal/tool-rg", base: "BenchmarkGrepGOROOT/literal/rg-direct", metric: "ns/op"},
 	{title: "grep GOROOT, alternation: tool on ripgrep vs rg run directly", ours: "BenchmarkGrepGOROOT/alternation/tool-rg", base: "BenchmarkGrepGOROOT/alternation/rg-direct", metric: "ns/op"},
 	{title: "grep GOROOT, ignore-case: tool on ripgrep vs rg run directly", ours: "BenchmarkGrepGOROOT/ignore-case/tool-rg", base: "BenchmarkGrepGOROOT/ignore-case/rg-direct", metric: "ns/op"},

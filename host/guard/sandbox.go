@@ -65,7 +65,7 @@ func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
 			continue
 		}
 		seen[name] = true
-		p := sdk.ExecProgram{Name: name}
+		p := sdk.ExecProgram{Name: name, Interactive: onlyInteractive(g.rules, name)}
 		found := programFiles(name)
 		rf[r.Program] = found // a rule's program is a base name, as filesOf keys it
 		for _, f := range found {
@@ -79,6 +79,17 @@ func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
 	g.progs.dirs, g.progs.files, g.progs.list, g.progs.rf, g.progs.built = stamps, files, out, rf, true
 	g.progs.builds++
 	return cloneProgs(out), rf
+}
+
+// onlyInteractive reports whether every ask and deny rule on the program
+// name is an ask limited to its REPL.
+func onlyInteractive(rules []config.ExecRule, name string) bool {
+	for _, r := range rules {
+		if path.Base(r.Program) == name && r.Action != config.ExecAllow && !(r.Action == config.ExecAsk && r.Interactive) {
+			return false
+		}
+	}
+	return true
 }
 
 // progCache is the last ExecPrograms list and what it was built from.

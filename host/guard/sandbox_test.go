@@ -262,3 +262,27 @@ func TestJudgeExecIn_ReadOnlySoftensLikeTheCommandCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestExecPrograms_InteractiveOnly: a program whose only rules ask before
+// its REPL is marked, so a command without a terminal skips supervision
+// for it; one with any other ask or deny rule is not.
+func TestExecPrograms_InteractiveOnly(t *testing.T) {
+	t.Parallel()
+	prof := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{
+		{Action: config.ExecAsk, Program: "python3", Interactive: true},
+		{Action: config.ExecAsk, Program: "perl", Interactive: true},
+		{Action: config.ExecDeny, Program: "perl", Args: []string{"-e"}},
+		{Action: config.ExecAsk, Program: "printenv"},
+	}}}
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	want := map[string]bool{"python3": true, "perl": false, "printenv": false}
+	for _, p := range g.ExecPrograms() {
+		if w, ok := want[p.Name]; ok && p.Interactive != w {
+			t.Errorf("%s: Interactive = %v, want %v", p.Name, p.Interactive, w)
+		}
+		delete(want, p.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("programs missing from the list: %v", want)
+	}
+}

@@ -468,9 +468,11 @@ func (x *Sandbox) GetPrograms() []*ExecProgram {
 }
 
 type ExecProgram struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Files         []*ProgramFile         `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Files []*ProgramFile         `protobuf:"bytes,2,rep,name=files,proto3" json:"files,omitempty"`
+	// every rule on it is an interactive ask rule (see sdk.ExecProgram).
+	Interactive   bool `protobuf:"varint,3,opt,name=interactive,proto3" json:"interactive,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -517,6 +519,13 @@ func (x *ExecProgram) GetFiles() []*ProgramFile {
 		return x.Files
 	}
 	return nil
+}
+
+func (x *ExecProgram) GetInteractive() bool {
+	if x != nil {
+		return x.Interactive
+	}
+	return false
 }
 
 type ProgramFile struct {
@@ -1452,10 +1461,11 @@ const file_plugin_proto_rawDesc = "" +
 	"\anetwork\x18\x02 \x01(\bR\anetwork\x12\x12\n" +
 	"\x04read\x18\x03 \x03(\tR\x04read\x12\x14\n" +
 	"\x05write\x18\x04 \x03(\tR\x05write\x129\n" +
-	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v1.ExecProgramR\bprograms\"V\n" +
+	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v1.ExecProgramR\bprograms\"x\n" +
 	"\vExecProgram\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
-	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v1.ProgramFileR\x05files\"M\n" +
+	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v1.ProgramFileR\x05files\x12 \n" +
+	"\vinteractive\x18\x03 \x01(\bR\vinteractive\"M\n" +
 	"\vProgramFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n" +

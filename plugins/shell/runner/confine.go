@@ -82,14 +82,14 @@ func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
 	if !ok {
 		return cmd.Start()
 	}
-	sb := sdk.CallFrom(ctx).Sandbox
-	p.Exec = len(sb.Programs) > 0
+	progs := watched(sdk.CallFrom(ctx).Sandbox.Programs, t.mode == ModePTY)
+	p.Exec = len(progs) > 0
 	if err := sandbox.CheckRequired(mode, p); err != nil {
 		return err
 	}
 	c := &confinement{policy: p, origin: context.WithoutCancel(ctx)}
 	if c.policy.Exec {
-		c.policy.Supervise = m.supervisor(t, c, execwatch.NewMatcher(sb.Programs))
+		c.policy.Supervise = m.supervisor(t, c, execwatch.NewMatcher(progs))
 	}
 	st, err := sandbox.Start(cmd, c.policy)
 	if err != nil {
@@ -98,6 +98,23 @@ func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
 	c.applied, c.widened, c.unopened = st.Applied, st.Widened, st.Unopened
 	t.sb = c
 	return nil
+}
+
+// watched are the rule programs an exec of the command's tree may be: all
+// of them under a terminal; without one (pipe and background commands,
+// whose stdin is /dev/null and who have no controlling terminal), not
+// those whose rules only ask before a REPL, which needs a terminal.
+func watched(progs []sdk.ExecProgram, terminal bool) []sdk.ExecProgram {
+	if terminal {
+		return progs
+	}
+	var out []sdk.ExecProgram
+	for _, p := range progs {
+		if !p.Interactive {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // startError is the tool error of a command that could not start.

@@ -248,3 +248,25 @@ func TestSandbox_TaskSaysItKeepsItsRules(t *testing.T) {
 		t.Errorf("shell_wait does not explain the refusal to the task:\n%s", w.Text)
 	}
 }
+
+// A program whose rules only ask before its REPL needs a terminal to
+// match: a pipe command's execs of it never reach the host, a terminal
+// command's do.
+func TestSandbox_InteractiveRulesWatchTerminalsOnly(t *testing.T) {
+	f := newSandboxFixture(t)
+	progs := printenvProgram(t)
+	progs[0].Interactive = true
+	if text := f.run(t, f.call(progs), "printenv HOME"); !strings.Contains(text, f.home) {
+		t.Fatalf("printenv did not run: %s", text)
+	}
+	if asked := f.host.asked(); len(asked) != 0 {
+		t.Errorf("a pipe command's exec was put to the host: %+v", asked)
+	}
+	res, err := f.m.Run(f.call(progs), RunRequest{Command: "printenv HOME", Mode: ModePTY})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if asked := f.host.asked(); len(asked) != 1 || !asked[0].Terminal {
+		t.Errorf("a terminal command's exec of printenv: asked %+v, want one request with Terminal set (%s)", asked, res.Text)
+	}
+}
