@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/yagent/yagent/internal/sandbox"
@@ -27,6 +28,8 @@ type confinement struct {
 	applied  sandbox.Layers
 	widened  []string
 	unopened []string
+
+	asks atomic.Int32 // execs waiting for the host's answer
 
 	mu      sync.Mutex
 	callers []context.Context // in flight, oldest first
@@ -51,6 +54,13 @@ func (c *confinement) attach(ctx context.Context) func() {
 		}
 	}
 }
+
+// askPoll is how often a call that should yield looks again whether an
+// exec of its task still waits for the host.
+const askPoll = 10 * time.Millisecond
+
+// asking reports whether an exec of the task waits for the host's answer.
+func (c *confinement) asking() bool { return c != nil && c.asks.Load() > 0 }
 
 // caller is the newest call in flight on the task; with none, the starting
 // call's values, which the host answers only for what needs nobody asked.
@@ -153,6 +163,8 @@ var execAskTimeout = 10 * time.Minute
 // applies the profile's exec rules (and asks where one says ask). Anything
 // but an approval fails the exec, and the command's output says why.
 func (m *Manager) askExec(t *task, c *confinement, e execwatch.Exec) execwatch.Verdict {
+	c.asks.Add(1)
+	defer c.asks.Add(-1)
 	ctx := c.caller()
 	ctx, cancel := context.WithTimeout(ctx, execAskTimeout)
 	defer cancel()

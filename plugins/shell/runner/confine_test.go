@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -268,5 +269,32 @@ func TestSandbox_InteractiveRulesWatchTerminalsOnly(t *testing.T) {
 	}
 	if asked := f.host.asked(); len(asked) != 1 || !asked[0].Terminal {
 		t.Errorf("a terminal command's exec of printenv: asked %+v, want one request with Terminal set (%s)", asked, res.Text)
+	}
+}
+
+// A call does not yield while an exec of its command waits for the host:
+// only a call in flight can get the answer.
+func TestSandbox_NoYieldWhileAnExecIsAsked(t *testing.T) {
+	f := newSandboxFixture(t)
+	progs := printenvProgram(t)
+	asked, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	f.host.during = func() {
+		once.Do(func() { close(asked) })
+		<-release
+	}
+	// printenv is the command's first exec: asked long before the yield.
+	ch := f.runAsync(f.call(progs), RunRequest{Command: "printenv HOME", Yield: 200 * time.Millisecond})
+	<-asked
+	select {
+	case out := <-ch:
+		close(release)
+		t.Fatalf("the call returned while its exec waited for the host: %v %v", out.res, out.err)
+	case <-time.After(500 * time.Millisecond): // well past the yield
+	}
+	close(release)
+	out := await(t, ch, 10*time.Second, "the call")
+	if out.err != nil || !strings.Contains(out.res.Text, f.home) {
+		t.Errorf("after the answer the command should have run: %v %v", out.res, out.err)
 	}
 }

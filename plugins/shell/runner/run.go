@@ -92,6 +92,12 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (*sdk.Result, error) 
 			<-t.done
 			return m.returned(t)
 		case <-yieldTimer.C:
+			if t.sb.asking() {
+				// An exec of the tree waits for the host's answer, which
+				// only a call in flight can get: yield once it has one.
+				yieldTimer.Reset(askPoll)
+				continue
+			}
 			// Said before the check: the wait goroutine, if the command
 			// ends now, sees it and releases the task's cgroup.
 			t.yielded.Store(true)
