@@ -25,7 +25,6 @@ import (
 // that can carry the host's question about an exec of its tree.
 type confinement struct {
 	policy   sandbox.Policy
-	applied  sandbox.Layers
 	widened  []string
 	unopened []string
 
@@ -34,7 +33,6 @@ type confinement struct {
 	mu      sync.Mutex
 	callers []context.Context // in flight, oldest first
 	origin  context.Context   // the starting call's values, never cancelled
-	refused []string          // exec refusals, for the receipt
 }
 
 // attach makes ctx, a call in flight on the task, the one an exec asks
@@ -75,14 +73,6 @@ func (c *confinement) caller() context.Context {
 	return c.origin
 }
 
-func (c *confinement) noteRefusal(line string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.refused) < 8 && !slices.Contains(c.refused, line) {
-		c.refused = append(c.refused, line)
-	}
-}
-
 // confine starts cmd inside the call's sandbox: Landlock rules, dropped
 // capabilities, private /run, and, when the profile has ask or deny exec
 // rules, a supervisor judging every exec of the tree. A call the host sent
@@ -105,7 +95,7 @@ func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
 	if err != nil {
 		return err
 	}
-	c.applied, c.widened, c.unopened = st.Applied, st.Widened, st.Unopened
+	c.widened, c.unopened = st.Widened, st.Unopened
 	t.sb = c
 	return nil
 }
@@ -195,7 +185,6 @@ func (m *Manager) askExec(t *task, c *confinement, e execwatch.Exec) execwatch.V
 		why = "the host did not approve it"
 	}
 	line := fmt.Sprintf(notePrefix+"the exec of %s was refused (Permission denied): %s", execLine(e), why)
-	c.noteRefusal(line)
 	t.writeNote(line)
 	return execwatch.Verdict{}
 }
