@@ -205,7 +205,10 @@ func TestRelease_KeepsSurvivorsAndNeverKillsThem(t *testing.T) {
 			st, _ := os.Stat(beat)
 			deadline := time.Now().Add(5 * time.Second)
 			for {
-				if now, _ := os.Stat(beat); st != nil && now != nil && now.Size() > st.Size() {
+				now, _ := os.Stat(beat)
+				if st == nil {
+					st = now // its first beat may not be written yet
+				} else if now != nil && now.Size() > st.Size() {
 					break
 				}
 				if time.Now().After(deadline) {
