@@ -5,6 +5,7 @@ package execwatch
 import (
 	"fmt"
 	"os"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -98,11 +99,14 @@ func filter() ([]unix.SockFilter, error) {
 	return p.assemble()
 }
 
+// assembled is the filter, assembled once; the kernel copies it.
+var assembled = sync.OnceValues(filter)
+
 func installFilter() (*os.File, error) {
 	if unix.Gettid() == unix.Getpid() {
 		return nil, errMainThread
 	}
-	ins, err := filter()
+	ins, err := assembled()
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +127,9 @@ func installFilter() (*os.File, error) {
 		return nil, fmt.Errorf("execwatch: listener: %w", err)
 	}
 	f := os.NewFile(fd, "seccomp-listener")
-	startPrimer(f)
+	if err := startPrimer(f); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return f, nil
 }

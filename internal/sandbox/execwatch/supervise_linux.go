@@ -6,118 +6,26 @@ import (
 	"context"
 	"errors"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
-
-// primers maps a listener InstallFilter returned to a channel closed once
-// its primer is done (the entry goes with it). It is package state because the contract hands the
-// caller a bare *os.File between InstallFilter and Supervise.
-var primers sync.Map
-
-// primeWait bounds how long the primer holds its thread in the kernel
-// waiting for the first exec (the child's, a fork away; longer only when
-// cmd.Start failed and no child will come). After it, a goroutine in the
-// poller waits instead.
-var primeWait = unix.Timespec{Sec: 10}
-
-// primeOnce is in prime_$GOARCH.s.
-func primeOnce(fd int32, ready *uint32, pfd *unix.PollFd, ts *unix.Timespec, notif *uint64, resp *uint64) uintptr
-
-// The runtime's own syscall bracket (syscall.Syscall's): between the two
-// the goroutine holds no P, so a stop-the-world neither waits for it nor
-// stops it.
-//
-//go:linkname entersyscall runtime.entersyscall
-func entersyscall()
-
-//go:linkname exitsyscall runtime.exitsyscall
-func exitsyscall()
-
-// prime runs primeOnce as one system call: it waits, receives and answers
-// with no P, whatever the scheduler is doing meanwhile.
-//
-//go:nosplit
-func prime(fd int32, ready *uint32, pfd *unix.PollFd, ts *unix.Timespec, notif *uint64, resp *uint64) uintptr {
-	entersyscall()
-	r := primeOnce(fd, ready, pfd, ts, notif, resp)
-	exitsyscall()
-	return r
-}
-
-// startPrimer answers the first notification of a new filter: the exec of
-// the command itself, by the child cmd.Start forks. It is the program the
-// plugin chose (bash), not one the tree chose, so it is allowed unjudged;
-// Supervise takes over every later exec.
-//
-// Go forks with vfork: the thread calling cmd.Start stays suspended, holding
-// its P, until the child's exec goes on. A stop-the-world begun then waits
-// for that P forever, and no goroutine can run to answer. So the answer
-// comes from assembly already waiting in the kernel in the syscall state
-// (no P needed to wake, receive and answer); startPrimer returns once it is
-// there.
-func startPrimer(f *os.File) {
-	done := make(chan struct{})
-	primers.Store(f, done)
-	l, err := newListener(f)
-	if err != nil {
-		close(done)
-		return
-	}
-	// The assembly gets a descriptor of its own: the caller may close f
-	// (cmd.Start failed) while it waits, and the number could then name
-	// another command's listener.
-	fd := int32(-1)
-	l.rc.Control(func(raw uintptr) {
-		if n, err := unix.FcntlInt(raw, unix.F_DUPFD_CLOEXEC, 0); err == nil {
-			fd = int32(n)
-		}
-	})
-	notif := make([]uint64, (l.recvN+7)/8)
-	resp := make([]uint64, (l.sendN+7)/8)
-	*(*response)(unsafe.Pointer(&resp[0])) = response{Flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
-	pfd := &unix.PollFd{Fd: fd, Events: unix.POLLIN}
-	ts := primeWait
-	ready := new(uint32)
-	go func() {
-		// Done, the primer leaves nothing behind: Supervise finds no entry
-		// and knows the first exec has been answered.
-		defer primers.Delete(f)
-		defer close(done)
-		answered := false
-		if fd >= 0 {
-			answered = prime(fd, ready, pfd, &ts, &notif[0], &resp[0]) == 1
-			unix.Close(int(fd))
-		} else {
-			atomic.StoreUint32(ready, 1)
-		}
-		if !answered {
-			if n, err := l.recv(); err == nil {
-				l.allow(n.ID)
-			}
-		}
-	}()
-	for atomic.LoadUint32(ready) == 0 {
-		runtime.Gosched()
-	}
-}
 
 func supervise(ctx context.Context, f *os.File, judge Judge) error {
 	if f == nil {
 		return errors.New("execwatch: no listener")
 	}
 	defer f.Close()
-	if done, ok := primers.LoadAndDelete(f); ok {
+	if v, ok := primings.LoadAndDelete(f); ok {
+		// The first exec is the primer's: receiving before it is answered
+		// could judge it.
 		select {
-		case <-done.(chan struct{}):
+		case <-v.(*priming).done:
 		case <-ctx.Done():
-			f.SetReadDeadline(time.Now())
-			<-done.(chan struct{})
+			// The primer still holds its copy: the first exec, should it
+			// come, goes on; every later one fails once that copy closes.
 			return ctx.Err()
 		}
 	}
