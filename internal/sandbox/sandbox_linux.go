@@ -243,10 +243,18 @@ func waitExit(pid int) {
 }
 
 // ensureCaches creates the missing cache folders of installed toolchains,
-// so a cold cache works without widening its ancestor.
+// so a cold cache works without widening its ancestor. One seen before is
+// not looked at again: a command may remove it only where it may write
+// its parent, and there it may make it again.
 func ensureCaches(p Policy) {
 	for _, c := range toolchainCaches(p) {
-		if _, err := os.Stat(c.path); c.tool && os.IsNotExist(err) {
+		if !c.tool {
+			continue
+		}
+		if _, seen := resolvedStable.Load(c.path); seen {
+			continue
+		}
+		if _, err := os.Stat(c.path); os.IsNotExist(err) {
 			_ = os.MkdirAll(c.path, 0o755)
 		}
 	}
