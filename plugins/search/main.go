@@ -1,11 +1,19 @@
 package main
 
 import (
+	"os"
+
+	"github.com/yagent/yagent/plugins/search/internal/nav"
 	"github.com/yagent/yagent/plugins/search/tools"
 	"github.com/yagent/yagent/sdk"
 )
 
 func main() {
+	// Started again by itself as the Go loader, inside a call's sandbox:
+	// answer on stdout and exit, before anything of a plugin starts.
+	if len(os.Args) > 1 && os.Args[1] == nav.LoaderArg {
+		os.Exit(nav.ServeLoader(os.Stdin, os.Stdout, os.Stderr))
+	}
 	sdk.Serve(sdk.Plugin{
 		Name:    "search",
 		Version: tools.Version,

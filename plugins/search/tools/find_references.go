@@ -96,6 +96,11 @@ func FindReferences(cfg Config) sdk.Tool {
 			fmt.Fprintf(&b, "[%s]\n", detail)
 			notes = append(notes, sdk.Note{Kind: "unresolved", Detail: detail})
 		}
+		if res.CheckFailed != "" {
+			detail := res.CheckFailed + "; uses in Go files are word matches (call again, or grep for the name)"
+			fmt.Fprintf(&b, "[%s]\n", detail)
+			notes = append(notes, sdk.Note{Kind: "type_check_failed", Detail: detail})
+		}
 		return &sdk.Result{Text: b.String(), Data: res, Notes: notes}, nil
 	})
 }

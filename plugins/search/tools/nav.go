@@ -24,7 +24,8 @@ func finder(ctx context.Context, cfg Config) (*nav.Finder, []sdk.Note) {
 	}
 	info := sdk.CallFrom(ctx)
 	roots := append([]string{info.Workspace}, info.ApprovedPaths...)
-	return &nav.Finder{Ctags: ctags, Grep: &grep.Engine{RgPath: rg}, Base: info.Workspace, Roots: roots}, notes
+	return &nav.Finder{Ctags: ctags, Grep: &grep.Engine{RgPath: rg}, Base: info.Workspace, Roots: roots,
+		Loader: cfg.GoLoader, LoaderEnv: cfg.GoLoaderEnv}, notes
 }
 
 // binPath is grep.RgPath for any program: the setting when it names an

@@ -30,6 +30,11 @@ type Config struct {
 	LookPath func(file string) (string, error)
 	// Fetch tunes web_fetch; nil means fetch.DefaultOptions.
 	Fetch *fetch.Options
+	// GoLoader is the binary started as the Go loader under a sandbox
+	// (nav.LoaderArg); empty means the plugin's own. GoLoaderEnv is its
+	// environment; nil means the plugin's. Seams for tests.
+	GoLoader    string
+	GoLoaderEnv []string
 }
 
 // FromSettings returns the Config the plugin's settings describe.

@@ -62,7 +62,7 @@ func (f *Finder) Callees(ctx context.Context, abs, symbol string) (*CalleeResult
 
 	var info *types.Info
 	if mod := moduleRoot(filepath.Dir(abs)); mod != "" && f.moduleRefusal(mod) == "" {
-		if pkgs, err := loadPackages(ctx, filepath.Dir(abs), "file="+abs); err == nil {
+		if pkgs, err := loadPackages(ctx, f.loadTimeout(), filepath.Dir(abs), "file="+abs); err == nil {
 			for _, p := range pkgs {
 				if len(p.Errors) > 0 || p.TypesInfo == nil {
 					continue

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 	"github.com/yagent/yagent/plugins/search/internal/ignore"
@@ -26,6 +27,14 @@ type Finder struct {
 	// Roots are the folders the Go type checker may load source from (the
 	// workspace and the call's approved paths); empty means Base alone.
 	Roots []string
+	// Loader is the binary started as the Go loader (LoaderArg) when the
+	// call has a sandbox; empty means this process's own.
+	Loader string
+	// LoaderEnv is the Go loader's environment; nil means this process's.
+	LoaderEnv []string
+	// LoadTimeout bounds type-checking; zero means the package's
+	// LoadTimeout.
+	LoadTimeout time.Duration
 }
 
 // Shown returns how abs is displayed: relative to Base when inside it.

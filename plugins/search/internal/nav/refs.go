@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
+	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 )
 
@@ -69,6 +71,10 @@ type RefResult struct {
 	// Skipped names the Go modules not type-checked because they would
 	// load source from outside the workspace, and why.
 	Skipped []string `json:"skipped_modules,omitempty"`
+	// CheckFailed says why the Go type checker's process gave no answer
+	// (it crashed, timed out, or the call ended); the packages it was to
+	// check are in Unresolved.
+	CheckFailed string `json:"type_check_failed,omitempty"`
 }
 
 // maxWordMatches caps the word matches a reference search reads.
@@ -117,9 +123,9 @@ func (f *Finder) FindReferences(ctx context.Context, root, name string) (*RefRes
 		}
 	}
 	if len(goFiles) > 0 {
-		groups, done, unresolved, skipped := f.resolveGo(ctx, goFiles, ident, scope, byFile)
+		groups, done, unresolved, skipped, failed := f.resolveGo(ctx, goFiles, ident, scope, byFile)
 		res.Groups = append(res.Groups, groups...)
-		res.Unresolved, res.Skipped = unresolved, skipped
+		res.Unresolved, res.Skipped, res.CheckFailed = unresolved, skipped, failed
 		for file := range done {
 			resolved[file] = true
 		}
@@ -157,12 +163,14 @@ func (f *Finder) FindReferences(ctx context.Context, root, name string) (*RefRes
 var ErrNotIdentifier = errors.New("not an identifier")
 
 // resolveGo type-checks the packages of goFiles and returns the uses of
-// ident grouped by object, the files it resolved, and the packages that
-// did not type-check, and the modules skipped because they would load
-// source from outside the roots.
-func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope string, byFile map[string][]grep.Line) ([]RefGroup, map[string]bool, []string, []string) {
-	done := map[string]bool{}
-	var unresolved, skipped []string
+// ident grouped by object, the files it resolved, the packages that did
+// not type-check, the modules skipped because they would load source from
+// outside the roots, and why the type checker failed as a whole ("" when
+// it ran). Under a sandbox the type checker runs in a child process inside
+// it (see loader.go): go list runs cgo and the C compiler on what the
+// workspace says, so they may read only what a command of the call could.
+func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope string, byFile map[string][]grep.Line) ([]RefGroup, map[string]bool, []string, []string, string) {
+	var skipped []string
 	// Group the files' folders by module.
 	mods := map[string][]string{}
 	for _, file := range goFiles {
@@ -176,10 +184,55 @@ func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope s
 			mods[mod] = append(mods[mod], pat)
 		}
 	}
+	q := goQuery{Base: f.Base, Roots: f.Roots, Ident: ident, Scope: scope, Lines: byFile}
+	for _, mod := range slices.Sorted(maps.Keys(mods)) {
+		pats := mods[mod]
+		slices.Sort(pats)
+		if why := f.moduleRefusal(mod); why != "" {
+			skipped = append(skipped, why)
+			continue
+		}
+		q.Modules = append(q.Modules, goModule{Dir: mod, Patterns: pats})
+	}
+	slices.Sort(skipped)
+	skipped = slices.Compact(skipped)
+	if len(q.Modules) == 0 {
+		return []RefGroup{}, map[string]bool{}, nil, skipped, ""
+	}
+	var a *goAnswer
+	failed := ""
+	if _, _, ok := sandbox.ForCall(ctx, nil); ok {
+		var err error
+		if a, err = f.checkInChild(ctx, &q); err != nil {
+			// The uses stay word matches; the packages are named.
+			failed = err.Error()
+			a = &goAnswer{}
+			for _, m := range q.Modules {
+				a.Unresolved = append(a.Unresolved, m.Patterns...)
+			}
+			slices.Sort(a.Unresolved)
+			a.Unresolved = slices.Compact(a.Unresolved)
+		}
+	} else {
+		a = f.check(ctx, &q)
+	}
+	done := make(map[string]bool, len(a.Done))
+	for _, file := range a.Done {
+		done[file] = true
+	}
+	return a.Groups, done, a.Unresolved, skipped, failed
+}
+
+// check type-checks q's modules in this process and finds the uses of
+// q.Ident in the files q.Lines holds.
+func (f *Finder) check(ctx context.Context, q *goQuery) *goAnswer {
+	done := map[string]bool{}
+	var unresolved []string
 	type objKey struct {
 		pos  token.Position
 		name string
 	}
+	ident, scope, byFile := q.Ident, q.Scope, q.Lines
 	groups := map[objKey]*RefGroup{}
 	var order []objKey
 	seen := map[string]bool{} // path:line:col of a use already counted
@@ -193,15 +246,10 @@ func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope s
 		return ""
 	}
 
-	for mod, pats := range mods {
-		slices.Sort(pats)
-		if why := f.moduleRefusal(mod); why != "" {
-			skipped = append(skipped, why)
-			continue
-		}
-		pkgs, err := loadPackages(ctx, mod, pats...)
+	for _, m := range q.Modules {
+		pkgs, err := loadPackages(ctx, f.loadTimeout(), m.Dir, m.Patterns...)
 		if err != nil {
-			unresolved = append(unresolved, pats...)
+			unresolved = append(unresolved, m.Patterns...)
 			continue
 		}
 		// A file counts as resolved when some error-free package holds it.
@@ -284,8 +332,7 @@ func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope s
 		out = append(out, *g)
 	}
 	slices.SortFunc(out, func(a, b RefGroup) int { return strings.Compare(a.Defined+a.Object, b.Defined+b.Object) })
-	slices.Sort(skipped)
-	return out, done, unresolved, slices.Compact(skipped)
+	return &goAnswer{Groups: out, Done: slices.Sorted(maps.Keys(done)), Unresolved: unresolved}
 }
 
 // inspectUses calls fn for every identifier named ident that file uses
@@ -408,9 +455,9 @@ func objKind(obj types.Object) string {
 }
 
 // loadPackages type-checks the packages matching patterns in the module at
-// dir, with their tests.
-func loadPackages(ctx context.Context, dir string, patterns ...string) ([]*packages.Package, error) {
-	ctx, cancel := context.WithTimeout(ctx, LoadTimeout)
+// dir, with their tests, within timeout.
+func loadPackages(ctx context.Context, timeout time.Duration, dir string, patterns ...string) ([]*packages.Package, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cfg := &packages.Config{
 		Context: ctx,
