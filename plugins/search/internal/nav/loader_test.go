@@ -194,7 +194,10 @@ func TestLoaderFailureFallsBack(t *testing.T) {
 			t.Parallel()
 			ws, dir := loaderWorkspace(t), t.TempDir()
 			f := &Finder{Base: ws, Loader: script(t, dir, tc.body), LoadTimeout: tc.timeout}
-			res := await(t, refsAsync(callCtx(ws, true), f, ws), 20*time.Second)
+			// Should the bound fail, the test's end still stops the loader.
+			ctx, cancel := context.WithCancel(callCtx(ws, true))
+			t.Cleanup(cancel)
+			res := await(t, refsAsync(ctx, f, ws), 20*time.Second)
 			data, _ := json.Marshal(res)
 			if !strings.Contains(res.CheckFailed, tc.says) {
 				t.Errorf("CheckFailed = %q, want it to say %q", res.CheckFailed, tc.says)
