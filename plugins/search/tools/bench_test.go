@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/plugins/search/internal/grep"
+	"github.com/yagent/yagent/plugins/search/internal/nav"
 )
 
 // BenchmarkGrepGOROOT searches $(go env GOROOT)/src three ways: through the
@@ -74,4 +75,40 @@ func trimNL(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// BenchmarkFindReferencesSandbox runs find_references TotalArea on the
+// small module under testdata/gomod with the sandbox off (the type checker
+// in process) and on (the plugin's binary started again as the Go loader,
+// inside the call's sandbox; ripgrep is sandboxed too). The difference is
+// the loader's cost: its start, the sandbox's layers and a go list run
+// that no longer shares the plugin's process.
+//
+//	go test -run '^$' -bench BenchmarkFindReferencesSandbox -count 5 ./plugins/search/tools
+func BenchmarkFindReferencesSandbox(b *testing.B) {
+	if _, err := exec.LookPath("go"); err != nil {
+		b.Skip("the go command is needed to type-check")
+	}
+	loader := filepath.Join(b.TempDir(), "yagent-plugin-search")
+	build := exec.Command("go", "build", "-o", loader, "./plugins/search")
+	build.Dir = filepath.Join("..", "..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build ./plugins/search: %v\n%s", err, out)
+	}
+	ws := testdataDir(b, "gomod")
+	tool := FindReferences(Config{LookPath: lookPath(), GoLoader: loader})
+	for _, on := range []bool{false, true} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				res := callSandboxed(b, tool, ws, on, findReferencesInput{Name: "TotalArea"})
+				if r := res.Data.(*nav.RefResult); len(r.Groups) == 0 || r.Groups[0].Object == "" || r.CheckFailed != "" {
+					b.Fatalf("not resolved:\n%s", res.Text)
+				}
+			}
+		})
+	}
 }
