@@ -16,7 +16,7 @@ import (
 // file of the home and sizes a type by the number it defines cannot carry
 // that number into the result: the search plugin type-checks in a child
 // inside the call's sandbox. An ordinary package of the same workspace
-// still resolves.
+// still resolves, in find_references and in code_outline's callees.
 func TestSandboxNavCgo(t *testing.T) {
 	t.Parallel()
 	for _, prog := range []string{"go", "gcc"} {
@@ -49,4 +49,6 @@ func TestSandboxNavCgo(t *testing.T) {
 	allowed(t, r, "use/use.go:5", "word matches")
 	r = c.call(t, "find_references", map[string]any{"name": "Greet"})
 	allowed(t, r, "func greet.Greet() string — defined at greet/greet.go:4", "resolved with the Go type checker", "main.go:5")
+	r = c.call(t, "code_outline", map[string]any{"path": "main.go", "symbol": "main"})
+	allowed(t, r, "calls (resolved with the Go type checker", "greet.Greet")
 }

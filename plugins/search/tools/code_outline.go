@@ -70,6 +70,10 @@ func runCodeOutline(ctx context.Context, cfg Config, in codeOutlineInput) (*sdk.
 			how = "as written: the package did not type-check"
 			notes = append(notes, sdk.Note{Kind: "unresolved", Detail: "callees are the call expressions as written"})
 		}
+		if res.CheckFailed != "" {
+			how = "as written: " + res.CheckFailed
+			notes = append(notes, sdk.Note{Kind: "type_check_failed", Detail: res.CheckFailed})
+		}
 		if len(res.Callees) == 0 {
 			fmt.Fprintf(&b, "calls nothing (built-in functions and conversions aside)\n")
 		} else {

@@ -182,3 +182,22 @@ func copyExecutable(t testing.TB, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCodeOutlineCalleesSandbox: the callees of a function, resolved by
+// the loader inside the sandbox, are those the in-process type checker
+// finds.
+func TestCodeOutlineCalleesSandbox(t *testing.T) {
+	t.Parallel()
+	needLoader(t, false)
+	ws := testdataDir(t, "gomod")
+	tool := CodeOutline(Config{LookPath: lookPath()})
+	in := codeOutlineInput{Path: "report/report.go", Symbol: "Report"}
+	off := callSandboxed(t, tool, ws, false, in)
+	on := callSandboxed(t, tool, ws, true, in)
+	if !strings.Contains(off.Text, "shapes.TotalArea") || !off.Data.(OutlineResult).Callees.Resolved {
+		t.Fatalf("the control did not resolve:\n%s", off.Text)
+	}
+	if !reflect.DeepEqual(off.Data, on.Data) || off.Text != on.Text {
+		t.Errorf("under the sandbox the callees differ.\noff:\n%s\non:\n%s", off.Text, on.Text)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/yagent/yagent/internal/sandbox"
 )
 
 // ErrNoSuchFunc is returned when a file declares no function by that name.
@@ -36,13 +38,43 @@ type CalleeResult struct {
 	EndLine   int      `json:"end_line"`
 	Resolved  bool     `json:"resolved"`
 	Callees   []Callee `json:"callees"`
+	// CheckFailed says why the Go type checker's process gave no answer;
+	// the calls are then as written.
+	CheckFailed string `json:"type_check_failed,omitempty"`
 }
 
 // Callees returns the calls made by the function or method symbol
 // (Name, T.Name, (T).Name or (*T).Name) declared in the Go file abs,
 // resolved with go/types when its package type-checks. Built-in functions
-// and type conversions are left out.
+// and type conversions are left out. Under a sandbox the type checker runs
+// in the Go loader, inside it (see loader.go); when the loader fails, the
+// calls are as written and CheckFailed says why.
 func (f *Finder) Callees(ctx context.Context, abs, symbol string) (*CalleeResult, error) {
+	if _, _, ok := sandbox.ForCall(ctx, nil); !ok {
+		return f.callees(ctx, abs, symbol, true)
+	}
+	res, err := f.callees(ctx, abs, symbol, false)
+	if err != nil || res.Function == "" {
+		return res, err
+	}
+	if mod := moduleRoot(filepath.Dir(abs)); mod == "" || f.moduleRefusal(mod) != "" {
+		return res, nil
+	}
+	a, err := f.runLoader(ctx, &goQuery{Base: f.Base, Roots: f.Roots, Callees: &calleesQuery{File: abs, Symbol: symbol}})
+	switch {
+	case err != nil:
+		res.CheckFailed = err.Error()
+	case a.Callees == nil:
+		res.CheckFailed = "the Go type checker gave no answer for " + res.Function
+	default:
+		return a.Callees, nil
+	}
+	return res, nil
+}
+
+// callees is Callees in this process; resolve false leaves the calls as
+// written.
+func (f *Finder) callees(ctx context.Context, abs, symbol string, resolve bool) (*CalleeResult, error) {
 	src, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, err
@@ -61,7 +93,7 @@ func (f *Finder) Callees(ctx context.Context, abs, symbol string) (*CalleeResult
 		Line: line, EndLine: fset.Position(decl.End()).Line}
 
 	var info *types.Info
-	if mod := moduleRoot(filepath.Dir(abs)); mod != "" && f.moduleRefusal(mod) == "" {
+	if mod := moduleRoot(filepath.Dir(abs)); resolve && mod != "" && f.moduleRefusal(mod) == "" {
 		if pkgs, err := loadPackages(ctx, f.loadTimeout(), filepath.Dir(abs), "file="+abs); err == nil {
 			for _, p := range pkgs {
 				if len(p.Errors) > 0 || p.TypesInfo == nil {

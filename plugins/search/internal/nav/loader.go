@@ -44,6 +44,14 @@ type goQuery struct {
 	Lines map[string][]grep.Line `json:"lines"`
 	// Timeout bounds each module's load in the loader.
 	Timeout time.Duration `json:"timeout"`
+	// Callees, when set, asks for the callees of one function instead.
+	Callees *calleesQuery `json:"callees,omitempty"`
+}
+
+// calleesQuery asks what the function Symbol of the Go file File calls.
+type calleesQuery struct {
+	File   string `json:"file"`
+	Symbol string `json:"symbol"`
 }
 
 // goModule is one module to type-check and its packages' patterns.
@@ -57,6 +65,8 @@ type goAnswer struct {
 	Groups     []RefGroup `json:"groups"`
 	Done       []string   `json:"done"`
 	Unresolved []string   `json:"unresolved"`
+	// Callees answers goQuery.Callees.
+	Callees *CalleeResult `json:"callees,omitempty"`
 }
 
 const (
@@ -80,7 +90,17 @@ func ServeLoader(stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	f := &Finder{Base: q.Base, Roots: q.Roots, LoadTimeout: q.Timeout}
-	a := f.check(context.Background(), &q)
+	var a *goAnswer
+	if q.Callees != nil {
+		res, err := f.callees(context.Background(), q.Callees.File, q.Callees.Symbol, true)
+		if err != nil {
+			fmt.Fprintf(stderr, "go loader: callees: %v\n", err)
+			return 2
+		}
+		a = &goAnswer{Callees: res}
+	} else {
+		a = f.check(context.Background(), &q)
+	}
 	if err := json.NewEncoder(stdout).Encode(a); err != nil {
 		fmt.Fprintf(stderr, "go loader: write the answer: %v\n", err)
 		return 2
@@ -96,11 +116,31 @@ func (f *Finder) loadTimeout() time.Duration {
 	return LoadTimeout
 }
 
-// checkInChild runs check in the Go loader, started inside the call's
-// sandbox in a process group of its own, killed whole when the call ends,
-// when the bound passes, and once it has answered (so nothing go list
-// started outlives the call).
+// checkInChild runs check in the Go loader (see runLoader), with only the
+// Go files' lines.
 func (f *Finder) checkInChild(ctx context.Context, q *goQuery) (*goAnswer, error) {
+	cq := *q
+	cq.Lines = make(map[string][]grep.Line, len(q.Lines))
+	for file, lines := range q.Lines {
+		if strings.HasSuffix(file, ".go") {
+			cq.Lines[file] = lines
+		}
+	}
+	a, err := f.runLoader(ctx, &cq)
+	if err != nil {
+		return nil, err
+	}
+	if a.Groups == nil {
+		a.Groups = []RefGroup{}
+	}
+	return a, nil
+}
+
+// runLoader answers q in the Go loader, started inside the call's sandbox
+// in a process group of its own, killed whole when the call ends, when the
+// bound passes, and once it has answered (so nothing go list started
+// outlives the call).
+func (f *Finder) runLoader(ctx context.Context, q *goQuery) (*goAnswer, error) {
 	bin := f.Loader
 	if bin == "" {
 		exe, err := os.Executable()
@@ -109,14 +149,7 @@ func (f *Finder) checkInChild(ctx context.Context, q *goQuery) (*goAnswer, error
 		}
 		bin = exe
 	}
-	// Only the Go files' lines are the loader's business.
 	cq := *q
-	cq.Lines = make(map[string][]grep.Line, len(q.Lines))
-	for file, lines := range q.Lines {
-		if strings.HasSuffix(file, ".go") {
-			cq.Lines[file] = lines
-		}
-	}
 	timeout := f.loadTimeout()
 	cq.Timeout = timeout
 	body, err := json.Marshal(&cq)
@@ -158,9 +191,6 @@ func (f *Finder) checkInChild(ctx context.Context, q *goQuery) (*goAnswer, error
 	var a goAnswer
 	if err := json.Unmarshal(stdout.Bytes(), &a); err != nil {
 		return nil, fmt.Errorf("the Go type checker's answer does not parse: %w", err)
-	}
-	if a.Groups == nil {
-		a.Groups = []RefGroup{}
 	}
 	return &a, nil
 }

@@ -235,3 +235,23 @@ func TestLoaderNotStartedWithoutSandbox(t *testing.T) {
 		t.Errorf("under a sandbox the loader was not started: %v", err)
 	}
 }
+
+// TestLoaderCallees: under a sandbox the callees of a Go function are
+// resolved by the loader too; when it fails they are the calls as written
+// and the result says why.
+func TestLoaderCallees(t *testing.T) {
+	t.Parallel()
+	ws, dir := loaderWorkspace(t), t.TempDir()
+	f := &Finder{Base: ws, Loader: script(t, dir, "echo SECRET-from-stderr >&2\nexit 3")}
+	res, err := f.Callees(callCtx(ws, true), filepath.Join(ws, "p", "b.go"), "use")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(res)
+	if res.Resolved || !strings.Contains(res.CheckFailed, "exit status 3") || strings.Contains(string(data), "SECRET") {
+		t.Errorf("want the calls as written and why, without the loader's stderr: %s", data)
+	}
+	if len(res.Callees) != 1 || res.Callees[0].Name != "Hello" {
+		t.Errorf("want the call of Hello as written: %s", data)
+	}
+}
