@@ -16,5 +16,9 @@
 // to the enclosing function. The type checker loads nothing outside the
 // Finder's roots: a module that lies outside them, or whose go.mod
 // replaces a module with an outside folder, is skipped and named, and it
-// never downloads modules or toolchains.
+// never downloads modules or toolchains. The type checker runs go list,
+// and go list runs cgo and the C compiler on what a package says: when the
+// call has a sandbox, the search plugin's binary starts again as the Go
+// loader (LoaderArg, ServeLoader) inside it and type-checks there, so they
+// read only what a command of the call could.
 package nav
