@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/yagent/yagent/internal/sandbox"
 )
 
 // ErrNoSuchFunc is returned when a file declares no function by that name.
@@ -50,7 +48,7 @@ type CalleeResult struct {
 // in the Go loader, inside it (see loader.go); when the loader fails, the
 // calls are as written and CheckFailed says why.
 func (f *Finder) Callees(ctx context.Context, abs, symbol string) (*CalleeResult, error) {
-	if _, _, ok := sandbox.ForCall(ctx, nil); !ok {
+	if !inLoader(ctx) {
 		return f.callees(ctx, abs, symbol, true)
 	}
 	res, err := f.callees(ctx, abs, symbol, false)

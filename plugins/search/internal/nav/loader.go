@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/yagent/yagent/internal/sandbox"
@@ -108,6 +107,14 @@ func ServeLoader(stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// inLoader reports whether ctx's call type-checks in the Go loader: it has
+// a sandbox, and the sandbox has layers here (elsewhere a child would be
+// confined no more than this process).
+func inLoader(ctx context.Context) bool {
+	_, _, ok := sandbox.ForCall(ctx, nil)
+	return ok && loaderConfines
+}
+
 // loadTimeout is the Finder's bound on type-checking.
 func (f *Finder) loadTimeout() time.Duration {
 	if f.LoadTimeout > 0 {
@@ -165,16 +172,13 @@ func (f *Finder) runLoader(ctx context.Context, q *goQuery) (*goAnswer, error) {
 	stdout := &capped{max: maxAnswer}
 	stderr := &capped{max: loaderStderrMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// Its own group, so that go list, cgo and the compiler die with it;
-	// and killed if the plugin dies first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = loaderGrace
 	if err := startLoader(ctx, cmd, bin); err != nil {
 		return nil, fmt.Errorf("the Go type checker did not start: %w", err)
 	}
 	werr := cmd.Wait()
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(cmd.Process.Pid)
 	if stderr.Len() > 0 {
 		log.Printf("search: go loader (pid %d) stderr: %s", cmd.Process.Pid, strings.TrimSpace(stderr.String()))
 	}

@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 )
 
@@ -201,7 +200,7 @@ func (f *Finder) resolveGo(ctx context.Context, goFiles []string, ident, scope s
 	}
 	var a *goAnswer
 	failed := ""
-	if _, _, ok := sandbox.ForCall(ctx, nil); ok {
+	if inLoader(ctx) {
 		var err error
 		if a, err = f.checkInChild(ctx, &q); err != nil {
 			// The uses stay word matches; the packages are named.
