@@ -34,7 +34,7 @@ for p in "${patches[@]}"; do
 		echo "mutants: $p does not apply" >&2
 		exit 1
 	fi
-	if go test -count=1 -run "$run" "$pkg" >/tmp/mutant.log 2>&1; then
+	if go test -count=1 -timeout 300s -run "$run" "$pkg" >/tmp/mutant.log 2>&1; then
 		echo "SURVIVED  $p  ($run in $pkg stayed green)"
 		survived+=("$p")
 	else

@@ -181,6 +181,9 @@ func (pr *primer) dispatch() {
 				continue
 			}
 		}
+		if h := unprimeHook.Load(); h != nil {
+			(*h)()
+		}
 		unix.EpollCtl(pr.epfd, unix.EPOLL_CTL_DEL, fd, nil)
 		unix.Close(fd)
 		pr.pending.Delete(token)
@@ -188,6 +191,10 @@ func (pr *primer) dispatch() {
 		close(pg.done)
 	}
 }
+
+// unprimeHook runs as a priming ends; tests hold it to widen the moment
+// between the primer's answer and the end of its watch.
+var unprimeHook atomic.Pointer[func()]
 
 // hungUp says whether no process is left under listener fd's filter.
 func hungUp(fd int) bool {

@@ -3,11 +3,14 @@
 package execwatch
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,5 +99,84 @@ func TestPrimerFirstExecUnjudgedWhenSupervisedFirst(t *testing.T) {
 		if e, ok := r.find(func(e Exec) bool { return len(e.Argv) == 3 && e.Argv[2] == script }); ok {
 			t.Fatalf("run %d: the judge saw the command's own exec %q", i, e.Argv)
 		}
+	}
+}
+
+// TestPrimerDisarmedOnceAnswered: once the primer has answered a tree's
+// own exec, it watches that listener no more, even before the priming
+// ends: an exec the tree makes then waits for the judge. The end of the
+// priming is held until that exec is seen waiting in the kernel.
+func TestPrimerDisarmedOnceAnswered(t *testing.T) {
+	needSeccomp(t)
+	bash := need(t, "bash")
+	need(t, "printenv")
+	if _, err := os.ReadFile("/proc/self/wchan"); err != nil {
+		t.Skipf("/proc/PID/wchan is unreadable here (%v): a waiting exec cannot be seen", err)
+	}
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free()
+	hold := func() { <-release }
+	unprimeHook.Store(&hold)
+	defer unprimeHook.Store(nil)
+
+	r := denying(t, "printenv")
+	var out bytes.Buffer
+	cmd := exec.Command(bash, "-c", "exec printenv YAGENT_T")
+	cmd.Env = append(os.Environ(), "YAGENT_T=secret-value")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	sup := make(chan error, 1)
+	started := make(chan error, 1)
+	RunLocked(func() {
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			started <- err
+			return
+		}
+		f, err := InstallFilter()
+		if err != nil {
+			started <- err
+			return
+		}
+		go func() { sup <- Supervise(context.Background(), f, r.judge) }()
+		started <- cmd.Start()
+	})
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	wchan := fmt.Sprintf("/proc/%d/wchan", cmd.Process.Pid)
+	deadline := time.Now().Add(waitBound)
+	for done := false; !done; {
+		select {
+		case <-waited:
+			done = true // the exec went on without the judge
+			waited <- nil
+		default:
+			if b, _ := os.ReadFile(wchan); strings.Contains(string(b), "seccomp_do_user_notif") {
+				done = true // it waits for an answer, as it should
+			} else if time.Now().After(deadline) {
+				t.Fatal("the exec of printenv neither ran nor waited")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	free()
+	for _, ch := range []chan error{waited, sup} {
+		select {
+		case err := <-ch:
+			if err != nil && ch == sup {
+				t.Fatalf("Supervise: %v", err)
+			}
+		case <-time.After(waitBound):
+			t.Fatal("the tree or its supervision did not end")
+		}
+	}
+	if strings.Contains(out.String(), "secret-value") {
+		t.Errorf("the primer let the exec of printenv go on unjudged: %q", out.String())
+	}
+	if _, ok := r.find(func(e Exec) bool { return filepath.Base(e.Path) == "printenv" }); !ok {
+		t.Error("the judge never saw the exec of printenv")
 	}
 }
