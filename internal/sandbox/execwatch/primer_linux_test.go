@@ -180,3 +180,48 @@ func TestPrimerDisarmedOnceAnswered(t *testing.T) {
 		t.Error("the judge never saw the exec of printenv")
 	}
 }
+
+// TestPrimerLeavesNothing: every priming ends, its copy of the listener
+// closed, whether its tree ran or never started.
+func TestPrimerLeavesNothing(t *testing.T) {
+	needSeccomp(t)
+	bash := need(t, "bash")
+	run(t, denying(t).judge, t.TempDir(), bash, "-c", "true") // the primer is up
+	before := openFiles(t)
+	for i := range 30 {
+		if i%3 == 0 {
+			// A filter whose command never starts: its tree is the
+			// thread alone, which ends.
+			RunLocked(func() {
+				unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+				if f, err := InstallFilter(); err == nil {
+					f.Close()
+				}
+			})
+			continue
+		}
+		run(t, denying(t).judge, t.TempDir(), bash, "-c", "exit 3")
+	}
+	deadline := time.Now().Add(waitBound)
+	for {
+		pending := 0
+		primings.Range(func(any, any) bool { pending++; return true })
+		after := openFiles(t)
+		if pending == 0 && after <= before {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d primings still pending, %d files open against %d before", pending, after, before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func openFiles(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(es)
+}
