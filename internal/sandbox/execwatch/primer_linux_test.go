@@ -225,3 +225,34 @@ func openFiles(t *testing.T) int {
 	}
 	return len(es)
 }
+
+// TestDeadExecNotJudged: what was read of an exec whose process died
+// meanwhile is not judged: its pid could name another process by then.
+func TestDeadExecNotJudged(t *testing.T) {
+	needSeccomp(t)
+	bash := need(t, "bash")
+	need(t, "printenv")
+	kill := func(e Exec) {
+		if filepath.Base(e.Path) == "printenv" {
+			unix.Kill(e.Pid, unix.SIGKILL)
+			// Killed, it leaves its exec once the kernel has seen the
+			// signal: the supervisor checks after this returns.
+			for range 2000 {
+				if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", e.Pid)); err != nil || strings.Contains(string(b), ") Z ") {
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	identifiedHook.Store(&kill)
+	defer identifiedHook.Store(nil)
+	r := denying(t)
+	out := run(t, r.judge, t.TempDir(), bash, "-c", "printenv YAGENT_T; echo after=$?")
+	if _, ok := r.find(func(e Exec) bool { return filepath.Base(e.Path) == "printenv" }); ok {
+		t.Error("the judge got the exec of a process that died while it was read")
+	}
+	if !strings.Contains(out, "after=137") {
+		t.Errorf("output %q, want the killed printenv's status 137", out)
+	}
+}

@@ -72,6 +72,10 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 	}
 }
 
+// identifiedHook runs once an exec has been read; tests kill its process
+// there, as if it had died while being read.
+var identifiedHook atomic.Pointer[func(Exec)]
+
 // answer judges one exec, in its own goroutine so an ask blocks only it,
 // and calls answered once the exec has its answer: when ctx ends that is at
 // once, whether or not judge has returned.
@@ -81,6 +85,9 @@ func answer(ctx context.Context, l *listener, n *notification, judge Judge, answ
 	defer done()
 	e, errno := identify(n)
 	defer e.closeFiles()
+	if h := identifiedHook.Load(); h != nil {
+		(*h)(e)
+	}
 	// What was read is the process's only while the notification stands:
 	// had it died, its pid could name another process by now.
 	if !l.valid(n.ID) {
