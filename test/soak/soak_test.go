@@ -124,6 +124,13 @@ func start(t *testing.T) *server {
 		writeFile(t, filepath.Join(s.workspace, "shared", fmt.Sprintf("read-%d.txt", i)), b.String())
 	}
 	home := t.TempDir()
+	if cfg := os.Getenv("YAGENT_SOAK_CONFIG"); cfg != "" {
+		b, err := os.ReadFile(cfg)
+		if err != nil {
+			t.Fatalf("YAGENT_SOAK_CONFIG: %v", err)
+		}
+		writeFile(t, filepath.Join(home, ".yagent", "config.yaml"), string(b))
+	}
 	s.cmd = exec.Command(yagent, "serve", "--workspace", s.workspace)
 	s.cmd.Env = append(environ(), "HOME="+home)
 	s.cmd.Stderr = s.stderr
