@@ -69,24 +69,7 @@ func TestPrimerFirstExecUnjudgedWhenSupervisedFirst(t *testing.T) {
 		r := denying(t)
 		script := fmt.Sprintf("exit %d", i%7)
 		cmd := exec.Command(bash, "-c", script)
-		sup := make(chan error, 1)
-		started := make(chan error, 1)
-		RunLocked(func() {
-			if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-				started <- err
-				return
-			}
-			f, err := InstallFilter()
-			if err != nil {
-				started <- err
-				return
-			}
-			go func() { sup <- Supervise(context.Background(), f, r.judge) }()
-			started <- cmd.Start()
-		})
-		if err := <-started; err != nil {
-			t.Fatal(err)
-		}
+		sup := startSupervisedFirst(t, cmd, r.judge)
 		cmd.Wait()
 		select {
 		case err := <-sup:
@@ -126,24 +109,7 @@ func TestPrimerDisarmedOnceAnswered(t *testing.T) {
 	cmd := exec.Command(bash, "-c", "exec printenv YAGENT_T")
 	cmd.Env = append(os.Environ(), "YAGENT_T=secret-value")
 	cmd.Stdout, cmd.Stderr = &out, &out
-	sup := make(chan error, 1)
-	started := make(chan error, 1)
-	RunLocked(func() {
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			started <- err
-			return
-		}
-		f, err := InstallFilter()
-		if err != nil {
-			started <- err
-			return
-		}
-		go func() { sup <- Supervise(context.Background(), f, r.judge) }()
-		started <- cmd.Start()
-	})
-	if err := <-started; err != nil {
-		t.Fatal(err)
-	}
+	sup := startSupervisedFirst(t, cmd, r.judge)
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	wchan := fmt.Sprintf("/proc/%d/wchan", cmd.Process.Pid)
@@ -163,7 +129,7 @@ func TestPrimerDisarmedOnceAnswered(t *testing.T) {
 		}
 	}
 	free()
-	for _, ch := range []chan error{waited, sup} {
+	for _, ch := range []<-chan error{waited, sup} {
 		select {
 		case err := <-ch:
 			if err != nil && ch == sup {
@@ -255,4 +221,30 @@ func TestDeadExecNotJudged(t *testing.T) {
 	if !strings.Contains(out, "after=137") {
 		t.Errorf("output %q, want the killed printenv's status 137", out)
 	}
+}
+
+// startSupervisedFirst starts cmd as the shell does: the filter installed
+// and its supervision begun before the fork. Supervise's error comes on
+// the channel.
+func startSupervisedFirst(t *testing.T, cmd *exec.Cmd, judge Judge) <-chan error {
+	t.Helper()
+	sup := make(chan error, 1)
+	started := make(chan error, 1)
+	RunLocked(func() {
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			started <- err
+			return
+		}
+		f, err := InstallFilter()
+		if err != nil {
+			started <- err
+			return
+		}
+		go func() { sup <- Supervise(context.Background(), f, judge) }()
+		started <- cmd.Start()
+	})
+	if err := <-started; err != nil {
+		t.Fatal(err)
+	}
+	return sup
 }
