@@ -59,6 +59,21 @@ func stdinTask(t *testing.T, c *client, command, mode string) string {
 	return d.TaskID
 }
 
+// stdinPrompted waits until task id waits for input at a prompt: typed
+// before the program reads, text waits in the terminal for whoever reads
+// next, and the guard judges it so. On a loaded machine a REPL may take
+// longer than run_bash's yield to reach its prompt.
+func stdinPrompted(t *testing.T, c *client, id string) {
+	t.Helper()
+	for range 20 {
+		r := c.call(t, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 1500})
+		if strings.Contains(r.Text, "waiting for input") {
+			return
+		}
+	}
+	t.Fatalf("task %s never waited for input at a prompt", id)
+}
+
 // stdinOutput returns what the task printed since it was last read,
 // waiting briefly: the echo of anything typed into its terminal shows here.
 func stdinOutput(t *testing.T, c *client, id string) string {
@@ -129,6 +144,8 @@ func TestInputIsJudged(t *testing.T) {
 		keys  []string
 		// deny: the input must be denied (under -y), not only blocked.
 		deny bool
+		// noPrompt: the command reads without showing a prompt.
+		noPrompt bool
 	}{
 		{
 			name: "python REPL reads an outside file", need: "python3",
@@ -173,8 +190,9 @@ func TestInputIsJudged(t *testing.T) {
 			input: "{secret}", keys: []string{"enter"},
 		},
 		{
-			name:    "bash reading a line it evaluates",
-			command: `read -r line; eval "$line"`, input: "cat {secret}", keys: []string{"enter"},
+			name:     "bash reading a line it evaluates",
+			noPrompt: true,
+			command:  `read -r line; eval "$line"`, input: "cat {secret}", keys: []string{"enter"},
 		},
 		{
 			name:    "sh reading commands from the terminal",
@@ -190,8 +208,9 @@ func TestInputIsJudged(t *testing.T) {
 			input: "{outside}/s", keys: []string{"enter"},
 		},
 		{
-			name:    "cat is not a shell: its input asks",
-			command: "cat", input: "{secret}", keys: []string{"enter"},
+			name:     "cat is not a shell: its input asks",
+			noPrompt: true,
+			command:  "cat", input: "{secret}", keys: []string{"enter"},
 		},
 		{
 			name: "printenv denied under -y, typed into a bash python started", need: "python3",
@@ -257,6 +276,9 @@ func TestInputIsJudged(t *testing.T) {
 				}
 			}()
 			id := stdinTask(t, c, strings.ReplaceAll(tc.command, "{outside}", e.outside), tc.mode)
+			if !tc.noPrompt {
+				stdinPrompted(t, c, id)
+			}
 			for _, s := range tc.before {
 				r := c.call(t, "write_stdin", map[string]any{"task_id": id, "input": s.input, "keys": s.keys})
 				allowed(t, r)
