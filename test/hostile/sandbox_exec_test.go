@@ -126,6 +126,7 @@ func TestSandboxExecRules(t *testing.T) {
 		t.Parallel()
 		sbNeed(t, "python3")
 		id := stdinTask(t, c, "python3 -q -i", "pty")
+		stdinPrompted(t, c, id)
 		r := c.call(t, "write_stdin", map[string]any{"task_id": id, "input": `import os; os.system("printenv X")`, "keys": []string{"enter"}})
 		out := sbText(r) + stdinOutput(t, c, id)
 		sbRefusedExec(t, result{Text: out}, out, marker)

@@ -191,6 +191,7 @@ func TestSandboxTaskReads(t *testing.T) {
 			var out string
 			if tc.input != "" {
 				id := stdinTask(t, c, tc.command, "pty")
+				stdinPrompted(t, c, id)
 				r := c.call(t, "write_stdin", map[string]any{"task_id": id, "input": tc.input, "keys": []string{"enter"}})
 				out = sbText(r) + stdinOutput(t, c, id)
 			} else {
@@ -222,6 +223,7 @@ func TestSandboxTaskKeepsItsSandbox(t *testing.T) {
 	secret := e.secret(path)
 	c := e.serve("-y")
 	id := stdinTask(t, c, "python3 -q -i", "pty")
+	stdinPrompted(t, c, id)
 	// An approved call reads it: -y approves what the guard sees.
 	allowed(t, sbRun(t, c, "cat "+path, 0), secret)
 	r := c.call(t, "write_stdin", map[string]any{"task_id": id, "input": "print(open('" + path + "').read())", "keys": []string{"enter"}})
