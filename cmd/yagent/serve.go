@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,18 +20,47 @@ import (
 	"github.com/yagent/yagent/host/session"
 )
 
+// tokenEnv names the environment variable serve --http reads its bearer
+// token from. serve removes it from its own environment before the plugins
+// start, so no plugin or command inherits it.
+const tokenEnv = "YAGENT_TOKEN"
+
+// httpFlags are serve's flags for the HTTP front.
+type httpFlags struct {
+	addr         string
+	tokenFile    string
+	allowOrigins []string
+	allowRemote  bool
+	tlsCert      string
+	tlsKey       string
+	sessionIdle  time.Duration
+}
+
 func newServeCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var hf httpFlags
+	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the tool surface over MCP on stdin/stdout",
+		Short: "Serve the tool surface over MCP on stdin/stdout, or over HTTP with --http",
 		Long: fmt.Sprintf(`Serve the tool surface over MCP on stdin/stdout: one JSON-RPC message per line.
 
 A bad line does not end the session: a line that is not JSON is answered with
 -32700 (id null), one that is not a JSON-RPC message, a batch, or a line over
 %d MiB with -32600, one nested over %d levels deep with -32602 (with the
-message's id when it can be found), and the next line is read as usual.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDepth),
+message's id when it can be found), and the next line is read as usual.
+
+With --http ADDR, serve MCP Streamable HTTP at http://ADDR%s instead; each MCP
+session is its own yagent session. Every request to %s needs the bearer token
+(--token-file, or $%s; generated and printed when neither is given); a
+request with a foreign Origin is refused, a body over %d MiB too. ADDR must
+be a loopback address unless --tls-cert/--tls-key or --allow-remote (a proxy
+terminates TLS) are given. GET /healthz answers once listening, GET /readyz
+once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDepth,
+			mcpserver.MCPPath, mcpserver.MCPPath, tokenEnv, mcpserver.DefaultMaxFrame>>20),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if hf.addr != "" {
+				return serveHTTP(cmd, g, hf)
+			}
 			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
 			a, err := openApp(cmd, g)
@@ -34,27 +68,10 @@ message's id when it can be found), and the next line is read as usual.`, mcpser
 				return err
 			}
 			defer a.Close(context.WithoutCancel(ctx))
-			srv := mcpserver.New(a.Surface, &mcpserver.Options{
-				Version:      version,
-				Instructions: a.Instructions,
-				Logger:       a.Logger(),
-			})
-			a.OnListChanged(func(s *session.Session) { srv.NotifyListChanged(s) })
+			srv := newMCPServer(a)
 			fmt.Fprintln(stderr, banner(a))
 			fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
-
-			// A second interrupt kills every process group the plugins
-			// reported, then exits: go-plugin plugins ignore SIGINT, so the
-			// host has to do it.
-			hard := make(chan os.Signal, 2)
-			signal.Notify(hard, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(hard)
-			go func() {
-				<-hard
-				<-hard
-				a.Plugins.KillReportedGroups()
-				os.Exit(130)
-			}()
+			defer killOnSecondInterrupt(a)()
 
 			err = srv.Run(ctx, &mcpserver.StdioTransport{Logger: a.Logger()})
 			if ctx.Err() != nil {
@@ -62,6 +79,172 @@ message's id when it can be found), and the next line is read as usual.`, mcpser
 			}
 			return err
 		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&hf.addr, "http", "", "serve MCP Streamable HTTP on this address (e.g. 127.0.0.1:7777) instead of stdio")
+	f.StringVar(&hf.tokenFile, "token-file", "", "file holding the bearer token HTTP clients must send (default: $"+tokenEnv+", else a generated one)")
+	f.StringArrayVar(&hf.allowOrigins, "allow-origin", nil, "an Origin to accept besides loopback ones on the serving port, e.g. https://ide.example.com (repeatable)")
+	f.BoolVar(&hf.allowRemote, "allow-remote", false, "serve plain HTTP on a non-loopback address: a proxy in front terminates TLS")
+	f.StringVar(&hf.tlsCert, "tls-cert", "", "TLS certificate file (PEM); with --tls-key, serve HTTPS")
+	f.StringVar(&hf.tlsKey, "tls-key", "", "TLS private key file (PEM); with --tls-cert, serve HTTPS")
+	f.DurationVar(&hf.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "end an HTTP session after this long without a request (0: never)")
+	return cmd
+}
+
+func newMCPServer(a *app.App) *mcpserver.Server {
+	srv := mcpserver.New(a.Surface, &mcpserver.Options{
+		Version:      version,
+		Instructions: a.Instructions,
+		Logger:       a.Logger(),
+	})
+	a.OnListChanged(func(s *session.Session) { srv.NotifyListChanged(s) })
+	return srv
+}
+
+// killOnSecondInterrupt makes a second interrupt kill every process group
+// the plugins reported, then exit: go-plugin plugins ignore SIGINT, so the
+// host has to do it. The returned func stops listening.
+func killOnSecondInterrupt(a *app.App) func() {
+	hard := make(chan os.Signal, 2)
+	signal.Notify(hard, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-hard
+		<-hard
+		a.Plugins.KillReportedGroups()
+		os.Exit(130)
+	}()
+	return func() { signal.Stop(hard) }
+}
+
+// checkHTTPAddr refuses plain HTTP off loopback: the token would cross the
+// network in the clear.
+func checkHTTPAddr(hf httpFlags) (tls bool, err error) {
+	if (hf.tlsCert == "") != (hf.tlsKey == "") {
+		return false, errors.New("serve: give --tls-cert and --tls-key together")
+	}
+	tls = hf.tlsCert != ""
+	host, _, err := net.SplitHostPort(hf.addr)
+	if err != nil {
+		return false, fmt.Errorf("serve: --http %q: want host:port, e.g. 127.0.0.1:7777: %w", hf.addr, err)
+	}
+	if !mcpserver.IsLoopbackHost(host) && !tls && !hf.allowRemote {
+		return false, fmt.Errorf("serve: --http %q is not a loopback address: plain HTTP there would send the token in the clear; give --tls-cert and --tls-key, or --allow-remote when a proxy in front terminates TLS", hf.addr)
+	}
+	return tls, nil
+}
+
+// httpToken returns the bearer token from --token-file, else $YAGENT_TOKEN,
+// else a fresh one (generated reports that), and removes $YAGENT_TOKEN
+// from the environment the plugins will inherit.
+func httpToken(hf httpFlags) (token string, generated bool, err error) {
+	env := os.Getenv(tokenEnv)
+	if err := os.Unsetenv(tokenEnv); err != nil {
+		return "", false, fmt.Errorf("serve: unset %s: %w", tokenEnv, err)
+	}
+	switch {
+	case hf.tokenFile != "":
+		b, err := os.ReadFile(hf.tokenFile)
+		if err != nil {
+			return "", false, fmt.Errorf("serve: --token-file: %w", err)
+		}
+		token = strings.TrimSpace(string(b))
+		if token == "" {
+			return "", false, fmt.Errorf("serve: --token-file %s is empty; put the token in it", hf.tokenFile)
+		}
+		return token, false, nil
+	case strings.TrimSpace(env) != "":
+		return strings.TrimSpace(env), false, nil
+	}
+	return mcpserver.NewToken(), true, nil
+}
+
+// clientConfig is a client configuration ready to paste (the mcpServers
+// shape most MCP clients read).
+func clientConfig(url, token string) string {
+	cfg := map[string]any{"mcpServers": map[string]any{"yagent": map[string]any{
+		"type":    "http",
+		"url":     url,
+		"headers": map[string]string{"Authorization": "Bearer " + token},
+	}}}
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	return string(b)
+}
+
+func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	useTLS, err := checkHTTPAddr(hf)
+	if err != nil {
+		return err
+	}
+	token, generated, err := httpToken(hf)
+	if err != nil {
+		return err
+	}
+	idle := hf.sessionIdle
+	if idle == 0 {
+		idle = -1 // the flag's 0 means never
+	}
+	front, err := mcpserver.NewHTTPFront(mcpserver.HTTPOptions{
+		Token:        token,
+		AllowOrigins: hf.allowOrigins,
+		SessionIdle:  idle,
+	})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	ln, err := net.Listen("tcp", hf.addr)
+	if err != nil {
+		return fmt.Errorf("serve: listen on %s: %w", hf.addr, err)
+	}
+	// A name like localhost is checked again where it resolved to.
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !useTLS && !hf.allowRemote {
+		ln.Close()
+		return fmt.Errorf("serve: --http %q listens on %s, not loopback; give --tls-cert and --tls-key, or --allow-remote when a proxy terminates TLS", hf.addr, tcp)
+	}
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	url := scheme + "://" + ln.Addr().String() + mcpserver.MCPPath
+	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() {
+		if useTLS {
+			served <- hs.ServeTLS(ln, hf.tlsCert, hf.tlsKey)
+		} else {
+			served <- hs.Serve(ln)
+		}
+	}()
+	defer func() {
+		// Open SSE streams never end on their own: give them a moment,
+		// then cut them.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if hs.Shutdown(sctx) != nil {
+			_ = hs.Close()
+		}
+	}()
+	fmt.Fprintf(stderr, "yagent: serving MCP over HTTP at %s (GET /healthz, /readyz)\n", url)
+	if generated {
+		fmt.Fprintf(stderr, "yagent: no --token-file or $%s given; generated a bearer token for this run. Client configuration:\n%s\n", tokenEnv, clientConfig(url, token))
+	}
+
+	a, err := openApp(cmd, g)
+	if err != nil {
+		return err
+	}
+	defer a.Close(context.WithoutCancel(ctx))
+	front.Attach(newMCPServer(a))
+	fmt.Fprintln(stderr, banner(a))
+	fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
+	defer killOnSecondInterrupt(a)()
+
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
 	}
 }
 

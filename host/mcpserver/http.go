@@ -1,0 +1,214 @@
+package mcpserver
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MCPPath is where the HTTP front serves MCP Streamable HTTP.
+const MCPPath = "/mcp"
+
+// DefaultSessionIdle is how long an HTTP session may go without a request
+// before it is ended.
+const DefaultSessionIdle = 30 * time.Minute
+
+// HTTPOptions configures an HTTPFront.
+type HTTPOptions struct {
+	// Token is the bearer token every /mcp request must carry. Required: a
+	// tool's own command is a local process too, so loopback is no
+	// credential.
+	Token string
+	// AllowOrigins are the Origin values accepted besides same-port
+	// loopback ones, e.g. "https://ide.example.com".
+	AllowOrigins []string
+	// MaxBody caps one request body; 0 means DefaultMaxFrame.
+	MaxBody int64
+	// SessionIdle ends a session that sent no request for this long; 0
+	// means DefaultSessionIdle, a negative value never.
+	SessionIdle time.Duration
+}
+
+// HTTPFront is the HTTP side of `yagent serve --http`. The health
+// endpoints answer from the start, before the plugins are described; /mcp
+// answers 503 until Attach gives it a server.
+type HTTPFront struct {
+	opts      HTTPOptions
+	tokenHash [sha256.Size]byte
+	mcp       atomic.Pointer[http.Handler]
+}
+
+// NewHTTPFront returns a front that guards /mcp with opts.
+func NewHTTPFront(opts HTTPOptions) (*HTTPFront, error) {
+	if opts.Token == "" {
+		return nil, errors.New("http front: no bearer token; give --token-file or YAGENT_TOKEN, or let serve generate one")
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxFrame
+	}
+	if opts.SessionIdle == 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	for _, o := range opts.AllowOrigins {
+		if _, err := parseOrigin(o); err != nil {
+			return nil, fmt.Errorf("http front: --allow-origin %q: %w", o, err)
+		}
+	}
+	return &HTTPFront{opts: opts, tokenHash: sha256.Sum256([]byte(opts.Token))}, nil
+}
+
+// Attach serves s on /mcp and makes the front ready.
+func (f *HTTPFront) Attach(s *Server) {
+	idle := f.opts.SessionIdle
+	if idle < 0 {
+		idle = 0
+	}
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server },
+		&mcp.StreamableHTTPOptions{
+			Logger:              s.logger,
+			SessionTimeout:      idle,
+			MaxRequestBodyBytes: f.opts.MaxBody,
+		})
+	f.mcp.Store(&h)
+}
+
+// Ready reports whether a server is attached.
+func (f *HTTPFront) Ready() bool { return f.mcp.Load() != nil }
+
+// ServeHTTP routes /healthz and /readyz (no token: orchestrators probe
+// them) and /mcp behind the guard.
+func (f *HTTPFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/healthz":
+		_, _ = io.WriteString(w, "ok\n")
+	case "/readyz":
+		if !f.Ready() {
+			http.Error(w, "plugins not described yet", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ready\n")
+	case MCPPath:
+		f.guard(http.HandlerFunc(f.serveMCP)).ServeHTTP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
+	h := f.mcp.Load()
+	if h == nil {
+		http.Error(w, "plugins not described yet; retry when /readyz answers 200", http.StatusServiceUnavailable)
+		return
+	}
+	(*h).ServeHTTP(w, r)
+}
+
+// guard applies, in order: the Origin check (403), the bearer token (401)
+// and the body cap (413).
+func (f *HTTPFront) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" && !f.originAllowed(r, origin) {
+			http.Error(w, fmt.Sprintf("origin %q not allowed; start serve with --allow-origin %s to accept it", origin, origin), http.StatusForbidden)
+			return
+		}
+		if !f.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="yagent"`)
+			http.Error(w, "missing or wrong bearer token; send Authorization: Bearer <token>", http.StatusUnauthorized)
+			return
+		}
+		if r.ContentLength > f.opts.MaxBody {
+			http.Error(w, fmt.Sprintf("request body over %d bytes", f.opts.MaxBody), http.StatusRequestEntityTooLarge)
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, f.opts.MaxBody)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authorized compares the request's bearer token with the front's in
+// constant time; hashing first keeps the token's length out of the timing.
+func (f *HTTPFront) authorized(r *http.Request) bool {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+	return subtle.ConstantTimeCompare(got[:], f.tokenHash[:]) == 1
+}
+
+// originAllowed accepts an Origin listed in AllowOrigins, or a loopback one
+// (127.0.0.1, [::1], localhost) on the port the request came in on. A
+// loopback host name alone is not enough: a rebound DNS name resolves to
+// 127.0.0.1 too, but its Origin names that host, not a loopback one.
+func (f *HTTPFront) originAllowed(r *http.Request, origin string) bool {
+	u, err := parseOrigin(origin)
+	if err != nil {
+		return false
+	}
+	for _, a := range f.opts.AllowOrigins {
+		if au, _ := parseOrigin(a); au != nil && au.Scheme == u.Scheme && strings.EqualFold(au.Host, u.Host) {
+			return true
+		}
+	}
+	if !IsLoopbackHost(u.Hostname()) {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return port == localPort(r)
+}
+
+func parseOrigin(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return nil, errors.New("want scheme://host[:port]")
+	}
+	return u, nil
+}
+
+// localPort is the port of the listener the request arrived on.
+func localPort(r *http.Request) string {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
+		if _, port, err := net.SplitHostPort(a.String()); err == nil {
+			return port
+		}
+	}
+	return ""
+}
+
+// IsLoopbackHost reports whether host (no port) names the loopback
+// interface: localhost or a loopback IP.
+func IsLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NewToken returns a fresh bearer token: 32 random bytes, base64url.
+func NewToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on Linux
+	return base64.RawURLEncoding.EncodeToString(b)
+}
