@@ -1,0 +1,311 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/host/surface"
+)
+
+const testToken = "s3cret-token"
+
+// guarded serves f's guard in front of a handler that reads the whole body
+// and answers 413 when the cap stops it, as the SDK's handler does; reached
+// counts the requests that got through.
+func guarded(t *testing.T, opts HTTPOptions) (srv *httptest.Server, reached *atomic.Int32) {
+	t.Helper()
+	if opts.Token == "" {
+		opts.Token = testToken
+	}
+	f, err := NewHTTPFront(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached = &atomic.Int32{}
+	srv = httptest.NewServer(f.guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if _, err := io.ReadAll(r.Body); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_, _ = io.WriteString(w, "through")
+	})))
+	t.Cleanup(srv.Close)
+	return srv, reached
+}
+
+func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+func TestHTTPFront_TokenOnEveryRequest(t *testing.T) {
+	t.Parallel()
+	srv, reached := guarded(t, HTTPOptions{})
+	for _, tc := range []struct {
+		name, auth string
+		want       int
+	}{
+		{"missing", "", http.StatusUnauthorized},
+		{"wrong", "Bearer nope", http.StatusUnauthorized},
+		{"prefix of the token", "Bearer " + testToken[:4], http.StatusUnauthorized},
+		{"token with a suffix", "Bearer " + testToken + "x", http.StatusUnauthorized},
+		{"no scheme", testToken, http.StatusUnauthorized},
+		{"basic scheme", "Basic " + testToken, http.StatusUnauthorized},
+		{"right", "Bearer " + testToken, http.StatusOK},
+		{"scheme in lower case", "bearer " + testToken, http.StatusOK},
+	} {
+		hdr := map[string]string{}
+		if tc.auth != "" {
+			hdr["Authorization"] = tc.auth
+		}
+		before := reached.Load()
+		resp := do(t, http.MethodPost, srv.URL, strings.NewReader("{}"), hdr)
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: POST with Authorization %q: got %d, want %d", tc.name, tc.auth, resp.StatusCode, tc.want)
+		}
+		if tc.want == http.StatusUnauthorized {
+			if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, "Bearer") {
+				t.Errorf("%s: 401 without WWW-Authenticate: Bearer (got %q)", tc.name, got)
+			}
+			if reached.Load() != before {
+				t.Errorf("%s: a refused request reached the MCP handler", tc.name)
+			}
+		}
+	}
+}
+
+func TestHTTPFront_OriginChecked(t *testing.T) {
+	t.Parallel()
+	srv, reached := guarded(t, HTTPOptions{AllowOrigins: []string{"https://ide.example.com"}})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{
+		{"", http.StatusOK},
+		{"http://127.0.0.1:" + port, http.StatusOK},
+		{"http://localhost:" + port, http.StatusOK},
+		{"http://[::1]:" + port, http.StatusOK},
+		{"https://ide.example.com", http.StatusOK},
+		{"https://IDE.example.com", http.StatusOK},
+		{"http://ide.example.com", http.StatusForbidden},          // another scheme is another origin
+		{"https://evil.example.com", http.StatusForbidden},        // not listed
+		{"http://evil.example.com:" + port, http.StatusForbidden}, // a rebound name on our port
+		{"http://127.0.0.1:1", http.StatusForbidden},              // loopback, another port: another local server's page
+		{"http://localhost", http.StatusForbidden},
+		{"null", http.StatusForbidden},
+		{"file://", http.StatusForbidden},
+	} {
+		hdr := map[string]string{"Authorization": "Bearer " + testToken}
+		if tc.origin != "" {
+			hdr["Origin"] = tc.origin
+		}
+		before := reached.Load()
+		resp := do(t, http.MethodPost, srv.URL, strings.NewReader("{}"), hdr)
+		if resp.StatusCode != tc.want {
+			t.Errorf("Origin %q: got %d, want %d", tc.origin, resp.StatusCode, tc.want)
+		}
+		if tc.want == http.StatusForbidden && reached.Load() != before {
+			t.Errorf("Origin %q: a refused request reached the MCP handler", tc.origin)
+		}
+	}
+}
+
+func TestHTTPFront_OriginRefusedBeforeToken(t *testing.T) {
+	t.Parallel()
+	srv, _ := guarded(t, HTTPOptions{})
+	resp := do(t, http.MethodPost, srv.URL, strings.NewReader("{}"), map[string]string{"Origin": "https://evil.example.com"})
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign Origin, no token: got %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestHTTPFront_BadAllowOriginRefused(t *testing.T) {
+	t.Parallel()
+	for _, o := range []string{"ide.example.com", "https://ide.example.com/path", "ftp://x"} {
+		if _, err := NewHTTPFront(HTTPOptions{Token: testToken, AllowOrigins: []string{o}}); err == nil {
+			t.Errorf("NewHTTPFront(--allow-origin %q): want an error", o)
+		}
+	}
+	if _, err := NewHTTPFront(HTTPOptions{}); err == nil {
+		t.Error("NewHTTPFront without a token: want an error")
+	}
+}
+
+func TestHTTPFront_BodyCapped(t *testing.T) {
+	t.Parallel()
+	const limit = 1024
+	srv, reached := guarded(t, HTTPOptions{MaxBody: limit})
+	auth := map[string]string{"Authorization": "Bearer " + testToken}
+
+	if resp := do(t, http.MethodPost, srv.URL, strings.NewReader(strings.Repeat("x", limit)), auth); resp.StatusCode != http.StatusOK {
+		t.Errorf("body of exactly %d bytes: got %d, want 200", limit, resp.StatusCode)
+	}
+
+	// A declared length over the cap is refused before anything reads it.
+	before := reached.Load()
+	if resp := do(t, http.MethodPost, srv.URL, strings.NewReader(strings.Repeat("x", limit+1)), auth); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("Content-Length %d: got %d, want 413", limit+1, resp.StatusCode)
+	}
+	if reached.Load() != before {
+		t.Error("a body declared over the cap reached the MCP handler")
+	}
+
+	// A chunked body (no length) is cut while it is read.
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = pw.Write([]byte(strings.Repeat("x", 4*limit)))
+		pw.Close()
+	}()
+	if resp := do(t, http.MethodPost, srv.URL, pr, auth); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("chunked body of %d bytes: got %d, want 413", 4*limit, resp.StatusCode)
+	}
+}
+
+func emptyServer(t *testing.T) *Server {
+	t.Helper()
+	return New(surface.NewSurfaceFromAdapters(nil, surface.Options{}), nil)
+}
+
+func TestHTTPFront_HealthAndReadiness(t *testing.T) {
+	t.Parallel()
+	f, err := NewHTTPFront(HTTPOptions{Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	check := func(when, path string, want int, hdr map[string]string) {
+		t.Helper()
+		if resp := do(t, http.MethodGet, srv.URL+path, nil, hdr); resp.StatusCode != want {
+			t.Errorf("%s: GET %s: got %d, want %d", when, path, resp.StatusCode, want)
+		}
+	}
+	auth := map[string]string{"Authorization": "Bearer " + testToken}
+	check("before attach", "/healthz", http.StatusOK, nil)
+	check("before attach", "/readyz", http.StatusServiceUnavailable, nil)
+	check("before attach", MCPPath, http.StatusServiceUnavailable, auth)
+	check("before attach", MCPPath, http.StatusUnauthorized, nil)
+	f.Attach(emptyServer(t))
+	check("after attach", "/healthz", http.StatusOK, nil)
+	check("after attach", "/readyz", http.StatusOK, nil)
+	check("after attach", MCPPath, http.StatusUnauthorized, nil)
+	check("after attach", "/elsewhere", http.StatusNotFound, auth)
+}
+
+// bearer adds the token to every request of a client transport.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectHTTP(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:   url,
+		HTTPClient: &http.Client{Transport: bearer{testToken}},
+		MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	return cs
+}
+
+func (s *Server) sessionCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// waitSessions polls until s holds want host sessions.
+func waitSessions(t *testing.T, s *Server, want int, why string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.sessionCount() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the server still holds %d host sessions, want %d", why, s.sessionCount(), want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func httpFront(t *testing.T, opts HTTPOptions) (*Server, string) {
+	t.Helper()
+	opts.Token = testToken
+	f, err := NewHTTPFront(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := emptyServer(t)
+	f.Attach(s)
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return s, srv.URL + MCPPath
+}
+
+func TestHTTPFront_DeleteDropsHostSession(t *testing.T) {
+	t.Parallel()
+	s, url := httpFront(t, HTTPOptions{})
+	a, b := connectHTTP(t, url), connectHTTP(t, url)
+	defer b.Close()
+	for _, cs := range []*mcp.ClientSession{a, b} {
+		if _, err := cs.ListTools(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitSessions(t, s, 2, "two sessions listed tools")
+	if err := a.Close(); err != nil { // sends DELETE
+		t.Fatal(err)
+	}
+	waitSessions(t, s, 1, "one session ended with DELETE")
+	if _, err := b.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("the other session after a DELETE: %v", err)
+	}
+}
+
+func TestHTTPFront_IdleSessionEnds(t *testing.T) {
+	t.Parallel()
+	s, url := httpFront(t, HTTPOptions{SessionIdle: 200 * time.Millisecond})
+	cs := connectHTTP(t, url)
+	defer cs.Close()
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	waitSessions(t, s, 0, "a session idle past --session-idle")
+}
