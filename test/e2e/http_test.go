@@ -1,0 +1,274 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpHost is a `yagent serve --http 127.0.0.1:0` process.
+type httpHost struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	url    string // http://127.0.0.1:PORT/mcp
+	base   string // http://127.0.0.1:PORT
+	token  string
+}
+
+var servingLine = regexp.MustCompile(`serving MCP over HTTP at (http://\S+/mcp)`)
+
+// serveHTTP starts `yagent serve --http` with YAGENT_TOKEN=token and waits
+// until /readyz answers 200.
+func (e *env) serveHTTP(token string, flags ...string) *httpHost {
+	e.t.Helper()
+	cmd := exec.Command(yagent, append([]string{"serve", "--http", "127.0.0.1:0"}, e.args(flags...)...)...)
+	cmd.Env = e.environ("YAGENT_TOKEN=" + token)
+	h := &httpHost{cmd: cmd, stderr: &syncBuffer{}, token: token}
+	pr, pw := io.Pipe()
+	cmd.Stderr = io.MultiWriter(h.stderr, pw)
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		pw.Close()
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case h.url = <-found:
+	case <-time.After(30 * time.Second):
+		e.t.Fatalf("no serving line on stderr within 30s:\n%s", h.stderr.String())
+	}
+	h.base = strings.TrimSuffix(h.url, "/mcp")
+	eventually(e.t, "/readyz to answer 200", func() bool {
+		resp, err := http.Get(h.base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return h
+}
+
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connect opens an MCP session over Streamable HTTP with the host's token.
+func (h *httpHost) connect(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:   h.url,
+		HTTPClient: &http.Client{Transport: bearerTransport{h.token}},
+		MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("connect to %s: %v\nstderr:\n%s", h.url, err, h.stderr.String())
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func callHTTP(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	return res
+}
+
+// post sends one raw JSON-RPC POST to /mcp and returns the status.
+func (h *httpHost) post(t *testing.T, body io.Reader, hdr map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", h.url, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+
+const e2eToken = "e2e-token-0123456789"
+
+func TestHTTP_ListCallAndTheTokenNotInherited(t *testing.T) {
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("over http\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := e.serveHTTP(e2eToken)
+	if !strings.Contains(h.stderr.String(), h.url) {
+		t.Errorf("the start line does not name %s:\n%s", h.url, h.stderr.String())
+	}
+	if strings.Contains(h.stderr.String(), e2eToken) {
+		t.Errorf("serve printed a token it was given:\n%s", h.stderr.String())
+	}
+	cs := h.connect(t)
+
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"think", "read_file", "run_bash"} {
+		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
+			t.Errorf("tools/list over HTTP lacks %s: %v", want, names)
+		}
+	}
+	if r := callHTTP(t, cs, "read_file", map[string]any{"path": "notes.txt"}); r.IsError || !strings.Contains(text(r), "over http") {
+		t.Fatalf("read_file over HTTP: isError=%v %q", r.IsError, text(r))
+	}
+	// The token stays in the host: a command the model runs cannot read it
+	// and call tools with the user's passes.
+	r := callHTTP(t, cs, "run_bash", map[string]any{"command": "echo token=${YAGENT_TOKEN-unset}"})
+	if r.IsError || !strings.Contains(text(r), "token=unset") {
+		t.Fatalf("run_bash echo $YAGENT_TOKEN: want token=unset, got isError=%v %q", r.IsError, text(r))
+	}
+}
+
+func TestHTTP_RefusedRequests(t *testing.T) {
+	e := newEnv(t)
+	h := e.serveHTTP(e2eToken)
+	auth := map[string]string{"Authorization": "Bearer " + e2eToken}
+
+	if got := h.post(t, strings.NewReader(initialize), nil); got != http.StatusUnauthorized {
+		t.Errorf("initialize without a token: got %d, want 401", got)
+	}
+	if got := h.post(t, strings.NewReader(initialize), map[string]string{"Authorization": "Bearer wrong"}); got != http.StatusUnauthorized {
+		t.Errorf("initialize with a wrong token: got %d, want 401", got)
+	}
+	if got := h.post(t, strings.NewReader(initialize), map[string]string{"Authorization": "Bearer " + e2eToken, "Origin": "https://evil.example.com"}); got != http.StatusForbidden {
+		t.Errorf("initialize from a foreign Origin: got %d, want 403", got)
+	}
+	// A page served on the host's own loopback port is its own origin.
+	if got := h.post(t, strings.NewReader(initialize), map[string]string{"Authorization": "Bearer " + e2eToken, "Origin": h.base}); got != http.StatusOK {
+		t.Errorf("initialize from Origin %s: got %d, want 200", h.base, got)
+	}
+	big := bytes.Repeat([]byte(" "), 16<<20+1) // JSON whitespace: only the cap can refuse it
+	if got := h.post(t, bytes.NewReader(big), auth); got != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of 16 MiB + 1: got %d, want 413", got)
+	}
+	if got := h.post(t, strings.NewReader(initialize), auth); got != http.StatusOK {
+		t.Errorf("initialize with the token: got %d, want 200", got)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(h.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s without a token: got %d, want 200", path, resp.StatusCode)
+		}
+	}
+}
+
+func TestHTTP_SessionsIsolatedAndDeleteEndsOne(t *testing.T) {
+	e := newEnv(t)
+	h := e.serveHTTP(e2eToken)
+	a, b := h.connect(t), h.connect(t)
+	if a.ID() == "" || a.ID() == b.ID() {
+		t.Fatalf("session ids %q and %q: want two distinct Mcp-Session-Id values", a.ID(), b.ID())
+	}
+
+	var wg sync.WaitGroup
+	for i, cs := range []*mcp.ClientSession{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			todo := map[string]any{"todos": []map[string]any{{"id": "1", "content": "task of session " + string(rune('A'+i)), "status": "pending"}}}
+			if r := callHTTP(t, cs, "todo_write", todo); r.IsError {
+				t.Errorf("todo_write in session %c: %s", 'A'+i, text(r))
+			}
+		}()
+	}
+	wg.Wait()
+	for i, cs := range []*mcp.ClientSession{a, b} {
+		mine, other := "task of session "+string(rune('A'+i)), "task of session "+string(rune('B'-i))
+		got := text(callHTTP(t, cs, "todo_read", map[string]any{}))
+		if !strings.Contains(got, mine) || strings.Contains(got, other) {
+			t.Errorf("todo_read in session %c: want only %q, got %q", 'A'+i, mine, got)
+		}
+	}
+
+	id := a.ID()
+	if err := a.Close(); err != nil { // DELETE
+		t.Fatalf("close (DELETE) session A: %v", err)
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if got := h.post(t, strings.NewReader(list), map[string]string{"Authorization": "Bearer " + e2eToken, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"}); got != http.StatusNotFound {
+		t.Errorf("tools/list with the ended session's Mcp-Session-Id: got %d, want 404", got)
+	}
+	if got := text(callHTTP(t, b, "todo_read", map[string]any{})); !strings.Contains(got, "task of session B") {
+		t.Errorf("session B after A's DELETE: todo_read %q", got)
+	}
+}
+
+func TestHTTP_GeneratedTokenPrintedWithAClientConfiguration(t *testing.T) {
+	e := newEnv(t)
+	h := e.serveHTTP("")
+	m := regexp.MustCompile(`"Authorization": "Bearer ([A-Za-z0-9_-]{43})"`).FindStringSubmatch(h.stderr.String())
+	if m == nil || !strings.Contains(h.stderr.String(), `"url": "`+h.url+`"`) {
+		t.Fatalf("no client configuration with the URL and a generated bearer token on stderr:\n%s", h.stderr.String())
+	}
+	h.token = m[1]
+	cs := h.connect(t)
+	if r := callHTTP(t, cs, "think", map[string]any{"thought": "the generated token works"}); r.IsError {
+		t.Fatalf("think with the generated token: %s", text(r))
+	}
+}
