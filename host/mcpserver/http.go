@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,7 +48,13 @@ type HTTPOptions struct {
 type HTTPFront struct {
 	opts      HTTPOptions
 	tokenHash [sha256.Size]byte
-	mcp       atomic.Pointer[http.Handler]
+	mcp       atomic.Pointer[attached]
+}
+
+type attached struct {
+	server  *Server
+	handler http.Handler
+	idle    *idleSessions
 }
 
 // NewHTTPFront returns a front that guards /mcp with opts.
@@ -70,18 +77,22 @@ func NewHTTPFront(opts HTTPOptions) (*HTTPFront, error) {
 }
 
 // Attach serves s on /mcp and makes the front ready.
+//
+// The front, not the SDK, times idle sessions out and handles the end of a
+// session first: the SDK's Close waits for the session's calls in flight
+// to return, so a session ended with a command running would otherwise
+// stay until the command ends by itself.
 func (f *HTTPFront) Attach(s *Server) {
-	idle := f.opts.SessionIdle
-	if idle < 0 {
-		idle = 0
-	}
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server },
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server },
 		&mcp.StreamableHTTPOptions{
 			Logger:              s.logger,
-			SessionTimeout:      idle,
 			MaxRequestBodyBytes: f.opts.MaxBody,
 		})
-	f.mcp.Store(&h)
+	a := &attached{server: s, handler: h}
+	if f.opts.SessionIdle > 0 {
+		a.idle = &idleSessions{after: f.opts.SessionIdle, expire: func(id string) { s.EndSession(id) }, live: func(id string) bool { return s.lookup(id) != nil }}
+	}
+	f.mcp.Store(a)
 }
 
 // Ready reports whether a server is attached.
@@ -106,13 +117,109 @@ func (f *HTTPFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// sessionHeader names the session of a Streamable HTTP request.
+const sessionHeader = "Mcp-Session-Id"
+
 func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
-	h := f.mcp.Load()
-	if h == nil {
+	a := f.mcp.Load()
+	if a == nil {
 		http.Error(w, "plugins not described yet; retry when /readyz answers 200", http.StatusServiceUnavailable)
 		return
 	}
-	(*h).ServeHTTP(w, r)
+	id := r.Header.Get(sessionHeader)
+	switch r.Method {
+	case http.MethodDelete:
+		// Cancel first: the SDK's Close below waits for the calls.
+		a.server.cancelCalls(id)
+		a.idle.forget(id)
+	case http.MethodPost:
+		// Only POSTs count as activity, as in the SDK: a GET stream may
+		// stay open for ever.
+		a.idle.begin(id)
+		defer func() {
+			if id == "" { // an initialize: the session is named in the answer
+				id = w.Header().Get(sessionHeader)
+			}
+			a.idle.end(id)
+		}()
+	}
+	a.handler.ServeHTTP(w, r)
+}
+
+// idleSessions ends a session after a time without a POST in flight. A
+// nil *idleSessions never does.
+type idleSessions struct {
+	after  time.Duration
+	expire func(id string)
+	live   func(id string) bool
+
+	mu       sync.Mutex
+	sessions map[string]*idleSession
+}
+
+type idleSession struct {
+	inFlight int
+	timer    *time.Timer
+}
+
+func (t *idleSessions) begin(id string) {
+	if t == nil || id == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.sessions[id]; e != nil {
+		e.inFlight++
+		e.timer.Stop()
+	}
+}
+
+func (t *idleSessions) end(id string) {
+	if t == nil || id == "" || !t.live(id) {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.sessions[id]
+	if e == nil {
+		if t.sessions == nil {
+			t.sessions = map[string]*idleSession{}
+		}
+		e = &idleSession{timer: time.AfterFunc(t.after, func() { t.fire(id) })}
+		t.sessions[id] = e
+		return
+	}
+	if e.inFlight > 0 {
+		e.inFlight--
+	}
+	if e.inFlight == 0 {
+		e.timer.Reset(t.after)
+	}
+}
+
+func (t *idleSessions) fire(id string) {
+	t.mu.Lock()
+	e := t.sessions[id]
+	busy := e != nil && e.inFlight > 0
+	if !busy {
+		delete(t.sessions, id)
+	}
+	t.mu.Unlock()
+	if !busy {
+		t.expire(id)
+	}
+}
+
+func (t *idleSessions) forget(id string) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e := t.sessions[id]; e != nil {
+		e.timer.Stop()
+		delete(t.sessions, id)
+	}
 }
 
 // guard applies, in order: the Origin check (403), the bearer token (401)

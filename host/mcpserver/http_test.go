@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,7 +16,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/surface"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
 )
 
 const testToken = "s3cret-token"
@@ -196,6 +201,42 @@ func emptyServer(t *testing.T) *Server {
 	return New(surface.NewSurfaceFromAdapters(nil, surface.Options{}), nil)
 }
 
+type allowAll struct{}
+
+func (allowAll) Check(context.Context, adapter.GuardRequest) adapter.Decision {
+	return adapter.Decision{Action: adapter.Allow}
+}
+
+// blocker is a tool that runs until its call's context ends, as a
+// foreground command does.
+type blocker struct {
+	started, ended chan struct{}
+}
+
+func newBlockingServer(t *testing.T) (*Server, *blocker) {
+	t.Helper()
+	b := &blocker{started: make(chan struct{}, 4), ended: make(chan struct{}, 4)}
+	exec := adapter.ExecutorFunc(func(ctx context.Context, _ sdk.CallInfo, _ json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+		b.started <- struct{}{}
+		<-ctx.Done()
+		b.ended <- struct{}{}
+		return &sdk.Result{Text: "cancelled"}, nil
+	})
+	spec := sdk.Spec{Name: "block", Description: "Blocks until cancelled.", InputSchema: json.RawMessage(`{"type":"object"}`), Effect: sdk.EffectNone}
+	a := adapter.New(spec, "test", toolspec.Hot, exec, adapter.Options{Trusted: true, Logger: slog.New(slog.DiscardHandler)})
+	surf := surface.NewSurfaceFromAdapters([]*adapter.Adapter{a}, surface.Options{Guard: allowAll{}, Logger: slog.New(slog.DiscardHandler)})
+	return New(surf, nil), b
+}
+
+func (b *blocker) wait(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("gave up after 10s waiting for the blocking call to be %s", what)
+	}
+}
+
 func TestHTTPFront_HealthAndReadiness(t *testing.T) {
 	t.Parallel()
 	f, err := NewHTTPFront(HTTPOptions{Token: testToken})
@@ -267,12 +308,16 @@ func waitSessions(t *testing.T, s *Server, want int, why string) {
 
 func httpFront(t *testing.T, opts HTTPOptions) (*Server, string) {
 	t.Helper()
+	return attachFront(t, emptyServer(t), opts)
+}
+
+func attachFront(t *testing.T, s *Server, opts HTTPOptions) (*Server, string) {
+	t.Helper()
 	opts.Token = testToken
 	f, err := NewHTTPFront(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := emptyServer(t)
 	f.Attach(s)
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -308,4 +353,95 @@ func TestHTTPFront_IdleSessionEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSessions(t, s, 0, "a session idle past --session-idle")
+}
+
+// rawSession opens a session with raw requests, so that a call can be left
+// in flight with its stream dropped, as a client that went away leaves it.
+func rawSession(t *testing.T, url string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	id := rawDo(t, req, "").Header.Get(sessionHeader)
+	if id == "" {
+		t.Fatal("initialize: no Mcp-Session-Id in the answer")
+	}
+	req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	rawDo(t, req, id)
+	return id
+}
+
+func rawDo(t *testing.T, req *http.Request, id string) *http.Response {
+	t.Helper()
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		req.Header.Set(sessionHeader, id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", req.Method, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// startCall sends a tools/call of block and returns once it runs; cancel
+// drops its stream (not a cancellation: the client may come back).
+func startCall(t *testing.T, url, id string, b *blocker) (drop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(sessionHeader, id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	go func() {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	b.wait(t, b.started, "started")
+	return cancel
+}
+
+func TestHTTPFront_DeleteEndsTheCallInFlight(t *testing.T) {
+	t.Parallel()
+	s, b := newBlockingServer(t)
+	_, url := attachFront(t, s, HTTPOptions{SessionIdle: -1})
+	id := rawSession(t, url)
+	defer startCall(t, url, id, b)()
+
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	done := make(chan int, 1)
+	go func() { done <- rawDo(t, req, id).StatusCode }()
+	b.wait(t, b.ended, "cancelled by DELETE")
+	select {
+	case code := <-done:
+		if code != http.StatusNoContent {
+			t.Errorf("DELETE: got %d, want 204", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("DELETE did not answer within 10s")
+	}
+	waitSessions(t, s, 0, "after DELETE")
+}
+
+func TestHTTPFront_IdleEndsADroppedCall(t *testing.T) {
+	t.Parallel()
+	s, b := newBlockingServer(t)
+	_, url := attachFront(t, s, HTTPOptions{SessionIdle: 200 * time.Millisecond})
+	id := rawSession(t, url)
+	drop := startCall(t, url, id, b)
+	select {
+	case <-b.ended:
+		t.Fatal("the call ended while its request was still open")
+	case <-time.After(400 * time.Millisecond): // twice the idle time
+	}
+	drop()
+	b.wait(t, b.ended, "cancelled when its session went idle")
+	waitSessions(t, s, 0, "after the idle time")
 }

@@ -41,8 +41,17 @@ type Server struct {
 	logger *slog.Logger
 
 	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*session.Session
+	sessions map[*mcp.ServerSession]*hostSession
 	pending  pendingCalls
+}
+
+// hostSession is the host's side of one MCP session.
+type hostSession struct {
+	sess *session.Session
+	// ended is cancelled when the MCP session ends, and with it every call
+	// the session has in flight: the SDK's Close waits for them to return.
+	ended context.Context
+	end   context.CancelFunc
 }
 
 // New returns a server for surf. Register nothing else on it: its tool list
@@ -69,7 +78,7 @@ func New(surf *surface.Surface, opts *Options) *Server {
 		surf:     surf,
 		opts:     o,
 		logger:   logger,
-		sessions: map[*mcp.ServerSession]*session.Session{},
+		sessions: map[*mcp.ServerSession]*hostSession{},
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
@@ -107,10 +116,14 @@ func (s *Server) NotifyListChanged(*session.Session) {
 }
 
 func (s *Server) sessionFor(ss *mcp.ServerSession) *session.Session {
+	return s.hostSessionFor(ss).sess
+}
+
+func (s *Server) hostSessionFor(ss *mcp.ServerSession) *hostSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sess, ok := s.sessions[ss]; ok {
-		return sess
+	if hs, ok := s.sessions[ss]; ok {
+		return hs
 	}
 	sess := s.opts.NewSession(ss.ID())
 	if s.opts.Answerer != nil {
@@ -118,14 +131,65 @@ func (s *Server) sessionFor(ss *mcp.ServerSession) *session.Session {
 	} else if supportsElicitation(ss) {
 		sess.SetAnswerer(inputAnswerer{})
 	}
-	s.sessions[ss] = sess
+	ended, end := context.WithCancel(context.Background())
+	hs := &hostSession{sess: sess, ended: ended, end: end}
+	s.sessions[ss] = hs
 	go func() {
 		_ = ss.Wait()
+		end()
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		s.mu.Unlock()
 	}()
-	return sess
+	return hs
+}
+
+// callContext is ctx, also cancelled when the call's session ends.
+func (s *Server) callContext(ctx context.Context, ss *mcp.ServerSession) (context.Context, *session.Session, context.CancelFunc) {
+	hs := s.hostSessionFor(ss)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(hs.ended, cancel)
+	return ctx, hs.sess, func() { stop(); cancel() }
+}
+
+// lookup returns the live MCP session named id, or nil.
+func (s *Server) lookup(id string) *mcp.ServerSession {
+	if id == "" {
+		return nil
+	}
+	for ss := range s.server.Sessions() {
+		if ss.ID() == id {
+			return ss
+		}
+	}
+	return nil
+}
+
+// cancelCalls cancels every call in flight of the MCP session named id.
+func (s *Server) cancelCalls(id string) {
+	ss := s.lookup(id)
+	if ss == nil {
+		return
+	}
+	s.mu.Lock()
+	hs := s.sessions[ss]
+	s.mu.Unlock()
+	if hs != nil {
+		hs.end()
+	}
+}
+
+// EndSession ends the MCP session named id: its calls in flight are
+// cancelled, then the session is closed and its host state dropped. It
+// reports whether such a session was live.
+func (s *Server) EndSession(id string) bool {
+	ss := s.lookup(id)
+	if ss == nil {
+		return false
+	}
+	s.cancelCalls(id)
+	_ = ss.Close()
+	return true
 }
 
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -149,7 +213,9 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				break
 			}
 			if _, known := s.surf.Lookup(r.Params.Name); !known {
-				res := s.surf.Call(ctx, s.sessionFor(r.Session), r.Params.Name, r.Params.Arguments)
+				ctx, sess, done := s.callContext(ctx, r.Session)
+				defer done()
+				res := s.surf.Call(ctx, sess, r.Params.Name, r.Params.Arguments)
 				return toCallResult(res), nil
 			}
 		}
@@ -158,7 +224,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	sess := s.sessionFor(req.Session)
+	ctx, sess, done := s.callContext(ctx, req.Session)
+	defer done()
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		ss := req.Session
 		ctx = adapter.WithProgress(ctx, func(p sdk.Progress) {

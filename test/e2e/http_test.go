@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -135,6 +136,26 @@ func (h *httpHost) post(t *testing.T, body io.Reader, hdr map[string]string) int
 		t.Fatalf("POST %s: %v", h.url, err)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// delete ends the session id with a raw DELETE and returns the status.
+func (h *httpHost) delete(t *testing.T, id string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("DELETE %s: %v", h.url, err)
+	}
 	resp.Body.Close()
 	return resp.StatusCode
 }
@@ -270,5 +291,47 @@ func TestHTTP_GeneratedTokenPrintedWithAClientConfiguration(t *testing.T) {
 	cs := h.connect(t)
 	if r := callHTTP(t, cs, "think", map[string]any{"thought": "the generated token works"}); r.IsError {
 		t.Fatalf("think with the generated token: %s", text(r))
+	}
+}
+
+// TestHTTP_DeleteMidCallKillsTheForegroundCommand: ending a session ends
+// the call it has in flight, and with it the command; a background command
+// was handed to the user and lives on.
+func TestHTTP_DeleteMidCallKillsTheForegroundCommand(t *testing.T) {
+	e := newEnv(t)
+	h := e.serveHTTP(e2eToken)
+	cs := h.connect(t)
+	ws := e.workspace
+
+	if r := callHTTP(t, cs, "run_bash", map[string]any{"command": "echo $$ > bg.pid; exec sleep 1000", "is_background": true}); r.IsError {
+		t.Fatalf("background run_bash: %s", text(r))
+	}
+	bg := readPID(t, filepath.Join(ws, "bg.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(-bg, syscall.SIGKILL); _ = syscall.Kill(bg, syscall.SIGKILL) })
+
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_bash", Arguments: map[string]any{"command": "echo $$ > fg.pid; exec sleep 1000", "yield_time_ms": 600000}})
+		done <- err
+	}()
+	fg := readPID(t, filepath.Join(ws, "fg.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(fg, syscall.SIGKILL) })
+
+	// The Go client's Close waits for its calls before it sends DELETE,
+	// so the DELETE is sent as another client would.
+	if got := h.delete(t, cs.ID()); got != http.StatusNoContent {
+		t.Fatalf("DELETE mid-call: got %d, want 204", got)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight did not end with its session")
+	}
+	eventually(t, "the foreground command to die with its session", func() bool { return !alive(fg) })
+	time.Sleep(200 * time.Millisecond) // a negative check needs a moment
+	if !alive(bg) {
+		t.Fatalf("the background command (pid %d) died with the session", bg)
 	}
 }
