@@ -321,6 +321,13 @@ func attachFront(t *testing.T, s *Server, opts HTTPOptions) (*Server, string) {
 	f.Attach(s)
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
+	// Runs before the test server's Close, which waits for the handlers: a
+	// broken build must fail the test, not hang it.
+	t.Cleanup(func() {
+		for ss := range s.server.Sessions() {
+			s.cancelCalls(ss.ID())
+		}
+	})
 	return s, srv.URL + MCPPath
 }
 
