@@ -216,7 +216,7 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 			served <- hs.Serve(ln)
 		}
 	}()
-	defer func() {
+	stop := func() {
 		// Open SSE streams never end on their own: give them a moment,
 		// then cut them.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
@@ -224,7 +224,7 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 		if hs.Shutdown(sctx) != nil {
 			_ = hs.Close()
 		}
-	}()
+	}
 	fmt.Fprintf(stderr, "yagent: serving MCP over HTTP at %s (GET /healthz, /readyz)\n", url)
 	if generated {
 		fmt.Fprintf(stderr, "yagent: no --token-file or $%s given; generated a bearer token for this run. Client configuration:\n%s\n", tokenEnv, clientConfig(url, token))
@@ -232,9 +232,11 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 
 	a, err := openApp(cmd, g)
 	if err != nil {
+		stop()
 		return err
 	}
 	defer a.Close(context.WithoutCancel(ctx))
+	defer stop() // before the plugins close: no request reaches a closed plugin
 	front.Attach(newMCPServer(a))
 	fmt.Fprintln(stderr, banner(a))
 	fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)

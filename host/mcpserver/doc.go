@@ -9,4 +9,10 @@
 // DefaultMaxFrame bytes, nested over MaxDepth, not UTF-8) with a JSON-RPC
 // error, so that one bad frame never ends the session as the SDK's own
 // stdio transport would.
+//
+// HTTPFront is the front for `serve --http`: the SDK's Streamable HTTP
+// handler at /mcp behind an Origin check, a bearer token and a body cap,
+// with /healthz and /readyz beside it. It ends a session's calls in flight
+// when the session ends (DELETE or idle), which the SDK's Close alone does
+// not: it waits for them.
 package mcpserver

@@ -4,7 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,17 +35,23 @@ type httpHost struct {
 	url    string // http://127.0.0.1:PORT/mcp
 	base   string // http://127.0.0.1:PORT
 	token  string
+	client *http.Client // trusts the host's certificate under TLS
 }
 
-var servingLine = regexp.MustCompile(`serving MCP over HTTP at (http://\S+/mcp)`)
+var servingLine = regexp.MustCompile(`serving MCP over HTTP at (https?://\S+/mcp)`)
 
 // serveHTTP starts `yagent serve --http` with YAGENT_TOKEN=token and waits
 // until /readyz answers 200.
 func (e *env) serveHTTP(token string, flags ...string) *httpHost {
 	e.t.Helper()
+	return e.serveHTTPWith(http.DefaultClient, token, flags...)
+}
+
+func (e *env) serveHTTPWith(client *http.Client, token string, flags ...string) *httpHost {
+	e.t.Helper()
 	cmd := exec.Command(yagent, append([]string{"serve", "--http", "127.0.0.1:0"}, e.args(flags...)...)...)
 	cmd.Env = e.environ("YAGENT_TOKEN=" + token)
-	h := &httpHost{cmd: cmd, stderr: &syncBuffer{}, token: token}
+	h := &httpHost{cmd: cmd, stderr: &syncBuffer{}, token: token, client: client}
 	pr, pw := io.Pipe()
 	cmd.Stderr = io.MultiWriter(h.stderr, pw)
 	if err := cmd.Start(); err != nil {
@@ -72,7 +87,7 @@ func (e *env) serveHTTP(token string, flags ...string) *httpHost {
 	}
 	h.base = strings.TrimSuffix(h.url, "/mcp")
 	eventually(e.t, "/readyz to answer 200", func() bool {
-		resp, err := http.Get(h.base + "/readyz")
+		resp, err := h.client.Get(h.base + "/readyz")
 		if err != nil {
 			return false
 		}
@@ -82,12 +97,18 @@ func (e *env) serveHTTP(token string, flags ...string) *httpHost {
 	return h
 }
 
-type bearerTransport struct{ token string }
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
 
 func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
+	if b.base == nil {
+		return http.DefaultTransport.RoundTrip(r)
+	}
+	return b.base.RoundTrip(r)
 }
 
 // connect opens an MCP session over Streamable HTTP with the host's token.
@@ -98,7 +119,7 @@ func (h *httpHost) connect(t *testing.T) *mcp.ClientSession {
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "0"}, nil)
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   h.url,
-		HTTPClient: &http.Client{Transport: bearerTransport{h.token}},
+		HTTPClient: &http.Client{Transport: bearerTransport{token: h.token, base: h.client.Transport}},
 		MaxRetries: -1,
 	}, nil)
 	if err != nil {
@@ -131,7 +152,7 @@ func (h *httpHost) post(t *testing.T, body io.Reader, hdr map[string]string) int
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		t.Fatalf("POST %s: %v", h.url, err)
 	}
@@ -152,7 +173,7 @@ func (h *httpHost) delete(t *testing.T, id string) int {
 	req.Header.Set("Authorization", "Bearer "+h.token)
 	req.Header.Set("Mcp-Session-Id", id)
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		t.Fatalf("DELETE %s: %v", h.url, err)
 	}
@@ -220,15 +241,15 @@ func TestHTTP_RefusedRequests(t *testing.T) {
 	if got := h.post(t, strings.NewReader(initialize), map[string]string{"Authorization": "Bearer " + e2eToken, "Origin": h.base}); got != http.StatusOK {
 		t.Errorf("initialize from Origin %s: got %d, want 200", h.base, got)
 	}
-	big := bytes.Repeat([]byte(" "), 16<<20+1) // JSON whitespace: only the cap can refuse it
-	if got := h.post(t, bytes.NewReader(big), auth); got != http.StatusRequestEntityTooLarge {
+	oversized := bytes.Repeat([]byte(" "), 16<<20+1) // JSON whitespace: only the cap can refuse it
+	if got := h.post(t, bytes.NewReader(oversized), auth); got != http.StatusRequestEntityTooLarge {
 		t.Errorf("a body of 16 MiB + 1: got %d, want 413", got)
 	}
 	if got := h.post(t, strings.NewReader(initialize), auth); got != http.StatusOK {
 		t.Errorf("initialize with the token: got %d, want 200", got)
 	}
 	for _, path := range []string{"/healthz", "/readyz"} {
-		resp, err := http.Get(h.base + path)
+		resp, err := h.client.Get(h.base + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -333,5 +354,58 @@ func TestHTTP_DeleteMidCallKillsTheForegroundCommand(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // a negative check needs a moment
 	if !alive(bg) {
 		t.Fatalf("the background command (pid %d) died with the session", bg)
+	}
+}
+
+// TestHTTP_TLS: with --tls-cert and --tls-key, serve speaks HTTPS.
+func TestHTTP_TLS(t *testing.T) {
+	e := newEnv(t)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+
+	h := e.serveHTTPWith(client, e2eToken, "--tls-cert", certFile, "--tls-key", keyFile)
+	if !strings.HasPrefix(h.url, "https://") {
+		t.Fatalf("serving line names %s; want an https URL", h.url)
+	}
+	cs := h.connect(t)
+	if r := callHTTP(t, cs, "think", map[string]any{"thought": "over TLS"}); r.IsError {
+		t.Fatalf("think over HTTPS: %s", text(r))
+	}
+	if got := h.post(t, strings.NewReader(initialize), nil); got != http.StatusUnauthorized {
+		t.Errorf("initialize over HTTPS without a token: got %d, want 401", got)
 	}
 }
