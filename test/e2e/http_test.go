@@ -114,14 +114,21 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens an MCP session over Streamable HTTP with the host's token.
 func (h *httpHost) connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
+	return h.connectWith(t, nil, "")
+}
+
+// connectWith opens a session whose client has opts (an
+// ElicitationHandler, say) and speaks protocol ("" = the SDK's latest).
+func (h *httpHost) connectWith(t *testing.T, opts *mcp.ClientOptions, protocol string) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e-http", Version: "0"}, opts)
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   h.url,
 		HTTPClient: &http.Client{Transport: bearerTransport{token: h.token, base: h.client.Transport}},
 		MaxRetries: -1,
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatalf("connect to %s: %v\nstderr:\n%s", h.url, err, h.stderr.String())
 	}
@@ -407,5 +414,37 @@ func TestHTTP_TLS(t *testing.T) {
 	}
 	if got := h.post(t, strings.NewReader(initialize), nil); got != http.StatusUnauthorized {
 		t.Errorf("initialize over HTTPS without a token: got %d, want 401", got)
+	}
+}
+
+// TestHTTP_ApprovalsPerSession: approvals are asked through elicitation
+// over HTTP as over stdio, and a "for the session" answer in one session
+// does not let another through.
+func TestHTTP_ApprovalsPerSession(t *testing.T) {
+	e := newEnv(t)
+	target := outsideFile(t, "the secret plan\n")
+	args := map[string]any{"path": target}
+	h := e.serveHTTP(e2eToken)
+	elA := &elicitor{action: "accept", scope: "session"}
+	elB := &elicitor{action: "decline"}
+	a := h.connectWith(t, &mcp.ClientOptions{ElicitationHandler: elA.handle}, elicitingProtocol)
+	b := h.connectWith(t, &mcp.ClientOptions{ElicitationHandler: elB.handle}, elicitingProtocol)
+
+	for i := range 2 {
+		r := callHTTP(t, a, "read_file", args)
+		if r.IsError || !strings.Contains(text(r), "the secret plan") {
+			t.Fatalf("read %d in session A (approved for the session): isError=%v code=%q %q", i+1, r.IsError, code(r), text(r))
+		}
+	}
+	if q := elA.questions(); len(q) != 1 || !strings.Contains(q[0], target) {
+		t.Fatalf("session A was asked %q; want once, naming %s", q, target)
+	}
+
+	r := callHTTP(t, b, "read_file", args)
+	if !r.IsError || code(r) != "denied" || strings.Contains(text(r), "the secret plan") {
+		t.Fatalf("read in session B after A's session pass: isError=%v code=%q %q; want B asked and denied", r.IsError, code(r), text(r))
+	}
+	if q := elB.questions(); len(q) != 1 {
+		t.Fatalf("session B was asked %d times, want once: A's pass must not reach B", len(q))
 	}
 }
