@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -446,5 +447,46 @@ func TestHTTP_ApprovalsPerSession(t *testing.T) {
 	}
 	if q := elB.questions(); len(q) != 1 {
 		t.Fatalf("session B was asked %d times, want once: A's pass must not reach B", len(q))
+	}
+}
+
+// TestHTTP_SessionsDoNotLeak: sessions opened, used and ended leave the
+// host with the descriptors and child processes it had.
+func TestHTTP_SessionsDoNotLeak(t *testing.T) {
+	e := newEnv(t)
+	h := e.serveHTTP(e2eToken)
+	pid := h.cmd.Process.Pid
+	fds := func() int {
+		ents, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "fd"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	round := func(n int) {
+		var wg sync.WaitGroup
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cs := h.connect(t)
+				if r := callHTTP(t, cs, "think", map[string]any{"thought": "x"}); r.IsError {
+					t.Errorf("think: %s", text(r))
+				}
+				if err := cs.Close(); err != nil {
+					t.Errorf("close (DELETE): %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	}
+	round(1) // every plugin started, every lazy descriptor opened
+	baseFDs, baseKids := fds(), len(children(pid))
+	round(16)
+	t.Logf("host descriptors: %d before, %d right after 16 sessions", baseFDs, fds())
+	eventually(t, "the host's descriptors back to where they were", func() bool { return fds() <= baseFDs })
+	if kids := len(children(pid)); kids != baseKids {
+		t.Errorf("the host has %d children after 16 sessions, %d before", kids, baseKids)
 	}
 }
