@@ -490,3 +490,29 @@ func TestHTTP_SessionsDoNotLeak(t *testing.T) {
 		t.Errorf("the host has %d children after 16 sessions, %d before", kids, baseKids)
 	}
 }
+
+// TestHTTP_CancelledKillsTheForegroundCommand: notifications/cancelled
+// ends its call and the command, and leaves the session usable.
+func TestHTTP_CancelledKillsTheForegroundCommand(t *testing.T) {
+	e := newEnv(t)
+	h := e.serveHTTP(e2eToken)
+	cs := h.connect(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_bash", Arguments: map[string]any{"command": "echo $$ > fg.pid; exec sleep 1000", "yield_time_ms": 600000}})
+		done <- err
+	}()
+	fg := readPID(t, filepath.Join(e.workspace, "fg.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(fg, syscall.SIGKILL) })
+	cancel() // the Go client sends notifications/cancelled
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the cancelled call did not return")
+	}
+	eventually(t, "the cancelled call's command to die", func() bool { return !alive(fg) })
+	if r := callHTTP(t, cs, "think", map[string]any{"thought": "still here"}); r.IsError {
+		t.Fatalf("the session after a cancelled call: %s", text(r))
+	}
+}
