@@ -516,3 +516,37 @@ func TestHTTP_CancelledKillsTheForegroundCommand(t *testing.T) {
 		t.Fatalf("the session after a cancelled call: %s", text(r))
 	}
 }
+
+// TestHTTP_ProgressReachesTheClient: a plugin's progress report reaches an
+// HTTP client that sent a progress token, during the call.
+func TestHTTP_ProgressReachesTheClient(t *testing.T) {
+	e := newEnv(t)
+	if out, err := e.cli("plugins", "pin", "probe"); err != nil {
+		t.Fatalf("pin probe: %v\n%s", err, out)
+	}
+	h := e.serveHTTP(e2eToken)
+	progress := make(chan string, 16)
+	cs := h.connectWith(t, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- r.Params.Message:
+			default:
+			}
+		},
+	}, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		p := &mcp.CallToolParams{Name: "probe_block", Arguments: map[string]any{}}
+		p.SetProgressToken("http-progress")
+		_, _ = cs.CallTool(ctx, p)
+	}()
+	select {
+	case msg := <-progress:
+		if msg != "blocking" {
+			t.Errorf("progress message %q, want the plugin's \"blocking\"", msg)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no notifications/progress over HTTP within 20s")
+	}
+}
