@@ -188,7 +188,10 @@ func report(t *testing.T, s *server, samples []sample, limits map[int]float64, t
 	t.Helper()
 	var b strings.Builder
 	calls := s.calls.Load() - warmUp
-	fmt.Fprintf(&b, "## Soak: %s mixed calls through one `yagent serve`\n\n", thousands(total))
+	fmt.Fprintf(&b, "## Soak: %s mixed calls through one `yagent serve` over %s\n\n", thousands(total), s.front)
+	if s.front == "http" {
+		fmt.Fprintf(&b, "`YAGENT_SOAK_FRONT=http`: `serve --http 127.0.0.1:0`, one Streamable HTTP session per worker (%d sessions).\n\n", inFlight)
+	}
 	fmt.Fprintf(&b, "`YAGENT_SOAK=1 go test ./test/soak` (`make soak`): after %d warm-up calls, %s calls from the Go MCP SDK's client "+
 		"to one `bin/yagent serve` (profile `coder`), %d in flight. Of every 20 calls: 5 `read_file` of 2 KB files, "+
 		"4 `search_replace_in_file`, 3 `write_file`, 4 `run_bash` `echo`, 3 `think`, and 1 that must fail "+

@@ -1,11 +1,15 @@
 package soak
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,10 +89,13 @@ func TestSoak_MixedCallsDoNotGrowTheProcesses(t *testing.T) {
 	report(t, s, samples, limits, total, elapsed)
 }
 
-// server is one `yagent serve` process and its MCP client.
+// server is one `yagent serve` process and its MCP client: one session
+// over stdio, or, with YAGENT_SOAK_FRONT=http, one Streamable HTTP session
+// per worker.
 type server struct {
 	cmd       *exec.Cmd
-	cs        *mcp.ClientSession
+	front     string // stdio or http
+	sessions  []*mcp.ClientSession
 	workspace string
 	stderr    *lockedBuffer
 
@@ -131,6 +138,21 @@ func start(t *testing.T) *server {
 		}
 		writeFile(t, filepath.Join(home, ".yagent", "config.yaml"), string(b))
 	}
+	s.front = os.Getenv("YAGENT_SOAK_FRONT")
+	switch s.front {
+	case "", "stdio":
+		s.front = "stdio"
+		s.startStdio(t, yagent, home)
+	case "http":
+		s.startHTTP(t, yagent, home)
+	default:
+		t.Fatalf("YAGENT_SOAK_FRONT=%q: want stdio or http", s.front)
+	}
+	return s
+}
+
+func (s *server) startStdio(t *testing.T, yagent, home string) {
+	t.Helper()
 	s.cmd = exec.Command(yagent, "serve", "--workspace", s.workspace)
 	s.cmd.Env = append(environ(), "HOME="+home)
 	s.cmd.Stderr = s.stderr
@@ -141,14 +163,83 @@ func start(t *testing.T) *server {
 	if err != nil {
 		t.Fatalf("connect to %s serve: %v\nstderr:\n%s", yagent, err, s.stderr.String())
 	}
-	s.cs = cs
+	s.sessions = []*mcp.ClientSession{cs}
 	t.Cleanup(func() {
 		_ = cs.Close()
 		if s.cmd.Process != nil {
 			_ = s.cmd.Process.Kill()
 		}
 	})
-	return s
+}
+
+const soakToken = "soak-token-0123456789"
+
+var servingLine = regexp.MustCompile(`serving MCP over HTTP at (http://\S+/mcp)`)
+
+type bearer struct{ base http.RoundTripper }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+soakToken)
+	return b.base.RoundTrip(r)
+}
+
+// startHTTP starts `serve --http` and opens one session per worker.
+func (s *server) startHTTP(t *testing.T, yagent, home string) {
+	t.Helper()
+	s.cmd = exec.Command(yagent, "serve", "--workspace", s.workspace, "--http", "127.0.0.1:0")
+	s.cmd.Env = append(environ(), "HOME="+home, "YAGENT_TOKEN="+soakToken)
+	pr, pw := io.Pipe()
+	s.cmd.Stderr = io.MultiWriter(s.stderr, pw)
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+		pw.Close()
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	var url string
+	select {
+	case url = <-found:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no serving line from serve --http within 60s:\n%s", s.stderr.String())
+	}
+	ready := strings.TrimSuffix(url, "/mcp") + "/readyz"
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get(ready); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not 200 within 60s:\n%s", ready, s.stderr.String())
+		}
+	}
+	hc := &http.Client{Transport: bearer{&http.Transport{MaxIdleConnsPerHost: 2 * inFlight}}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "soak", Version: "0"}, nil)
+	for range inFlight {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("connect to %s: %v\nstderr:\n%s", url, err, s.stderr.String())
+		}
+		s.sessions = append(s.sessions, cs)
+		t.Cleanup(func() { _ = cs.Close() })
+	}
 }
 
 // environ is the test's environment without HOME and YAGENT_* settings.
@@ -208,13 +299,14 @@ func (s *server) firstFailures() []string {
 	return slices.Clone(s.failText)
 }
 
-// call makes one tool call; want is "" for a call that must succeed, else
+// call makes one tool call on the worker's session; want is "" for a call that must succeed, else
 // the code it must fail with. It returns the result text.
-func (s *server) call(tool string, args map[string]any, want string) string {
+func (w *worker) call(tool string, args map[string]any, want string) string {
+	s := w.s
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	begin := time.Now()
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := s.sessions[w.id%len(s.sessions)].CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	s.lat.add(tool, time.Since(begin))
 	s.calls.Add(1)
 	if err != nil {
@@ -278,12 +370,12 @@ func (w *worker) step(i int64) {
 	switch i % 20 {
 	case 0, 4, 8, 12, 16:
 		n := i % 16
-		text := s.call("read_file", map[string]any{"path": fmt.Sprintf("shared/read-%d.txt", n)}, "")
+		text := w.call("read_file", map[string]any{"path": fmt.Sprintf("shared/read-%d.txt", n)}, "")
 		if !strings.Contains(text, fmt.Sprintf("marker %d\n", n)) {
 			s.fail("read_file shared/read-%d.txt: the text lacks its marker: %.200q", n, text)
 		}
 	case 1, 5, 9, 13:
-		s.call("search_replace_in_file", map[string]any{
+		w.call("search_replace_in_file", map[string]any{
 			"path":       w.dir + "/edit.txt",
 			"old_string": fmt.Sprintf("value = %d\n", w.value),
 			"new_string": fmt.Sprintf("value = %d\n", w.value+1),
@@ -292,20 +384,20 @@ func (w *worker) step(i int64) {
 	case 2, 10, 17:
 		path := fmt.Sprintf("%s/out-%d.txt", w.dir, i%7)
 		content := fmt.Sprintf("written by call %d\n", i)
-		s.call("write_file", map[string]any{"path": path, "content": content}, "")
+		w.call("write_file", map[string]any{"path": path, "content": content}, "")
 		w.written[path] = content
 	case 3, 7, 11, 15:
-		text := s.call("run_bash", map[string]any{"command": fmt.Sprintf("echo soak-%d", i)}, "")
+		text := w.call("run_bash", map[string]any{"command": fmt.Sprintf("echo soak-%d", i)}, "")
 		if !strings.Contains(text, fmt.Sprintf("soak-%d", i)) {
 			s.fail("run_bash echo soak-%d: output %.200q", i, text)
 		}
 	case 6, 14, 18:
-		s.call("think", map[string]any{"thought": fmt.Sprintf("call %d: nothing to decide", i)}, "")
+		w.call("think", map[string]any{"thought": fmt.Sprintf("call %d: nothing to decide", i)}, "")
 	case 19:
 		if i%40 == 19 {
-			s.call("read_file", map[string]any{"path": w.dir + "/missing.txt"}, "not_found")
+			w.call("read_file", map[string]any{"path": w.dir + "/missing.txt"}, "not_found")
 		} else {
-			s.call("search_replace_in_file", map[string]any{
+			w.call("search_replace_in_file", map[string]any{
 				"path": w.dir + "/edit.txt", "old_string": "value = -1\n", "new_string": "value = -2\n",
 			}, "search_not_found")
 		}
