@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"math/big"
@@ -19,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -548,5 +550,53 @@ func TestHTTP_ProgressReachesTheClient(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no notifications/progress over HTTP within 20s")
+	}
+}
+
+// TestHTTP_TypeScriptClient: the MCP TypeScript SDK's Streamable HTTP
+// client lists, calls and ends its session; a wrong token is refused.
+func TestHTTP_TypeScriptClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the TypeScript client needs it")
+	}
+	sdkDir := filepath.Join(repoRoot, "bench", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
+	if _, err := os.Stat(filepath.Join(sdkDir, "dist", "esm", "client", "streamableHttp.js")); err != nil {
+		t.Skip("the MCP TypeScript SDK is not installed under bench/mcp (bench/mcp/run.sh installs it with npm ci)")
+	}
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("read by typescript\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := e.serveHTTP(e2eToken)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, filepath.Join(repoRoot, "test", "e2e", "testdata", "http_client.mjs"), sdkDir, h.url, e2eToken, "notes.txt").CombinedOutput()
+	if err != nil {
+		t.Fatalf("node http_client.mjs: %v\n%s\nserve stderr:\n%s", err, out, h.stderr.String())
+	}
+	var got struct {
+		SessionID        string
+		Tools            []string
+		ThinkError       bool
+		Read             string
+		WrongToken       string
+		WrongTokenStatus int
+	}
+	if err := json.Unmarshal(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:], &got); err != nil {
+		t.Fatalf("decode the client's report %q: %v", out, err)
+	}
+	if got.SessionID == "" || !slices.Contains(got.Tools, "think") || !slices.Contains(got.Tools, "read_file") {
+		t.Errorf("TypeScript client: session %q, tools %v; want a session id and think, read_file listed", got.SessionID, got.Tools)
+	}
+	if got.ThinkError || !strings.Contains(got.Read, "read by typescript") {
+		t.Errorf("TypeScript client: think error=%v, read_file %q", got.ThinkError, got.Read)
+	}
+	if got.WrongTokenStatus != http.StatusUnauthorized {
+		t.Errorf("TypeScript client with a wrong token: status %d (%q); want 401", got.WrongTokenStatus, got.WrongToken)
+	}
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if code := h.post(t, strings.NewReader(list), map[string]string{"Authorization": "Bearer " + e2eToken, "Mcp-Session-Id": got.SessionID, "Mcp-Protocol-Version": "2025-06-18"}); code != http.StatusNotFound {
+		t.Errorf("tools/list on the session the TypeScript client ended: got %d, want 404", code)
 	}
 }
