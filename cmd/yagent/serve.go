@@ -207,7 +207,9 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 		scheme = "https"
 	}
 	url := scheme + "://" + ln.Addr().String() + mcpserver.MCPPath
-	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second}
+	// No read or write timeout: an SSE stream stays open as long as a call
+	// runs. Slow headers and idle keep-alive connections are cut.
+	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
 	go func() {
 		if useTLS {

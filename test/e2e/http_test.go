@@ -600,3 +600,73 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 		t.Errorf("tools/list on the session the TypeScript client ended: got %d, want 404", code)
 	}
 }
+
+// TestHTTP_IdleSessionEndsItsDroppedCall: a client that drops the stream
+// of a call in flight ends nothing (it may come back for the answer); when
+// the session then stays idle past --session-idle, it ends, and the call's
+// foreground command with it.
+func TestHTTP_IdleSessionEndsItsDroppedCall(t *testing.T) {
+	e := newEnv(t)
+	const idle = 2 * time.Second
+	h := e.serveHTTP(e2eToken, "--session-idle", idle.String())
+	auth := map[string]string{"Authorization": "Bearer " + e2eToken}
+
+	req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(initialize))
+	id := h.raw(t, req, auth).Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("initialize: no Mcp-Session-Id")
+	}
+	auth["Mcp-Session-Id"], auth["Mcp-Protocol-Version"] = id, "2025-06-18"
+	req, _ = http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	h.raw(t, req, auth)
+
+	ctx, drop := context.WithCancel(context.Background())
+	defer drop()
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_bash","arguments":{"command":"echo $$ > fg.pid; exec sleep 1000","yield_time_ms":600000}}}`
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, h.url, strings.NewReader(call))
+	go func() {
+		for k, v := range auth {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if resp, err := h.client.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	fg := readPID(t, filepath.Join(e.workspace, "fg.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(fg, syscall.SIGKILL) })
+	drop()
+	dropped := time.Now()
+	time.Sleep(idle / 2) // a negative check needs a moment
+	if !alive(fg) {
+		t.Fatal("the command died when its call's stream was dropped; a disconnect is not a cancel")
+	}
+	eventually(t, "the command to die with its idle session", func() bool { return !alive(fg) })
+	if waited := time.Since(dropped); waited < idle {
+		t.Errorf("the command died %v after the drop, before --session-idle %v", waited, idle)
+	}
+	req, _ = http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`))
+	if code := h.raw(t, req, auth).StatusCode; code != http.StatusNotFound {
+		t.Errorf("tools/list on the expired session: got %d, want 404", code)
+	}
+}
+
+// raw sends req with hdr and the MCP content headers, and returns the
+// answer with its body read.
+func (h *httpHost) raw(t *testing.T, req *http.Request, hdr map[string]string) *http.Response {
+	t.Helper()
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, h.url, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
