@@ -34,7 +34,11 @@ type httpFlags struct {
 	tlsCert      string
 	tlsKey       string
 	sessionIdle  time.Duration
+	sessionCalls int
 }
+
+// defaultSessionCalls caps the calls one HTTP session runs at a time.
+const defaultSessionCalls = 16
 
 func newServeCmd(g *globals) *cobra.Command {
 	var hf httpFlags
@@ -68,7 +72,7 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 				return err
 			}
 			defer a.Close(context.WithoutCancel(ctx))
-			srv := newMCPServer(a)
+			srv := newMCPServer(a, 0)
 			fmt.Fprintln(stderr, banner(a))
 			fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
 			defer killOnSecondInterrupt(a)()
@@ -88,14 +92,16 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 	f.StringVar(&hf.tlsCert, "tls-cert", "", "TLS certificate file (PEM); with --tls-key, serve HTTPS")
 	f.StringVar(&hf.tlsKey, "tls-key", "", "TLS private key file (PEM); with --tls-cert, serve HTTPS")
 	f.DurationVar(&hf.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "end an HTTP session after this long without a request (0: never)")
+	f.IntVar(&hf.sessionCalls, "session-calls", defaultSessionCalls, "the most tool calls one HTTP session runs at once; more fail with too_many_calls (0: no cap)")
 	return cmd
 }
 
-func newMCPServer(a *app.App) *mcpserver.Server {
+func newMCPServer(a *app.App, maxCalls int) *mcpserver.Server {
 	srv := mcpserver.New(a.Surface, &mcpserver.Options{
-		Version:      version,
-		Instructions: a.Instructions,
-		Logger:       a.Logger(),
+		Version:          version,
+		Instructions:     a.Instructions,
+		Logger:           a.Logger(),
+		MaxCallsInFlight: maxCalls,
 	})
 	a.OnListChanged(func(s *session.Session) { srv.NotifyListChanged(s) })
 	return srv
@@ -239,7 +245,7 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	}
 	defer a.Close(context.WithoutCancel(ctx))
 	defer stop() // before the plugins close: no request reaches a closed plugin
-	front.Attach(newMCPServer(a))
+	front.Attach(newMCPServer(a, hf.sessionCalls))
 	fmt.Fprintln(stderr, banner(a))
 	fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
 	defer killOnSecondInterrupt(a)()

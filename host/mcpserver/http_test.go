@@ -215,6 +215,11 @@ type blocker struct {
 
 func newBlockingServer(t *testing.T) (*Server, *blocker) {
 	t.Helper()
+	return newBlockingServerWith(t, nil)
+}
+
+func newBlockingServerWith(t *testing.T, opts *Options) (*Server, *blocker) {
+	t.Helper()
 	b := &blocker{started: make(chan struct{}, 4), ended: make(chan struct{}, 4)}
 	exec := adapter.ExecutorFunc(func(ctx context.Context, _ sdk.CallInfo, _ json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
 		b.started <- struct{}{}
@@ -225,7 +230,7 @@ func newBlockingServer(t *testing.T) (*Server, *blocker) {
 	spec := sdk.Spec{Name: "block", Description: "Blocks until cancelled.", InputSchema: json.RawMessage(`{"type":"object"}`), Effect: sdk.EffectNone}
 	a := adapter.New(spec, "test", toolspec.Hot, exec, adapter.Options{Trusted: true, Logger: slog.New(slog.DiscardHandler)})
 	surf := surface.NewSurfaceFromAdapters([]*adapter.Adapter{a}, surface.Options{Guard: allowAll{}, Logger: slog.New(slog.DiscardHandler)})
-	return New(surf, nil), b
+	return New(surf, opts), b
 }
 
 func (b *blocker) wait(t *testing.T, ch chan struct{}, what string) {
@@ -451,4 +456,49 @@ func TestHTTPFront_IdleEndsADroppedCall(t *testing.T) {
 	drop()
 	b.wait(t, b.ended, "cancelled when its session went idle")
 	waitSessions(t, s, 0, "after the idle time")
+}
+
+func TestHTTPFront_CallsInFlightCappedPerSession(t *testing.T) {
+	t.Parallel()
+	s, b := newBlockingServerWith(t, &Options{MaxCallsInFlight: 2})
+	_, url := attachFront(t, s, HTTPOptions{SessionIdle: -1})
+	a, other := connectHTTP(t, url), connectHTTP(t, url)
+	defer a.Close()
+	defer other.Close()
+
+	call := func(cs *mcp.ClientSession, ctx context.Context) (*mcp.CallToolResult, error) {
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: "block", Arguments: map[string]any{}})
+	}
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	defer cancel1()
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go func() { _, _ = call(a, ctx1) }()
+	b.wait(t, b.started, "started (1 of 2)")
+	go func() { _, _ = call(a, ctx2) }()
+	b.wait(t, b.started, "started (2 of 2)")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := call(a, ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := r.StructuredContent.(map[string]any); !r.IsError || m["code"] != CodeTooManyCalls {
+		t.Fatalf("a third call in flight: isError=%v structured=%v; want %s", r.IsError, r.StructuredContent, CodeTooManyCalls)
+	}
+
+	// The cap is the session's: another session still runs a call.
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	defer cancel3()
+	go func() { _, _ = call(other, ctx3) }()
+	b.wait(t, b.started, "started in the other session")
+
+	// A call that returns frees its place.
+	cancel1() // notifications/cancelled
+	b.wait(t, b.ended, "ended by its cancellation")
+	ctx4, cancel4 := context.WithCancel(context.Background())
+	defer cancel4()
+	go func() { _, _ = call(a, ctx4) }()
+	b.wait(t, b.started, "started once a place was free")
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -30,8 +31,15 @@ type Options struct {
 	// client's user as input requests when the client supports elicitation,
 	// else none.
 	Answerer func(ss *mcp.ServerSession) session.Answerer
-	Logger   *slog.Logger
+	// MaxCallsInFlight caps the tool calls one session runs at a time; a
+	// call over it fails at once with too_many_calls. 0 means no cap.
+	MaxCallsInFlight int
+	Logger           *slog.Logger
 }
+
+// CodeTooManyCalls is the result code of a call refused because its
+// session already runs MaxCallsInFlight calls.
+const CodeTooManyCalls = "too_many_calls"
 
 // Server is an MCP server over one surface.
 type Server struct {
@@ -52,6 +60,8 @@ type hostSession struct {
 	// the session has in flight: the SDK's Close waits for them to return.
 	ended context.Context
 	end   context.CancelFunc
+	// inFlight counts the session's calls running, under Server.mu.
+	inFlight int
 }
 
 // New returns a server for surf. Register nothing else on it: its tool list
@@ -144,12 +154,36 @@ func (s *Server) hostSessionFor(ss *mcp.ServerSession) *hostSession {
 	return hs
 }
 
-// callContext is ctx, also cancelled when the call's session ends.
-func (s *Server) callContext(ctx context.Context, ss *mcp.ServerSession) (context.Context, *session.Session, context.CancelFunc) {
+// callContext is ctx, also cancelled when the call's session ends. ok is
+// false, and nothing is to be done, when the session already runs
+// MaxCallsInFlight calls.
+func (s *Server) callContext(ctx context.Context, ss *mcp.ServerSession) (_ context.Context, _ *session.Session, done func(), ok bool) {
 	hs := s.hostSessionFor(ss)
+	s.mu.Lock()
+	if limit := s.opts.MaxCallsInFlight; limit > 0 && hs.inFlight >= limit {
+		s.mu.Unlock()
+		return nil, nil, nil, false
+	}
+	hs.inFlight++
+	s.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(hs.ended, cancel)
-	return ctx, hs.sess, func() { stop(); cancel() }
+	return ctx, hs.sess, func() {
+		stop()
+		cancel()
+		s.mu.Lock()
+		hs.inFlight--
+		s.mu.Unlock()
+	}, true
+}
+
+func (s *Server) tooManyCalls() *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
+			"this session already runs %d calls, the most it may at once; wait for one to return, then call again", s.opts.MaxCallsInFlight)}},
+		StructuredContent: map[string]any{"code": CodeTooManyCalls},
+	}
 }
 
 // lookup returns the live MCP session named id, or nil.
@@ -213,7 +247,10 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				break
 			}
 			if _, known := s.surf.Lookup(r.Params.Name); !known {
-				ctx, sess, done := s.callContext(ctx, r.Session)
+				ctx, sess, done, ok := s.callContext(ctx, r.Session)
+				if !ok {
+					return s.tooManyCalls(), nil
+				}
 				defer done()
 				res := s.surf.Call(ctx, sess, r.Params.Name, r.Params.Arguments)
 				return toCallResult(res), nil
@@ -224,7 +261,10 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	ctx, sess, done := s.callContext(ctx, req.Session)
+	ctx, sess, done, ok := s.callContext(ctx, req.Session)
+	if !ok {
+		return s.tooManyCalls(), nil
+	}
 	defer done()
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		ss := req.Session
