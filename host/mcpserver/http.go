@@ -87,6 +87,10 @@ func (f *HTTPFront) Attach(s *Server) {
 		&mcp.StreamableHTTPOptions{
 			Logger:              s.logger,
 			MaxRequestBodyBytes: f.opts.MaxBody,
+			// A client whose stream dropped resumes it with Last-Event-ID
+			// and gets what it missed; the store keeps the latest 10 MiB
+			// across sessions and forgets a session when it ends.
+			EventStore: mcp.NewMemoryEventStore(nil),
 		})
 	a := &attached{server: s, handler: h}
 	if f.opts.SessionIdle > 0 {

@@ -12,6 +12,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
@@ -669,4 +670,129 @@ func (h *httpHost) raw(t *testing.T, req *http.Request, hdr map[string]string) *
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp
+}
+
+// sseEvent is one server-sent event.
+type sseEvent struct{ id, data string }
+
+// readEvents sends the events of an SSE body to ch until it ends.
+func readEvents(body io.ReadCloser, ch chan<- sseEvent) {
+	defer body.Close()
+	sc := bufio.NewScanner(body)
+	sc.Buffer(nil, 1<<20)
+	var ev sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.data != "" {
+				ch <- ev
+			}
+			ev = sseEvent{}
+		case strings.HasPrefix(line, "id:"):
+			ev.id = strings.TrimSpace(strings.TrimPrefix(line, "id:"))
+		case strings.HasPrefix(line, "data:"):
+			ev.data += strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+		}
+	}
+	close(ch)
+}
+
+// TestHTTP_ResumesADroppedStream: a client whose call stream dropped
+// resumes it with Last-Event-ID and gets the call's answer there.
+func TestHTTP_ResumesADroppedStream(t *testing.T) {
+	e := newEnv(t)
+	if out, err := e.cli("plugins", "pin", "probe"); err != nil {
+		t.Fatalf("pin probe: %v\n%s", err, out)
+	}
+	h := e.serveHTTP(e2eToken)
+	auth := map[string]string{"Authorization": "Bearer " + e2eToken}
+	req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(initialize))
+	id := h.raw(t, req, auth).Header.Get("Mcp-Session-Id")
+	auth["Mcp-Session-Id"], auth["Mcp-Protocol-Version"] = id, "2025-06-18"
+	req, _ = http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	h.raw(t, req, auth)
+
+	// open returns an error rather than failing: it also runs off the
+	// test's goroutine.
+	open := func(req *http.Request) (chan sseEvent, error) {
+		for k, v := range auth {
+			req.Header.Set(k, v)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := h.client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			resp.Body.Close()
+			return nil, fmt.Errorf("%s: status %d, %s; want an event stream", req.Method, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		ch := make(chan sseEvent, 16)
+		go readEvents(resp.Body, ch)
+		return ch, nil
+	}
+	next := func(ch chan sseEvent, what string) sseEvent {
+		t.Helper()
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("the stream ended before %s", what)
+			}
+			return ev
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no %s within 20s", what)
+		}
+		return sseEvent{}
+	}
+
+	ctx, drop := context.WithCancel(context.Background())
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"probe_block","arguments":{},"_meta":{"progressToken":"p"}}}`
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, h.url, strings.NewReader(call))
+	stream, err := open(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := next(stream, "the progress event")
+	if first.id == "" || !strings.Contains(first.data, "notifications/progress") {
+		t.Fatalf("first event %+v; want a progress notification with an id", first)
+	}
+	drop()
+
+	// The resumed stream answers once it has an event to send: open it
+	// while the call is ended.
+	req, _ = http.NewRequest(http.MethodGet, h.url, nil)
+	req.Header.Set("Last-Event-ID", first.id)
+	type result struct {
+		ch  chan sseEvent
+		err error
+	}
+	opened := make(chan result, 1)
+	go func() {
+		ch, err := open(req)
+		opened <- result{ch, err}
+	}()
+	time.Sleep(200 * time.Millisecond) // let the GET reach the host before the call ends
+	req, _ = http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`))
+	h.raw(t, req, auth)
+	var resumed chan sseEvent
+	select {
+	case r := <-opened:
+		if r.err != nil {
+			t.Fatalf("resume with Last-Event-ID: %v", r.err)
+		}
+		resumed = r.ch
+	case <-time.After(20 * time.Second):
+		t.Fatal("the GET with Last-Event-ID did not answer within 20s")
+	}
+	for {
+		ev := next(resumed, "the call's answer on the resumed stream")
+		if strings.Contains(ev.data, `"id":2`) {
+			if !strings.Contains(ev.data, "cancelled") {
+				t.Errorf("the answer on the resumed stream: %s", ev.data)
+			}
+			return
+		}
+	}
 }
