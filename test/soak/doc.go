@@ -4,5 +4,6 @@
 // It runs only with YAGENT_SOAK=1 (make soak); YAGENT_SOAK_OUT names a file
 // for its Markdown table, and YAGENT_SOAK_CONFIG a user config.yaml for the
 // served host (an exec rule there puts every command under the exec
-// supervisor).
+// supervisor); YAGENT_SOAK_FRONT=http serves the mix over `serve --http`,
+// one session per worker.
 package soak
