@@ -762,16 +762,25 @@ func TestHTTP_ResumesADroppedStream(t *testing.T) {
 
 	// The resumed stream answers once it has an event to send: open it
 	// while the call is ended.
-	req, _ = http.NewRequest(http.MethodGet, h.url, nil)
-	req.Header.Set("Last-Event-ID", first.id)
+	get, _ := http.NewRequest(http.MethodGet, h.url, nil)
+	get.Header.Set("Last-Event-ID", first.id)
 	type result struct {
 		ch  chan sseEvent
 		err error
 	}
 	opened := make(chan result, 1)
 	go func() {
-		ch, err := open(req)
-		opened <- result{ch, err}
+		// 409 while the host has not yet seen the old stream go: a
+		// client tries again.
+		for i := 0; ; i++ {
+			ch, err := open(get)
+			if err != nil && strings.Contains(err.Error(), "status 409") && i < 100 {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			opened <- result{ch, err}
+			return
+		}
 	}()
 	time.Sleep(200 * time.Millisecond) // let the GET reach the host before the call ends
 	req, _ = http.NewRequest(http.MethodPost, h.url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`))
