@@ -73,13 +73,16 @@ func CheckRequired(mode string, p Policy) error {
 }
 
 // StartForCall starts cmd, a child a plugin runs for the call ctx belongs
-// to (ripgrep, ctags), inside that call's sandbox, with no exec
-// supervision; as is when the call has none.
-func StartForCall(ctx context.Context, cmd *exec.Cmd) error {
+// to (ripgrep, ctags, the search plugin's own binary), inside that call's
+// sandbox, with no exec supervision; as is when the call has none. read
+// adds paths the child may read and run beyond the call's (the plugin's
+// binary, wherever it is installed).
+func StartForCall(ctx context.Context, cmd *exec.Cmd, read ...string) error {
 	p, mode, ok := ForCall(ctx, cmd.Env)
 	if !ok {
 		return cmd.Start()
 	}
+	p.Read = append(slices.Clip(p.Read), read...)
 	if err := CheckRequired(mode, p); err != nil {
 		return err
 	}

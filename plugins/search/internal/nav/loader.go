@@ -174,7 +174,9 @@ func (f *Finder) runLoader(ctx context.Context, q *goQuery) (*goAnswer, error) {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	ownGroup(cmd)
 	cmd.WaitDelay = loaderGrace
-	if err := startLoader(ctx, cmd, bin); err != nil {
+	// Its own binary may be run wherever the plugin is installed (a
+	// plugin folder in the private part of the home).
+	if err := sandbox.StartForCall(ctx, cmd, bin); err != nil {
 		return nil, fmt.Errorf("the Go type checker did not start: %w", err)
 	}
 	werr := cmd.Wait()
@@ -197,23 +199,6 @@ func (f *Finder) runLoader(ctx context.Context, q *goQuery) (*goAnswer, error) {
 		return nil, fmt.Errorf("the Go type checker's answer does not parse: %w", err)
 	}
 	return &a, nil
-}
-
-// startLoader starts the loader inside the call's sandbox, as
-// sandbox.StartForCall would, with one more rule: its own binary may be
-// run, wherever it is installed (a plugin folder in the private part of
-// the home).
-func startLoader(ctx context.Context, cmd *exec.Cmd, bin string) error {
-	p, mode, ok := sandbox.ForCall(ctx, cmd.Env)
-	if !ok {
-		return cmd.Start()
-	}
-	p.Read = append(append([]string(nil), p.Read...), bin)
-	if err := sandbox.CheckRequired(mode, p); err != nil {
-		return err
-	}
-	_, err := sandbox.Start(cmd, p)
-	return err
 }
 
 // capped keeps the first max bytes written to it and notes the overflow.
