@@ -162,6 +162,19 @@ func (r *Remote) Shutdown(ctx context.Context) error {
 	return nil
 }
 
+// EndSession tells the plugin that the agent session id ended (its
+// OnSessionEnd). A plugin that predates the call is not an error: it holds
+// nothing it could release.
+func (r *Remote) EndSession(ctx context.Context, id string) error {
+	if _, err := r.client.EndSession(ctx, &pluginpb.EndSessionRequest{SessionId: id, HostBrokerId: r.hostID}); err != nil {
+		if status.Code(err) == codes.Unimplemented {
+			return nil
+		}
+		return fmt.Errorf("end session: %w", err)
+	}
+	return nil
+}
+
 func (r *Remote) register(c *inflight) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -100,6 +100,20 @@ func (s *pluginServer) Shutdown(ctx context.Context, _ *pluginpb.ShutdownRequest
 	return &pluginpb.ShutdownResponse{}, nil
 }
 
+func (s *pluginServer) EndSession(ctx context.Context, req *pluginpb.EndSessionRequest) (*pluginpb.EndSessionResponse, error) {
+	if s.plugin.OnSessionEnd != nil {
+		// No call: progress goes nowhere and approvals find nobody to ask,
+		// but the process groups the plugin ends are reported.
+		info := CallInfo{SessionID: req.GetSessionId()}
+		host := &callHost{info: info, events: &eventSender{done: true}, conn: s.hosts.get(s.broker, req.GetHostBrokerId(), s.logger)}
+		ctx = WithHost(WithCall(ctx, info), host)
+		if err := s.plugin.OnSessionEnd(ctx, req.GetSessionId()); err != nil {
+			return nil, status.Errorf(codes.Internal, "end session: %v", err)
+		}
+	}
+	return &pluginpb.EndSessionResponse{}, nil
+}
+
 func (s *pluginServer) Call(req *pluginpb.CallRequest, stream pluginpb.Plugin_CallServer) error {
 	events := &eventSender{stream: stream}
 	tool, ok := s.tools[req.GetTool()]

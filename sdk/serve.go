@@ -30,6 +30,14 @@ type Plugin struct {
 	// before the process is stopped: release what the plugin holds (browser
 	// processes, background shells).
 	OnShutdown func(context.Context) error
+	// OnSessionEnd, when set, runs when the host says an agent session
+	// ended (its client left, or it was idle too long): release what the
+	// plugin holds for that session alone — its foreground commands, its
+	// browser tab, what it remembers of the session's reads and plans.
+	// Commands started in the background live on. It may run while calls
+	// of other sessions are in flight, and for a session the plugin never
+	// saw.
+	OnSessionEnd func(ctx context.Context, sessionID string) error
 }
 
 // ProtocolVersion is the version of the host–plugin protocol spoken by this

@@ -102,6 +102,7 @@ func newMCPServer(a *app.App, maxCalls int) *mcpserver.Server {
 		Instructions:     a.Instructions,
 		Logger:           a.Logger(),
 		MaxCallsInFlight: maxCalls,
+		OnSessionEnd:     a.EndSession,
 	})
 	a.OnListChanged(func(s *session.Session) { srv.NotifyListChanged(s) })
 	return srv

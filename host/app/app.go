@@ -326,6 +326,19 @@ func (a *App) PluginNames() []string {
 	return names
 }
 
+// EndSession ends the agent session id in every running plugin: each
+// releases what it held for that session alone (foreground commands, a
+// browser tab, remembered reads, plan and todos); background commands live
+// on. A failure is logged, not returned: the session is over either way.
+func (a *App) EndSession(ctx context.Context, id string) {
+	if a.Plugins == nil {
+		return
+	}
+	if err := a.Plugins.EndSession(ctx, id); err != nil {
+		a.logger.Warn("a plugin did not release what the session held", "session", id, "error", err)
+	}
+}
+
 // Close shuts the plugins down.
 func (a *App) Close(ctx context.Context) error {
 	if a.Plugins == nil {

@@ -502,3 +502,41 @@ func TestHTTPFront_CallsInFlightCappedPerSession(t *testing.T) {
 	go func() { _, _ = call(a, ctx4) }()
 	b.wait(t, b.started, "started once a place was free")
 }
+
+// TestHTTPFront_SessionEndToldOnceCallsReturned: a DELETE runs
+// OnSessionEnd once, with the session's id, after its call in flight has
+// returned.
+func TestHTTPFront_SessionEndToldOnceCallsReturned(t *testing.T) {
+	t.Parallel()
+	ended := make(chan string, 2)
+	var s *Server
+	var b *blocker
+	s, b = newBlockingServerWith(t, &Options{OnSessionEnd: func(_ context.Context, id string) {
+		select {
+		case <-b.ended:
+			b.ended <- struct{}{} // put it back for the test's own wait
+		default:
+			t.Errorf("OnSessionEnd(%q) ran before the session's call returned", id)
+		}
+		ended <- id
+	}})
+	_, url := attachFront(t, s, HTTPOptions{SessionIdle: -1})
+	id := rawSession(t, url)
+	defer startCall(t, url, id, b)()
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	if code := rawDo(t, req, id).StatusCode; code != http.StatusNoContent {
+		t.Fatalf("DELETE: got %d, want 204", code)
+	}
+	select {
+	case got := <-ended:
+		if got != id {
+			t.Errorf("OnSessionEnd(%q), want the session's id %q", got, id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnSessionEnd did not run within 10s of DELETE")
+	}
+	s.WaitEnded()
+	if len(ended) != 0 {
+		t.Errorf("OnSessionEnd ran %d more times", len(ended))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,7 +35,12 @@ type Options struct {
 	// MaxCallsInFlight caps the tool calls one session runs at a time; a
 	// call over it fails at once with too_many_calls. 0 means no cap.
 	MaxCallsInFlight int
-	Logger           *slog.Logger
+	// OnSessionEnd, when set, runs once an MCP session has ended and its
+	// calls have returned, with the id of its yagent session: where the
+	// host tells plugins to release what they hold for it. Run waits for
+	// it before it returns.
+	OnSessionEnd func(ctx context.Context, id string)
+	Logger       *slog.Logger
 }
 
 // CodeTooManyCalls is the result code of a call refused because its
@@ -51,6 +57,8 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*hostSession
 	pending  pendingCalls
+	// ending counts the sessions whose OnSessionEnd runs.
+	ending sync.WaitGroup
 }
 
 // hostSession is the host's side of one MCP session.
@@ -106,9 +114,19 @@ func New(surf *surface.Surface, opts *Options) *Server {
 func (s *Server) MCP() *mcp.Server { return s.server }
 
 // Run serves one connection over t until the client leaves or ctx ends.
+// It returns once the ends of the sessions it served have run.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	return s.server.Run(ctx, t)
+	err := s.server.Run(ctx, t)
+	s.WaitEnded()
+	return err
 }
+
+// WaitEnded waits for the OnSessionEnd of every session that has ended.
+func (s *Server) WaitEnded() { s.ending.Wait() }
+
+// sessionEndGrace bounds how long the plugins are given to release what a
+// session held.
+const sessionEndGrace = 10 * time.Second
 
 // NotifyListChanged tells clients that the tool list of sess changed (a
 // Cold tool was loaded).
@@ -144,12 +162,19 @@ func (s *Server) hostSessionFor(ss *mcp.ServerSession) *hostSession {
 	ended, end := context.WithCancel(context.Background())
 	hs := &hostSession{sess: sess, ended: ended, end: end}
 	s.sessions[ss] = hs
+	s.ending.Add(1)
 	go func() {
+		defer s.ending.Done()
 		_ = ss.Wait()
 		end()
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		s.mu.Unlock()
+		if s.opts.OnSessionEnd != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), sessionEndGrace)
+			defer cancel()
+			s.opts.OnSessionEnd(ctx, sess.ID())
+		}
 	}()
 	return hs
 }

@@ -266,6 +266,25 @@ func (m *Manager) KillReportedGroups() {
 	}
 }
 
+// EndSession tells every running plugin that the agent session id ended,
+// so that each releases what it holds for that session alone (its
+// OnSessionEnd). A plugin not running holds nothing of it and is not
+// started. Plugins are told side by side; the error joins their failures.
+func (m *Manager) EndSession(ctx context.Context, id string) error {
+	plugins := m.Plugins()
+	var wg sync.WaitGroup
+	errs := make([]error, len(plugins))
+	for i, p := range plugins {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = p.endSession(ctx, id)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // Close asks every running plugin to shut down (its OnShutdown), stops its
 // process, and kills the process groups still reported live. Later calls
 // fail with plugin_unavailable.

@@ -443,6 +443,25 @@ func (p *Plugin) stop(ctx context.Context) error {
 	return err
 }
 
+// endSession tells the running instance, if any, that session id ended.
+func (p *Plugin) endSession(ctx context.Context, id string) error {
+	p.mu.Lock()
+	inst := p.inst
+	p.mu.Unlock()
+	if inst == nil {
+		return nil
+	}
+	select {
+	case <-inst.remote.Done():
+		return nil // gone: it holds nothing any more
+	default:
+	}
+	if err := inst.remote.EndSession(ctx, id); err != nil {
+		return fmt.Errorf("plugin %s: %w", p.Name, err)
+	}
+	return nil
+}
+
 // killGroups kills the process groups the plugin reported live.
 func (p *Plugin) killGroups() {
 	p.mu.Lock()

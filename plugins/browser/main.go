@@ -8,5 +8,5 @@ import (
 
 func main() {
 	m := session.NewManager(session.OptionsFrom(sdk.Settings()))
-	sdk.Serve(sdk.Plugin{Name: "browser", Version: tools.Version, Tools: tools.All(m), OnShutdown: m.Shutdown})
+	sdk.Serve(sdk.Plugin{Name: "browser", Version: tools.Version, Tools: tools.All(m), OnShutdown: m.Shutdown, OnSessionEnd: m.EndSession})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -62,6 +63,7 @@ func newPlugin(o options) sdk.Plugin {
 			todoReadTool(st),
 			useSkillTool(o.SkillDirs),
 		},
+		OnSessionEnd: func(_ context.Context, id string) error { return st.end(id) },
 	}
 }
 

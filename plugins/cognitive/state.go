@@ -87,6 +87,29 @@ func (s *store) update(id string, fn func(*sessionState) error) (next sessionSta
 	return draft.clone(), saveErr, nil
 }
 
+// end forgets session id: its plan and todos, in memory and on disk. It
+// waits for a call of the session in flight.
+func (s *store) end(id string) error {
+	s.mu.Lock()
+	sl := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if sl != nil {
+		sl.mu.Lock()
+		defer sl.mu.Unlock()
+	}
+	if s.dir == "" {
+		return nil
+	}
+	if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the session's state: %w", err)
+	}
+	// The session's folder goes with its last file; other plugins' files
+	// (a background command's log) keep it.
+	_ = os.Remove(filepath.Dir(s.path(id)))
+	return nil
+}
+
 // load reads the session's file once; an unreadable file leaves the state
 // empty and is reported.
 func (s *store) load(id string, sl *sessionSlot) error {

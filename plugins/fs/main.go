@@ -6,5 +6,6 @@ import (
 )
 
 func main() {
-	sdk.Serve(sdk.Plugin{Name: "fs", Version: "0.1.0", Tools: fstool.New().Tools()})
+	s := fstool.New()
+	sdk.Serve(sdk.Plugin{Name: "fs", Version: "0.1.0", Tools: s.Tools(), OnSessionEnd: s.EndSession})
 }

@@ -15,5 +15,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 	}
 	m := runner.New(opts)
-	sdk.Serve(sdk.Plugin{Name: "shell", Version: tools.Version, Tools: tools.All(m), OnShutdown: m.Shutdown})
+	sdk.Serve(sdk.Plugin{Name: "shell", Version: tools.Version, Tools: tools.All(m), OnShutdown: m.Shutdown, OnSessionEnd: m.EndSession})
 }

@@ -133,6 +133,12 @@ func (c *Client) Call(ctx context.Context, tool string, info sdk.CallInfo, input
 	return c.remote.Call(ctx, info, raw, func(p sdk.Progress) { c.Host.record(id, p) })
 }
 
+// EndSession tells the plugin, over gRPC as the host does, that the agent
+// session id ended (its OnSessionEnd).
+func (c *Client) EndSession(ctx context.Context, id string) error {
+	return c.remote.EndSession(ctx, id)
+}
+
 // Host is the test host: it records what the plugin reports and answers
 // its approval requests. It is safe for concurrent use.
 type Host struct {

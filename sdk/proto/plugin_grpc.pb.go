@@ -21,9 +21,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Plugin_Describe_FullMethodName = "/yagent.plugin.v1.Plugin/Describe"
-	Plugin_Call_FullMethodName     = "/yagent.plugin.v1.Plugin/Call"
-	Plugin_Shutdown_FullMethodName = "/yagent.plugin.v1.Plugin/Shutdown"
+	Plugin_Describe_FullMethodName   = "/yagent.plugin.v1.Plugin/Describe"
+	Plugin_Call_FullMethodName       = "/yagent.plugin.v1.Plugin/Call"
+	Plugin_Shutdown_FullMethodName   = "/yagent.plugin.v1.Plugin/Shutdown"
+	Plugin_EndSession_FullMethodName = "/yagent.plugin.v1.Plugin/EndSession"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -39,6 +40,12 @@ type PluginClient interface {
 	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallEvent], error)
 	// Shutdown asks the plugin to release what it holds before it exits.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
+	// EndSession tells the plugin that an agent session ended: release what
+	// it holds for that session alone (its foreground commands, its browser
+	// tab, its remembered reads and plans). Background commands live on.
+	// A plugin built before this RPC answers Unimplemented, which the host
+	// ignores.
+	EndSession(ctx context.Context, in *EndSessionRequest, opts ...grpc.CallOption) (*EndSessionResponse, error)
 }
 
 type pluginClient struct {
@@ -88,6 +95,16 @@ func (c *pluginClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts .
 	return out, nil
 }
 
+func (c *pluginClient) EndSession(ctx context.Context, in *EndSessionRequest, opts ...grpc.CallOption) (*EndSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EndSessionResponse)
+	err := c.cc.Invoke(ctx, Plugin_EndSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -101,6 +118,12 @@ type PluginServer interface {
 	Call(*CallRequest, grpc.ServerStreamingServer[CallEvent]) error
 	// Shutdown asks the plugin to release what it holds before it exits.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
+	// EndSession tells the plugin that an agent session ended: release what
+	// it holds for that session alone (its foreground commands, its browser
+	// tab, its remembered reads and plans). Background commands live on.
+	// A plugin built before this RPC answers Unimplemented, which the host
+	// ignores.
+	EndSession(context.Context, *EndSessionRequest) (*EndSessionResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -119,6 +142,9 @@ func (UnimplementedPluginServer) Call(*CallRequest, grpc.ServerStreamingServer[C
 }
 func (UnimplementedPluginServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedPluginServer) EndSession(context.Context, *EndSessionRequest) (*EndSessionResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method EndSession not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -188,6 +214,24 @@ func _Plugin_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Plugin_EndSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EndSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).EndSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_EndSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).EndSession(ctx, req.(*EndSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -202,6 +246,10 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Shutdown",
 			Handler:    _Plugin_Shutdown_Handler,
+		},
+		{
+			MethodName: "EndSession",
+			Handler:    _Plugin_EndSession_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

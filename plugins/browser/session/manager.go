@@ -131,6 +131,31 @@ func (m *Manager) Close(ctx context.Context) (*sdk.Result, error) {
 	return &sdk.Result{Text: text, Data: map[string]any{"closed": was}}, nil
 }
 
+// EndSession closes the browser of session id, if it has one, and forgets
+// its tabs, saved ones included: the session is over, nobody will reopen
+// them. It waits for the session's call in flight, if any, to return (the
+// host cancels it first); when ctx ends before, the browser is killed
+// under it. It is the plugin's OnSessionEnd.
+func (m *Manager) EndSession(ctx context.Context, id string) error {
+	m.mu.Lock()
+	s := m.sessions[id]
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	if err := s.acquire(ctx); err != nil {
+		s.teardown(ctx)
+		return fmt.Errorf("end session %q: %w", id, err)
+	}
+	defer s.release()
+	s.teardown(ctx)
+	if err := removeTabs(s.state); err != nil {
+		return fmt.Errorf("end session %q: remove the saved tabs: %w", id, err)
+	}
+	return nil
+}
+
 func (m *Manager) isClosed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -47,6 +47,14 @@ func New() *Service {
 	}
 }
 
+// EndSession forgets what session id read and wrote: a later session that
+// reuses the id starts with no file marked as read. It is the plugin's
+// OnSessionEnd.
+func (s *Service) EndSession(_ context.Context, id string) error {
+	s.states.dropSession(id)
+	return nil
+}
+
 // Tools returns the fs tools, sorted by name.
 func (s *Service) Tools() []sdk.Tool {
 	return []sdk.Tool{

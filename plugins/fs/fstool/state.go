@@ -3,6 +3,7 @@ package fstool
 import (
 	"crypto/sha256"
 	"io/fs"
+	"slices"
 	"sync"
 	"time"
 )
@@ -56,6 +57,19 @@ func (c *stateCache) get(session, path string) (fileState, bool) {
 	defer c.mu.Unlock()
 	st, ok := c.m[stateKey{session, path}]
 	return st, ok
+}
+
+// dropSession forgets everything session read or wrote.
+func (c *stateCache) dropSession(session string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order = slices.DeleteFunc(c.order, func(k stateKey) bool {
+		if k.session != session {
+			return false
+		}
+		delete(c.m, k)
+		return true
+	})
 }
 
 func (c *stateCache) put(session, path string, st fileState) {

@@ -82,6 +82,35 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	return nil
 }
 
+// EndSession ends what session id holds: its foreground commands in
+// flight (a call's, or yielded and waiting on shell_wait) are killed and
+// waited for, and its task table is dropped. Its background commands keep
+// running, as they would when the plugin stops, but no session lists them
+// any more; their output stays in their log files. It is the plugin's
+// OnSessionEnd.
+func (m *Manager) EndSession(ctx context.Context, id string) error {
+	m.mu.Lock()
+	var tasks []*task
+	for t := range m.inflight {
+		if t.sessionID == id && t.mode != modeBackground {
+			tasks = append(tasks, t)
+		}
+	}
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	for _, t := range tasks {
+		t.cancel(errSessionEnded)
+	}
+	for _, t := range tasks {
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			return fmt.Errorf("end session %q: %d foreground commands not yet ended: %w", id, len(tasks), ctx.Err())
+		}
+	}
+	return nil
+}
+
 func (m *Manager) newTask(sessionID, command, mode string) *task {
 	return &task{
 		id:        fmt.Sprintf("sh-%d", m.nextID.Add(1)),

@@ -21,6 +21,7 @@ var (
 	errCallCancelled = errors.New("the call was cancelled")
 	errShellCancel   = errors.New("shell_cancel stopped the task")
 	errStopping      = errors.New("the shell plugin is stopping")
+	errSessionEnded  = errors.New("the session ended")
 )
 
 // The ways a command ends.
