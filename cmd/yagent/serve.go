@@ -73,6 +73,7 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 			}
 			defer a.Close(context.WithoutCancel(ctx))
 			srv := newMCPServer(a, 0)
+			defer srv.Close()
 			fmt.Fprintln(stderr, banner(a))
 			fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
 			defer killOnSecondInterrupt(a)()
@@ -103,6 +104,7 @@ func newMCPServer(a *app.App, maxCalls int) *mcpserver.Server {
 		Logger:           a.Logger(),
 		MaxCallsInFlight: maxCalls,
 		OnSessionEnd:     a.EndSession,
+		Bus:              a.Bus,
 	})
 	a.OnListChanged(func(s *session.Session) { srv.NotifyListChanged(s) })
 	return srv
@@ -246,7 +248,9 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	}
 	defer a.Close(context.WithoutCancel(ctx))
 	defer stop() // before the plugins close: no request reaches a closed plugin
-	front.Attach(newMCPServer(a, hf.sessionCalls))
+	srv := newMCPServer(a, hf.sessionCalls)
+	defer srv.Close()
+	front.Attach(srv)
 	fmt.Fprintln(stderr, banner(a))
 	fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
 	defer killOnSecondInterrupt(a)()

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
@@ -112,7 +110,7 @@ func (a *Adapter) Call(ctx context.Context, sess *session.Session, raw json.RawM
 	if sess == nil {
 		sess = session.New("")
 	}
-	callID := uuid.NewString()
+	callID := callIDFrom(ctx)
 	a.opts.Bus.Publish(bus.Event{Type: bus.ToolStarted, SessionID: sess.ID(), CallID: callID, Tool: a.spec.Name})
 	res := a.run(ctx, sess, callID, raw)
 	if text, cut := capText(res.Text, a.opts.MaxTextBytes); cut {
@@ -248,12 +246,10 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 	if dl, ok := ctx.Deadline(); ok {
 		info.Deadline = dl
 	}
-	hook := progressFrom(ctx)
+	// The one path of a call's progress: the bus, whose taps (the fronts)
+	// see each event before the call returns.
 	progress := func(p sdk.Progress) {
 		a.opts.Bus.Publish(bus.Event{Type: bus.ToolProgress, SessionID: sess.ID(), CallID: callID, Tool: name, Payload: p})
-		if hook != nil {
-			hook(p)
-		}
 	}
 	out, err := a.execute(session.NewContext(ctx, sess), info, input, progress)
 

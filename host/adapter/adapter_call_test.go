@@ -567,12 +567,16 @@ func TestAdapterCall_PublishesEventsAndProgress(t *testing.T) {
 		return &sdk.Result{Text: "ok"}, nil
 	}}
 	a := newTool(t, inputSchema, rec, Options{Bus: d})
-	var hooked []sdk.Progress
-	ctx := WithProgress(t.Context(), func(p sdk.Progress) { hooked = append(hooked, p) })
+	var tapped []sdk.Progress
+	defer d.Tap(func(ev bus.Event) {
+		if p, ok := ev.Payload.(sdk.Progress); ok && ev.CallID == "front-id" {
+			tapped = append(tapped, p)
+		}
+	})()
 	sess := session.New("sess-1")
-	res := a.Call(ctx, sess, json.RawMessage(`{"input":"x"}`))
-	if len(hooked) != 1 || hooked[0].Message != "half" {
-		t.Fatalf("progress hook got %v", hooked)
+	res := a.Call(WithCallID(t.Context(), "front-id"), sess, json.RawMessage(`{"input":"x"}`))
+	if len(tapped) != 1 || tapped[0].Message != "half" {
+		t.Fatalf("the bus tap got %v under the front's call id, want the one progress", tapped)
 	}
 	var types []string
 	for range 3 {
@@ -588,8 +592,12 @@ func TestAdapterCall_PublishesEventsAndProgress(t *testing.T) {
 	if strings.Join(types, ",") != "tool_started,tool_progress,tool_finished" {
 		t.Fatalf("events = %v", types)
 	}
-	if rec.info.SessionID != "sess-1" || rec.info.Tool != "probe" || len(rec.info.ID) != 36 {
+	if rec.info.SessionID != "sess-1" || rec.info.Tool != "probe" || rec.info.ID != "front-id" {
 		t.Fatalf("CallInfo = %+v", rec.info)
+	}
+	a.Call(t.Context(), sess, json.RawMessage(`{"input":"x"}`))
+	if len(rec.info.ID) != 36 {
+		t.Fatalf("a call without an id from its front got id %q, want a fresh UUID", rec.info.ID)
 	}
 }
 

@@ -3,19 +3,22 @@ package adapter
 import (
 	"context"
 
-	"github.com/yagent/yagent/sdk"
+	"github.com/google/uuid"
 )
 
-type progressKey struct{}
+type callIDKey struct{}
 
-// WithProgress returns ctx carrying fn, which Call invokes with every
-// progress event of the call (beside publishing it on the bus): how a front
-// turns progress into, say, MCP progress notifications of one request.
-func WithProgress(ctx context.Context, fn func(sdk.Progress)) context.Context {
-	return context.WithValue(ctx, progressKey{}, fn)
+// WithCallID returns ctx carrying the id Call gives the call it runs under
+// ctx, in its CallInfo and on every bus event of the call: how a front
+// that taps the bus picks out the progress of one request. Without one,
+// Call makes a fresh id.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
 }
 
-func progressFrom(ctx context.Context) func(sdk.Progress) {
-	fn, _ := ctx.Value(progressKey{}).(func(sdk.Progress))
-	return fn
+func callIDFrom(ctx context.Context) string {
+	if id, ok := ctx.Value(callIDKey{}).(string); ok && id != "" {
+		return id
+	}
+	return uuid.NewString()
 }

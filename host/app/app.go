@@ -124,7 +124,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 	if level == "" {
 		level = "warn"
 	}
-	hlog := hclog.New(&hclog.LoggerOptions{Name: "yagent", Output: logOut, Level: hclog.LevelFromString(level)})
+	hlog := hclog.NewInterceptLogger(&hclog.LoggerOptions{Name: "yagent", Output: logOut, Level: hclog.LevelFromString(level)})
 	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slogLevel(level)}))
 
 	a := &App{Workspace: ws, Profile: prof, logger: logger, Warnings: startWarnings}
@@ -155,6 +155,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		cache = filepath.Join(userDir, "cache", "specs")
 	}
 	a.Bus = bus.New()
+	hlog.RegisterSink(logSink{bus: a.Bus})
 
 	// The authorization loop: passes (YOLO, session, project), then the
 	// session's user, on the bus's critical queue. Plugins' own approval

@@ -13,7 +13,22 @@ const (
 	ToolFinished     = "tool_finished"
 	UserHelpNeeded   = "user_help_needed"
 	UserHelpResponse = "user_help_response"
+	// Log is a warning (or other record) of a plugin or of the host, for
+	// the fronts that pass them on to their clients; Payload is a
+	// LogRecord.
+	Log = "log"
 )
+
+// LogRecord is the payload of a Log event.
+type LogRecord struct {
+	// Level is one of MCP's: debug, info, notice, warning, error.
+	Level string
+	// Logger names who wrote it: "yagent" for the host, or the plugin.
+	Logger string
+	// Message is the record's text, Fields its key–value pairs.
+	Message string
+	Fields  map[string]any
+}
 
 // Critical reports whether events of type typ ride the critical side queue.
 func Critical(typ string) bool {
@@ -29,7 +44,8 @@ type Event struct {
 	RequestID string
 	Tool      string
 	// Payload depends on Type: sdk.Progress for tool_progress, the result
-	// envelope for tool_finished, the prompt or the answer for user help.
+	// envelope for tool_finished, the prompt or the answer for user help,
+	// a LogRecord for log.
 	Payload any
 	Time    time.Time
 }
@@ -39,7 +55,11 @@ type Event struct {
 type Dispatcher struct {
 	mu   sync.Mutex
 	subs map[*Subscription]struct{}
+	// taps is copied on write, so that Publish reads it without the lock.
+	taps atomic.Pointer[[]*tap]
 }
+
+type tap struct{ fn func(Event) }
 
 // New returns a dispatcher with no subscribers.
 func New() *Dispatcher {
@@ -66,14 +86,53 @@ func (d *Dispatcher) Subscribe(buffer int) *Subscription {
 	return s
 }
 
-// Publish sends ev to every subscriber without blocking. A zero Time is set
-// to now.
+// Tap calls fn with every event published from now on, in the publisher's
+// goroutine and before Publish returns: a tool's progress reaches fn before
+// the tool's result reaches its caller, and in order. It is for a front
+// that must pass a call's events on while the call runs (MCP progress
+// notifications); fn must return soon, since the publisher waits for it,
+// and must not publish. untap removes it from later Publish calls (one
+// already under way may still call it).
+func (d *Dispatcher) Tap(fn func(Event)) (untap func()) {
+	t := &tap{fn: fn}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var taps []*tap
+	if old := d.taps.Load(); old != nil {
+		taps = append(taps, *old...)
+	}
+	taps = append(taps, t)
+	d.taps.Store(&taps)
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		old := d.taps.Load()
+		if old == nil {
+			return
+		}
+		var rest []*tap
+		for _, x := range *old {
+			if x != t {
+				rest = append(rest, x)
+			}
+		}
+		d.taps.Store(&rest)
+	}
+}
+
+// Publish hands ev to every tap, then queues it for every subscriber
+// without blocking. A zero Time is set to now.
 func (d *Dispatcher) Publish(ev Event) {
 	if d == nil {
 		return
 	}
 	if ev.Time.IsZero() {
 		ev.Time = time.Now()
+	}
+	if taps := d.taps.Load(); taps != nil {
+		for _, t := range *taps {
+			t.fn(ev)
+		}
 	}
 	crit := Critical(ev.Type)
 	d.mu.Lock()

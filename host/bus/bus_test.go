@@ -75,3 +75,28 @@ func TestDispatcher_NilIsANoOp(t *testing.T) {
 	var d *Dispatcher
 	d.Publish(Event{Type: ToolStarted})
 }
+
+// TestDispatcher_TapSeesEveryEventBeforePublishReturns: a tap gets each
+// event in the publisher's goroutine, in order, even when a subscriber's
+// queue is full; after untap it gets no more.
+func TestDispatcher_TapSeesEveryEventBeforePublishReturns(t *testing.T) {
+	d := New()
+	full := d.Subscribe(1)
+	defer full.Close()
+	var seen []string
+	untap := d.Tap(func(ev Event) { seen = append(seen, ev.CallID) })
+	for _, id := range []string{"a", "b", "c"} {
+		d.Publish(Event{Type: ToolProgress, CallID: id})
+		if got := seen[len(seen)-1]; got != id {
+			t.Fatalf("after Publish(%s) the tap's last event is %s", id, got)
+		}
+	}
+	if full.Dropped() == 0 {
+		t.Fatal("the subscriber's queue of 1 dropped nothing; the test needs it full")
+	}
+	untap()
+	d.Publish(Event{Type: ToolProgress, CallID: "after"})
+	if len(seen) != 3 {
+		t.Errorf("the tap saw %v; want a, b, c and nothing after untap", seen)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/host/toolspec"
@@ -40,7 +41,11 @@ type Options struct {
 	// host tells plugins to release what they hold for it. Run waits for
 	// it before it returns.
 	OnSessionEnd func(ctx context.Context, id string)
-	Logger       *slog.Logger
+	// Bus is the host's event path: the server taps it for the progress
+	// of its calls and for log records (notifications/progress and
+	// notifications/message). nil sends neither.
+	Bus    *bus.Dispatcher
+	Logger *slog.Logger
 }
 
 // CodeTooManyCalls is the result code of a call refused because its
@@ -59,6 +64,7 @@ type Server struct {
 	pending  pendingCalls
 	// ending counts the sessions whose OnSessionEnd runs.
 	ending sync.WaitGroup
+	events *events
 }
 
 // hostSession is the host's side of one MCP session.
@@ -101,8 +107,9 @@ func New(surf *surface.Surface, opts *Options) *Server {
 	s.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
 		Logger:       logger,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
+	s.events = newEvents(s, o.Bus)
 	for _, def := range surf.All() {
 		s.server.AddTool(toMCPTool(def), s.handle)
 	}
@@ -119,6 +126,20 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	err := s.server.Run(ctx, t)
 	s.WaitEnded()
 	return err
+}
+
+// Close stops passing the host's events on. Call it once the server is
+// done serving.
+func (s *Server) Close() { s.events.close() }
+
+// yagentSessionID is the id of the yagent session of ss.
+func (s *Server) yagentSessionID(ss *mcp.ServerSession) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if hs, ok := s.sessions[ss]; ok {
+		return hs.sess.ID()
+	}
+	return ss.ID()
 }
 
 // WaitEnded waits for the OnSessionEnd of every session that has ended.
@@ -277,6 +298,8 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 					return s.tooManyCalls(), nil
 				}
 				defer done()
+				ctx, routed := s.events.forCall(ctx, r.Session, r.Params)
+				defer routed()
 				res := s.surf.Call(ctx, sess, r.Params.Name, r.Params.Arguments)
 				return toCallResult(res), nil
 			}
@@ -291,17 +314,8 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return s.tooManyCalls(), nil
 	}
 	defer done()
-	if tok := req.Params.GetProgressToken(); tok != nil {
-		ss := req.Session
-		ctx = adapter.WithProgress(ctx, func(p sdk.Progress) {
-			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-				ProgressToken: tok,
-				Message:       p.Message,
-				Progress:      p.Progress,
-				Total:         p.Total,
-			})
-		})
-	}
+	ctx, routed := s.events.forCall(ctx, req.Session, req.Params)
+	defer routed()
 	st := s.pending.resume(req.Params)
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	res := s.surf.Call(ctx, sess, req.Params.Name, req.Params.Arguments)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -21,6 +23,18 @@ func main() {
 				sdk.ReportProgress(ctx, "blocking", 0, 0)
 				<-ctx.Done()
 				return "cancelled", nil
+			}),
+		sdk.NewTool(sdk.Spec{Name: "probe_warn", Description: "Log a warning with text, naming the call's session when asked.", Effect: sdk.EffectNone},
+			func(ctx context.Context, in struct {
+				Text        string `json:"text"`
+				NameSession bool   `json:"name_session,omitempty"`
+			}) (string, error) {
+				args := []any{"text", in.Text}
+				if in.NameSession {
+					args = append(args, "session", sdk.CallFrom(ctx).SessionID)
+				}
+				hclog.L().Warn("probe warning", args...)
+				return "logged", nil
 			}),
 		sdk.NewTool(sdk.Spec{Name: "probe_stdin", Description: "Try to read the plugin's stdin.", Effect: sdk.EffectNone},
 			func(context.Context, struct{}) (string, error) {
