@@ -5,5 +5,6 @@
 // for its Markdown table, and YAGENT_SOAK_CONFIG a user config.yaml for the
 // served host (an exec rule there puts every command under the exec
 // supervisor); YAGENT_SOAK_FRONT=http serves the mix over `serve --http`,
-// one session per worker.
+// one session per worker, ended (DELETE) and replaced every 50 calls, and
+// the ended sessions must leave no saved state.
 package soak

@@ -85,19 +85,35 @@ func TestSoak_MixedCallsDoNotGrowTheProcesses(t *testing.T) {
 		t.Errorf("%d of %d calls failed that were meant to succeed, or did not fail as meant; first ones:\n%s",
 			n, s.calls.Load(), strings.Join(s.firstFailures(), "\n"))
 	}
+	if s.connect != nil {
+		// The live sessions' states are the most there may be; the ended
+		// ones' went with them (removal may trail the DELETE by a moment).
+		deadline := time.Now().Add(10 * time.Second)
+		for s.sessionStates(t) > len(s.sessions) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := s.sessionStates(t); n > len(s.sessions) {
+			t.Errorf("%d sessions ended and %d are live, yet %d session states are saved: ended sessions' todos were kept", s.renewed.Load(), len(s.sessions), n)
+		}
+		t.Logf("%d sessions ended and renewed; %d session states saved at the end", s.renewed.Load(), s.sessionStates(t))
+	}
 	limits := checkGrowth(t, samples)
 	report(t, s, samples, limits, total, elapsed)
 }
 
 // server is one `yagent serve` process and its MCP client: one session
 // over stdio, or, with YAGENT_SOAK_FRONT=http, one Streamable HTTP session
-// per worker.
+// per worker, which ends it and opens another every renewEvery calls.
 type server struct {
 	cmd       *exec.Cmd
 	front     string // stdio or http
 	sessions  []*mcp.ClientSession
 	workspace string
+	home      string
 	stderr    *lockedBuffer
+	// connect opens one more session (HTTP only), for the workers' renewals.
+	connect func() (*mcp.ClientSession, error)
+	renewed atomic.Int64
 
 	next     atomic.Int64 // call sequence, shared by the workers
 	calls    atomic.Int64
@@ -131,6 +147,7 @@ func start(t *testing.T) *server {
 		writeFile(t, filepath.Join(s.workspace, "shared", fmt.Sprintf("read-%d.txt", i)), b.String())
 	}
 	home := t.TempDir()
+	s.home = home
 	if cfg := os.Getenv("YAGENT_SOAK_CONFIG"); cfg != "" {
 		b, err := os.ReadFile(cfg)
 		if err != nil {
@@ -230,16 +247,23 @@ func (s *server) startHTTP(t *testing.T, yagent, home string) {
 	}
 	hc := &http.Client{Transport: bearer{&http.Transport{MaxIdleConnsPerHost: 2 * inFlight}}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "soak", Version: "0"}, nil)
-	for range inFlight {
+	s.connect = func() (*mcp.ClientSession, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
-		cancel()
+		defer cancel()
+		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
+	}
+	for range inFlight {
+		cs, err := s.connect()
 		if err != nil {
 			t.Fatalf("connect to %s: %v\nstderr:\n%s", url, err, s.stderr.String())
 		}
 		s.sessions = append(s.sessions, cs)
-		t.Cleanup(func() { _ = cs.Close() })
 	}
+	t.Cleanup(func() {
+		for _, cs := range s.sessions {
+			_ = cs.Close()
+		}
+	})
 }
 
 // environ is the test's environment without HOME and YAGENT_* settings.
@@ -367,6 +391,9 @@ func (w *worker) editText(v int) string {
 // call that must fail.
 func (w *worker) step(i int64) {
 	s := w.s
+	if s.connect != nil && i%renewEvery == 0 {
+		w.renew()
+	}
 	switch i % 20 {
 	case 0, 4, 8, 12, 16:
 		n := i % 16
@@ -402,6 +429,38 @@ func (w *worker) step(i int64) {
 			}, "search_not_found")
 		}
 	}
+}
+
+// renewEvery is how often, in calls, an HTTP worker ends its session
+// (DELETE) and opens a new one, which it gives a todo: the plugins must
+// release what each ended session held.
+const renewEvery = 50
+
+// renew ends the worker's session and opens another, with a todo.
+func (w *worker) renew() {
+	s := w.s
+	idx := w.id % len(s.sessions)
+	if err := s.sessions[idx].Close(); err != nil {
+		s.fail("end session %d: %v", idx, err)
+	}
+	cs, err := s.connect()
+	if err != nil {
+		s.fail("open a session: %v", err)
+		return
+	}
+	s.sessions[idx] = cs
+	s.renewed.Add(1)
+	w.call("todo_write", map[string]any{"todos": []map[string]any{{"id": "1", "content": "a todo of a short-lived session", "status": "pending"}}}, "")
+}
+
+// sessionStates counts the cognitive plugin's saved session states.
+func (s *server) sessionStates(t *testing.T) int {
+	t.Helper()
+	found, err := filepath.Glob(filepath.Join(s.home, ".yagent", "state", "sessions", "*", "cognitive.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(found)
 }
 
 // verifyFiles checks that the worker's files hold what its calls left.
