@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,3 +67,35 @@ func TestHTTP_EndedSessionReleasesWhatItHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTP_SessionsDoNotShareTasks: a shell task of one session is
+// neither listed in another nor reachable from it by its id.
+func TestHTTP_SessionsDoNotShareTasks(t *testing.T) {
+	e := newEnv(t)
+	h := e.serveHTTP(e2eToken)
+	a, b := h.connect(t), h.connect(t)
+	r := callHTTP(t, a, "run_bash", map[string]any{"command": "echo $$ > a.pid; exec sleep 1000", "yield_time_ms": 300})
+	id := taskID.FindString(text(r))
+	if r.IsError || id == "" {
+		t.Fatalf("run_bash yielding in session A: want a running task, got %s", text(r))
+	}
+	pid := readPID(t, filepath.Join(e.workspace, "a.pid"))
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+
+	if got := text(callHTTP(t, b, "shell_tasks", map[string]any{})); strings.Contains(got, id) {
+		t.Errorf("session B's shell_tasks lists session A's task %s:\n%s", id, got)
+	}
+	for _, tool := range []string{"shell_wait", "shell_cancel"} {
+		if r := callHTTP(t, b, tool, map[string]any{"task_id": id}); !r.IsError {
+			t.Errorf("%s of session A's task %s from session B succeeded: %s", tool, id, text(r))
+		}
+	}
+	if !alive(pid) {
+		t.Fatal("session B's shell_cancel of session A's task killed it")
+	}
+	if got := text(callHTTP(t, a, "shell_tasks", map[string]any{})); !strings.Contains(got, id) {
+		t.Errorf("session A's shell_tasks does not list its own task %s:\n%s", id, got)
+	}
+}
+
+var taskID = regexp.MustCompile(`sh-[0-9]+`)
