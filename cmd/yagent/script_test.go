@@ -53,6 +53,7 @@ func TestScripts(t *testing.T) {
 	for name, pkg := range map[string]string{
 		"yagent-plugin-cognitive": "../../plugins/cognitive",
 		"yagent-plugin-hello":     "../../examples/hello",
+		"yagent-plugin-probe":     "../../test/e2e/testplugin",
 	} {
 		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg).CombinedOutput()
 		if err != nil {

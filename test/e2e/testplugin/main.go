@@ -24,6 +24,15 @@ func main() {
 				<-ctx.Done()
 				return "cancelled", nil
 			}),
+		sdk.NewTool(sdk.Spec{Name: "probe_steps", Description: "Report n steps of progress, then return.", Effect: sdk.EffectNone},
+			func(ctx context.Context, in struct {
+				N int `json:"n"`
+			}) (string, error) {
+				for i := 1; i <= in.N; i++ {
+					sdk.ReportProgress(ctx, "step "+strconv.Itoa(i), float64(i), float64(in.N))
+				}
+				return "stepped " + strconv.Itoa(in.N), nil
+			}),
 		sdk.NewTool(sdk.Spec{Name: "probe_warn", Description: "Log a warning with text, naming the call's session when asked.", Effect: sdk.EffectNone},
 			func(ctx context.Context, in struct {
 				Text        string `json:"text"`
