@@ -6,7 +6,7 @@ EXAMPLES := hello hello/clash
 WORKSPACE ?= $(CURDIR)
 PROFILE   ?= full
 
-.PHONY: all build run test test-short bench soak lint mutants proto proto-check fuzz clean
+.PHONY: all build run test test-short bench soak lint mutants proto proto-check fuzz deploy-check deploy-schemas clean
 
 all: build
 
@@ -68,6 +68,16 @@ proto-check:
 FUZZTIME ?= 30s
 fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
+
+## deploy-check: validate deploy/k8s with kubeconform against the vendored schemas (and as
+## kustomize renders it); build deploy/Dockerfile where a Docker engine answers
+deploy-check:
+	deploy/check.sh
+
+## deploy-schemas: regenerate deploy/schemas from the Kubernetes OpenAPI document (Go module proxy)
+deploy-schemas:
+	cd deploy/tools && $(GO) run ./schemagen -k8s v1.31.0 -out ../schemas \
+		StatefulSet.apps/v1 Service.v1 Secret.v1 Ingress.networking.k8s.io/v1
 
 clean:
 	rm -rf $(BIN)
