@@ -70,7 +70,8 @@ fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
 
 ## deploy-check: validate deploy/k8s with kubeconform against the vendored schemas (and as
-## kustomize renders it); build deploy/Dockerfile where a Docker engine answers
+## kustomize renders it); read deploy/Dockerfile with BuildKit's parser and linter, and build
+## it where a Docker engine answers
 deploy-check:
 	deploy/check.sh
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # make deploy-check: validate deploy/k8s against the vendored Kubernetes
 # schemas (no download), as written and as kustomize renders it, with and
-# without the browser component; then build the image where a Docker
-# engine answers. The tools run from deploy/tools, a module of their own,
-# so the main module gains no dependency.
+# without the browser component; read deploy/Dockerfile with BuildKit's
+# parser and linter; build the image where a Docker engine answers. The
+# tools run from deploy/tools, a module of their own, so the main module
+# gains no dependency.
 set -euo pipefail
 cd "$(dirname "$0")"
 k8s_version=1.31.0
@@ -36,6 +37,10 @@ YAML
 rendered=$(tool kustomize build "$overlay")
 grep -q 'type: Unconfined' <<<"$rendered" || { echo "deploy-check: the browser component did not reach the container" >&2; exit 1; }
 validate - <<<"$rendered"
+
+echo "deploy-check: deploy/Dockerfile through BuildKit's parser and linter"
+dockerfile="$PWD/Dockerfile"
+(cd "$tools" && go run ./dockerfilecheck "$dockerfile")
 
 if docker info >/dev/null 2>&1; then
 	echo "deploy-check: docker build -f deploy/Dockerfile ."
