@@ -431,7 +431,8 @@ func healthcheckTarget(t *testing.T, d *dockerfile) (int, string) {
 // `yagent serve` with the image's default arguments and with the
 // StatefulSet's, and asks it each probe path: every flag must be one serve
 // accepts (a non-loopback --http without --allow-remote or TLS is refused
-// at start), and every probe must get 200, not 404.
+// at start), every probe must get 200, not 404, and the image's HEALTHCHECK
+// command must succeed against it.
 func TestImageAndPod_ServeRunsWithTheirArgsAndAnswersTheProbes(t *testing.T) {
 	d := readDockerfile(t)
 	_, c := pod(t)
@@ -460,6 +461,18 @@ func TestImageAndPod_ServeRunsWithTheirArgsAndAnswersTheProbes(t *testing.T) {
 			for what, path := range tc.probes {
 				if code := get(t, addr, path); code != http.StatusOK {
 					t.Errorf("%s GET %s: %d, want 200", what, path, code)
+				}
+			}
+			if tc.name == "image" {
+				// The HEALTHCHECK itself, against this host's port.
+				port, _ := healthcheckTarget(t, d)
+				_, live, _ := net.SplitHostPort(addr)
+				argv := slices.Clone(d.Healthcheck)
+				for i := range argv {
+					argv[i] = strings.ReplaceAll(argv[i], fmt.Sprintf("/%d ", port), "/"+live+" ")
+				}
+				if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+					t.Errorf("HEALTHCHECK %q against a healthy host: %v\n%s", argv, err, out)
 				}
 			}
 			// The token file was read: /mcp without it is refused.
