@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/yagent/yagent/host/pluginmgr"
 )
 
 // The parts of the manifests these tests read.
@@ -150,6 +152,8 @@ type dockerfile struct {
 	User, Workdir   string
 	Env             map[string]string
 	Healthcheck     []string
+	// Copies maps each source of a COPY to its destination.
+	Copies map[string]string
 }
 
 // readDockerfile reads the instructions of the Dockerfile's last stage
@@ -190,7 +194,17 @@ func readDockerfile(t *testing.T) *dockerfile {
 		rest = strings.TrimSpace(rest)
 		switch strings.ToUpper(instr) {
 		case "FROM":
-			d = &dockerfile{Env: map[string]string{}}
+			d = &dockerfile{Env: map[string]string{}, Copies: map[string]string{}}
+		case "COPY":
+			var paths []string
+			for _, f := range strings.Fields(rest) {
+				if !strings.HasPrefix(f, "--") {
+					paths = append(paths, f)
+				}
+			}
+			for _, src := range paths[:len(paths)-1] {
+				d.Copies[src] = paths[len(paths)-1]
+			}
 		case "ENTRYPOINT":
 			d.Entrypoint = execForm(rest)
 		case "CMD":
@@ -622,5 +636,27 @@ func TestPod_TokenWorkspaceAndUser(t *testing.T) {
 	want := "$http_" + strings.ReplaceAll(strings.ToLower("Mcp-Session-Id"), "-", "_")
 	if got := ing.Metadata.Annotations["nginx.ingress.kubernetes.io/upstream-hash-by"]; got != want {
 		t.Errorf("k8s/ingress.yaml: upstream-hash-by %q, want %q", got, want)
+	}
+}
+
+// TestImage_PluginsWhereTheHostLooks: the image puts the plugin binaries
+// in the first folder the host searches, the plugins folder beside its
+// own binary, and puts that binary on PATH.
+func TestImage_PluginsWhereTheHostLooks(t *testing.T) {
+	d := readDockerfile(t)
+	host, plugins := d.Copies["/src/bin/yagent"], d.Copies["/src/bin/plugins/"]
+	if host == "" || plugins == "" {
+		t.Fatalf("Dockerfile: no COPY of bin/yagent and bin/plugins/ from the build stage (copies %v)", d.Copies)
+	}
+	dirs := pluginmgr.DefaultDirs(host)
+	if len(dirs) == 0 || dirs[0] != filepath.Clean(plugins) {
+		t.Errorf("Dockerfile: plugins copied to %s, but the host at %s looks in %v first", plugins, host, dirs)
+	}
+	b, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "ln -s "+host+" /usr/local/bin/yagent") {
+		t.Errorf("Dockerfile: /usr/local/bin/yagent is not a link to %s; the ENTRYPOINT runs yagent from PATH", host)
 	}
 }
