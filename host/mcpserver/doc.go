@@ -1,8 +1,12 @@
 // Package mcpserver serves the host's surface to MCP clients with the
 // official Go SDK: tools are registered with raw handlers (the adapter, not
 // the SDK, validates input), a receiving middleware lists tools per session
-// and tier and answers calls to unknown names with "did you mean", progress
-// events become progress notifications and images become image content.
+// and tier and answers calls to unknown names with "did you mean", and images
+// become image content. The server taps the host's bus: a call's progress
+// becomes progress notifications to the client that sent a progress token,
+// log records become notifications/message at the level the client set.
+// When a session ends, OnSessionEnd tells the plugins to release what they
+// held for it.
 //
 // StdioTransport is the front on stdin/stdout. It reads the lines itself
 // and answers a bad one (not JSON, not a JSON-RPC message, a batch, over
