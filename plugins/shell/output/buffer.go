@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"sync"
@@ -22,8 +23,12 @@ type Buffer struct {
 	// tail holds the newest bytes; the retained window is its last
 	// min(len(tail), tailCap) bytes. It grows to twice tailCap before it is
 	// compacted, so compaction costs O(1) per byte.
-	tail    []byte
-	total   int64
+	tail  []byte
+	total int64
+	// lines counts the newlines written; last is the last byte, so that a
+	// line not yet ended counts too.
+	lines   int64
+	last    byte
 	changed chan struct{}
 }
 
@@ -46,6 +51,8 @@ func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.total += int64(n)
+	b.lines += int64(bytes.Count(p, newline))
+	b.last = p[n-1]
 	if room := b.headCap - len(b.head); room > 0 {
 		take := min(room, len(p))
 		b.head = append(b.head, p[:take]...)
@@ -81,6 +88,19 @@ func (b *Buffer) Total() int64 {
 	defer b.mu.Unlock()
 	return b.total
 }
+
+// Lines returns how many lines were written, the last one counted before
+// its newline comes.
+func (b *Buffer) Lines() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.total > 0 && b.last != '\n' {
+		return b.lines + 1
+	}
+	return b.lines
+}
+
+var newline = []byte{'\n'}
 
 // Changed returns a channel closed at the next Write.
 func (b *Buffer) Changed() <-chan struct{} {

@@ -144,3 +144,25 @@ func BenchmarkBuffer_Drain(b *testing.B) {
 		buf.Write(chunk)
 	}
 }
+
+func TestBuffer_LinesCountsEveryLineTheUnfinishedOneToo(t *testing.T) {
+	b := NewBuffer(8) // far less than what is written: lines are counted, not kept
+	if n := b.Lines(); n != 0 {
+		t.Fatalf("empty buffer: %d lines, want 0", n)
+	}
+	steps := []struct {
+		write string
+		want  int64
+	}{
+		{"line 1\nline", 2},
+		{" 2\n", 2},
+		{"\n", 3},
+		{"a\nb\nc", 6},
+	}
+	for _, s := range steps {
+		b.Write([]byte(s.write))
+		if n := b.Lines(); n != s.want {
+			t.Errorf("after %q: %d lines, want %d", s.write, n, s.want)
+		}
+	}
+}

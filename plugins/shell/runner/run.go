@@ -30,6 +30,9 @@ type RunRequest struct {
 	Yield time.Duration
 	// Mode is auto (""), pipe or pty.
 	Mode string
+	// Watch, when set, follows a foreground command from its start until
+	// the call returns; it is stopped before Run returns.
+	Watch Watch
 }
 
 // terminalSize is the window of a PTY: wide, so lines rarely wrap.
@@ -79,6 +82,9 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (*sdk.Result, error) 
 		return nil, startError(info.Workspace, err)
 	}
 	defer t.sb.attach(ctx)()
+	if req.Watch != nil {
+		defer req.Watch(Output{t: t})()
+	}
 
 	yieldTimer := time.NewTimer(yield)
 	defer yieldTimer.Stop()

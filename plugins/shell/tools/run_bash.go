@@ -47,6 +47,7 @@ func RunBash(m *runner.Manager) sdk.Tool {
 			Timeout:    millis(in.TimeoutMS),
 			Yield:      millis(in.YieldTimeMS),
 			Mode:       in.Mode,
+			Watch:      watchProgress(ctx, ""),
 		})
 	})
 }

@@ -33,6 +33,7 @@ func ShellWait(m *runner.Manager) sdk.Tool {
 			s.Properties["timeout_ms"].Minimum = minimum(1)
 		}),
 	}, func(ctx context.Context, in shellWaitInput) (*sdk.Result, error) {
+		defer watchTask(ctx, m, in.TaskID)()
 		return m.Wait(ctx, in.TaskID, millis(in.TimeoutMS))
 	})
 }

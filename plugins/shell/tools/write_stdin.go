@@ -37,6 +37,7 @@ func WriteStdin(m *runner.Manager) sdk.Tool {
 			s.Properties["keys"].Items.Enum = keys
 		}),
 	}, func(ctx context.Context, in writeStdinInput) (*sdk.Result, error) {
+		defer watchTask(ctx, m, in.TaskID)()
 		return m.WriteStdin(ctx, in.TaskID, in.Input, in.Keys)
 	})
 }
