@@ -5,7 +5,11 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/yagent/yagent/plugins/search/internal/fetch"
 	"github.com/yagent/yagent/sdk"
@@ -52,6 +56,11 @@ func runWebFetch(ctx context.Context, cfg Config, in webFetchInput) (*sdk.Result
 		notes = append(notes, sdk.Note{Kind: "clamped", Detail: fmt.Sprintf("max_bytes %d lowered to %d", in.MaxBytes, limit)})
 		opts.MaxBytes = limit
 	}
+	base := opts.Transport
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone() // as fetch does
+	}
+	opts.Transport = &progressTransport{base: base, p: &fetchProgress{ctx: ctx, now: fetchNow}}
 	page, err := fetch.Fetch(ctx, in.URL, opts)
 	var se *fetch.StatusError
 	var other *fetch.OtherHostError
@@ -107,3 +116,100 @@ func head(s string, n int) string {
 }
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
+
+// fetchNow is the clock of web_fetch's progress; tests replace it.
+var fetchNow = time.Now
+
+// fetchEvery is how often at most web_fetch reports the download.
+const fetchEvery = 250 * time.Millisecond
+
+// fetchProgress tells the call's client what web_fetch waits for: the
+// connection, then the body as it comes, then the conversion of HTML.
+// Progress counts bytes, grown by one where a step adds none, since MCP
+// wants it to grow with each notification.
+type fetchProgress struct {
+	ctx context.Context
+	now func() time.Time
+
+	mu       sync.Mutex
+	last     time.Time
+	progress float64
+	reported bool
+}
+
+// report sends message unless throttled (a download step within
+// fetchEvery of the last report).
+func (p *fetchProgress) report(message string, progress, total float64, throttled bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if throttled && p.reported && now.Sub(p.last) < fetchEvery {
+		return
+	}
+	if p.reported && progress <= p.progress {
+		progress = p.progress + 1
+	}
+	p.last, p.progress, p.reported = now, progress, true
+	sdk.ReportProgress(p.ctx, message, progress, total)
+}
+
+// progressTransport reports each request web_fetch sends and the body of
+// each answer it reads.
+type progressTransport struct {
+	base http.RoundTripper
+	p    *fetchProgress
+}
+
+func (t *progressTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.p.report("connecting to "+req.URL.Host, 0, 0, false)
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || (resp.StatusCode >= 300 && resp.StatusCode < 400) {
+		return resp, err // a redirect's body is not what the client waits for
+	}
+	resp.Body = &progressBody{ReadCloser: resp.Body, p: t.p, status: resp.StatusCode, length: resp.ContentLength,
+		html: strings.Contains(resp.Header.Get("Content-Type"), "html")}
+	return resp, nil
+}
+
+// progressBody reports the bytes read of an answer's body; it is read by
+// one goroutine, the call's.
+type progressBody struct {
+	io.ReadCloser
+	p      *fetchProgress
+	status int
+	length int64 // -1 when unknown
+	html   bool
+	read   int64
+	ended  bool
+}
+
+func (b *progressBody) Read(buf []byte) (int, error) {
+	n, err := b.ReadCloser.Read(buf)
+	first := b.read == 0 // the download starts: a step of its own
+	b.read += int64(n)
+	total := float64(max(b.length, 0))
+	if n > 0 {
+		msg := fmt.Sprintf("HTTP %d, %s", b.status, sizeText(b.read))
+		if b.length >= 0 {
+			msg += " of " + sizeText(b.length)
+		}
+		b.p.report(msg, float64(b.read), total, !first)
+	}
+	if err == io.EOF && !b.ended && b.html {
+		b.ended = true
+		b.p.report(fmt.Sprintf("HTTP %d, %s read; converting the HTML to Markdown", b.status, sizeText(b.read)), float64(b.read), total, false)
+	}
+	return n, err
+}
+
+// sizeText is like 512 B, 48 KiB, 1.2 MiB.
+func sizeText(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%d KiB", n>>10)
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
