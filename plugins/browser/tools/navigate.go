@@ -30,6 +30,7 @@ func Navigate(m *session.Manager) sdk.Tool {
 			return nil, err
 		}
 		return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+			defer reportWaiting(ctx, u+" to load", 0)()
 			return s.Navigate(ctx, u)
 		})
 	})

@@ -46,6 +46,7 @@ func WaitFor(m *session.Manager) sdk.Tool {
 			}
 			limit := time.Duration(min(ms, maxWaitMS)) * time.Millisecond
 			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
+				defer reportWaiting(ctx, waitingFor(in.Text, in.TextGone, limit), limit)()
 				return s.WaitFor(ctx, in.Text, in.TextGone, limit, waitPoll)
 			})
 		})

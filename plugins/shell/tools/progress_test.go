@@ -231,7 +231,8 @@ func tickUntil(t *testing.T, c *plugintest.Client, clk *fakeClock, id string, wa
 		case <-time.After(20 * time.Millisecond):
 			// No reporter is listening yet (or it is busy): look again.
 		case <-deadline:
-			t.Fatalf("no progress matching %s within 10s; got %+v", want, c.Host.Progress(id))
+			got := c.Host.Progress(id)
+			t.Fatalf("no progress matching %s within 10s; %d reports, the last: %+v", want, len(got), got[max(len(got)-3, 0):])
 		}
 	}
 }

@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yagent/yagent/sdk"
+)
+
+// waitBeat is how often a browser wait tells the client it still waits.
+const waitBeat = time.Second
+
+// clock is the time the wait reports see; tests replace it to drive them
+// without sleeping.
+type clock interface {
+	Now() time.Time
+	// Ticker returns a channel ticking every d, with the time of each
+	// tick, and a function that stops it.
+	Ticker(d time.Duration) (<-chan time.Time, func())
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Ticker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+var waitClock clock = realClock{}
+
+// reportWaiting tells the call's client, every waitBeat until stop is
+// called, what the call waits for and for how long: `waiting for what
+// (1.5 s of 10 s)`, progress the seconds waited, total the limit in
+// seconds (0 when there is none). stop returns once nothing more is
+// reported.
+func reportWaiting(ctx context.Context, what string, limit time.Duration) (stop func()) {
+	c := waitClock
+	start := c.Now()
+	tick, stopTicker := c.Ticker(waitBeat)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer stopTicker()
+		last := 0.0
+		for {
+			var now time.Time
+			select {
+			case <-quit:
+				return
+			case now = <-tick:
+			}
+			waited := now.Sub(start)
+			secs := waited.Seconds()
+			if secs <= last {
+				continue // MCP wants progress to grow with each notification
+			}
+			last = secs
+			msg := fmt.Sprintf("waiting for %s (%s)", what, seconds(waited))
+			if limit > 0 {
+				msg = fmt.Sprintf("waiting for %s (%s of %s)", what, seconds(waited), seconds(limit))
+			}
+			sdk.ReportProgress(ctx, msg, secs, limit.Seconds())
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(quit); wg.Wait() }) }
+}
+
+// seconds is like 1.5 s, 10 s.
+func seconds(d time.Duration) string {
+	s := fmt.Sprintf("%.1f", d.Seconds())
+	return strings.TrimSuffix(s, ".0") + " s"
+}
+
+// waitingFor says what browser_wait_for waits for.
+func waitingFor(text, gone string, limit time.Duration) string {
+	var what []string
+	if text != "" {
+		what = append(what, fmt.Sprintf("%q to appear", text))
+	}
+	if gone != "" {
+		what = append(what, fmt.Sprintf("%q to disappear", gone))
+	}
+	if len(what) == 0 {
+		return seconds(limit) + " to pass"
+	}
+	return strings.Join(what, " and ")
+}
