@@ -335,3 +335,12 @@ func TestWriteStdin_ReportsTheTask(t *testing.T) {
 	g.open(t)
 	checkReports(t, c, info.ID, <-done)
 }
+
+// BenchmarkWatchProgress_StartStop is what following a command adds to
+// every run_bash: a goroutine and a ticker, started and stopped.
+func BenchmarkWatchProgress_StartStop(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		watchProgress(ctx, "")(runner.Output{})()
+	}
+}
