@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -62,6 +66,9 @@ func (e *env) connectStdio(log *progressLog) *mcp.ClientSession {
 	return cs
 }
 
+// fiveLines runs 2 s and prints five lines.
+const fiveLines = "for i in 1 2 3 4 5; do echo line $i; sleep 0.4; done"
+
 var progressLine = regexp.MustCompile(`^([1-5]) lines?, \d+\.\ds: line ([1-5])$`)
 
 // TestProgress_RunBashReportsItsLines: a run_bash of 2 s printing five
@@ -82,7 +89,7 @@ func TestProgress_RunBashReportsItsLines(t *testing.T) {
 			cs := connect(e, log)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			p := &mcp.CallToolParams{Name: "run_bash", Arguments: map[string]any{"command": "for i in 1 2 3 4 5; do echo line $i; sleep 0.4; done"}}
+			p := &mcp.CallToolParams{Name: "run_bash", Arguments: map[string]any{"command": fiveLines}}
 			tok := "progress-" + name
 			p.SetProgressToken(tok)
 			res, err := cs.CallTool(ctx, p)
@@ -93,19 +100,7 @@ func TestProgress_RunBashReportsItsLines(t *testing.T) {
 			if !strings.Contains(text(res), "line 5") {
 				t.Fatalf("run_bash result %q, want the five lines", text(res))
 			}
-			if len(got) < 3 {
-				t.Fatalf("%d notifications/progress before the result, want at least 3: %s", len(got), describe(got))
-			}
-			t.Logf("notifications before the result:%s", describe(got))
-			for i, n := range got {
-				m := progressLine.FindStringSubmatch(n.Message)
-				if m == nil || m[1] != m[2] {
-					t.Errorf("notification %d says %q, want like \"3 lines, 1.2s: line 3\"", i, n.Message)
-				}
-				if i > 0 && n.Progress <= got[i-1].Progress {
-					t.Errorf("notification %d has progress %v after %v: it must grow", i, n.Progress, got[i-1].Progress)
-				}
-			}
+			checkLineProgress(t, got)
 			// A call after it: nothing more of the first call comes.
 			if r := callHTTP(t, cs, "run_bash", map[string]any{"command": "true"}); r.IsError {
 				t.Fatalf("run_bash true: %s", text(r))
@@ -114,6 +109,69 @@ func TestProgress_RunBashReportsItsLines(t *testing.T) {
 				t.Errorf("%d notifications after the result: %s", len(late)-len(got), describe(late[len(got):]))
 			}
 		})
+	}
+}
+
+// checkLineProgress: at least 3 notifications, each naming the lines so far
+// and the last one, their progress strictly growing.
+func checkLineProgress(t *testing.T, got []*mcp.ProgressNotificationParams) {
+	t.Helper()
+	t.Logf("notifications before the result:%s", describe(got))
+	if len(got) < 3 {
+		t.Errorf("%d notifications/progress before the result, want at least 3", len(got))
+	}
+	for i, n := range got {
+		m := progressLine.FindStringSubmatch(n.Message)
+		if m == nil || m[1] != m[2] {
+			t.Errorf("notification %d says %q, want like \"3 lines, 1.2s: line 3\"", i, n.Message)
+		}
+		if i > 0 && n.Progress <= got[i-1].Progress {
+			t.Errorf("notification %d has progress %v after %v: it must grow", i, n.Progress, got[i-1].Progress)
+		}
+	}
+}
+
+// TestProgress_TypeScriptClient: the MCP TypeScript SDK's Streamable HTTP
+// client, calling run_bash with a progress callback, gets the same
+// notifications before the result.
+func TestProgress_TypeScriptClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the TypeScript client needs it")
+	}
+	sdkDir := filepath.Join(repoRoot, "bench", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
+	if _, err := os.Stat(filepath.Join(sdkDir, "dist", "esm", "client", "streamableHttp.js")); err != nil {
+		t.Skip("the MCP TypeScript SDK is not installed under bench/mcp (bench/mcp/run.sh installs it with npm ci)")
+	}
+	e := newEnv(t)
+	h := e.serveHTTP(e2eToken)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, filepath.Join(repoRoot, "test", "e2e", "testdata", "progress_client.mjs"), sdkDir, h.url, e2eToken, fiveLines).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node progress_client.mjs: %v\n%s\nserve stderr:\n%s", err, out, h.stderr.String())
+	}
+	var got struct {
+		Before []struct {
+			Progress, Total float64
+			Message         string
+		}
+		After int
+		Text  string
+	}
+	if err := json.Unmarshal(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:], &got); err != nil {
+		t.Fatalf("decode the client's report %q: %v", out, err)
+	}
+	if !strings.Contains(got.Text, "line 5") {
+		t.Fatalf("run_bash result %q, want the five lines", got.Text)
+	}
+	var ps []*mcp.ProgressNotificationParams
+	for _, b := range got.Before {
+		ps = append(ps, &mcp.ProgressNotificationParams{Progress: b.Progress, Total: b.Total, Message: b.Message})
+	}
+	checkLineProgress(t, ps)
+	if got.After != 0 {
+		t.Errorf("%d notifications after the result", got.After)
 	}
 }
 

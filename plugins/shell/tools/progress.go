@@ -15,7 +15,10 @@ import (
 // How often a call waiting on a command tells the client how it goes: at
 // most one report per progressEvery, and one at least every heartbeat even
 // when no line came, so that a client sees a silent command is still alive.
+// It looks every progressPoll, well under progressEvery, so that a line is
+// told soon after the throttle allows it.
 const (
+	progressPoll  = 100 * time.Millisecond
 	progressEvery = 250 * time.Millisecond
 	heartbeat     = time.Second
 	lastLineRunes = 120
@@ -47,7 +50,7 @@ var progressClock clock = realClock{}
 func watchProgress(ctx context.Context, label string) runner.Watch {
 	return func(out runner.Output) func() {
 		r := newReporter(ctx, out, label, progressClock)
-		tick, stopTicker := r.clock.Ticker(progressEvery)
+		tick, stopTicker := r.clock.Ticker(progressPoll)
 		quit := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -97,6 +100,7 @@ type reporter struct {
 	clock clock
 
 	last     time.Time // of the last report, or the start
+	reported bool      // once, the throttle applies
 	lines    int64     // reported so far
 	beats    int       // heartbeats since lines last grew
 	progress float64   // the last value sent
@@ -106,12 +110,12 @@ func newReporter(ctx context.Context, out source, label string, c clock) *report
 	return &reporter{ctx: ctx, out: out, label: label, clock: c, last: c.Now()}
 }
 
-// tick reports when lines came and progressEvery has passed since the last
-// report, or when heartbeat has passed with none.
+// tick reports when lines came, progressEvery after the last report (the
+// first at once), or when heartbeat has passed with none.
 func (r *reporter) tick() {
 	now := r.clock.Now()
 	since := now.Sub(r.last)
-	if since < progressEvery {
+	if r.reported && since < progressEvery {
 		return
 	}
 	lines := r.out.Lines()
@@ -131,7 +135,7 @@ func (r *reporter) tick() {
 	if p <= r.progress {
 		return
 	}
-	r.progress, r.last = p, now
+	r.progress, r.last, r.reported = p, now, true
 	sdk.ReportProgress(r.ctx, r.message(lines, now), p, 0)
 }
 

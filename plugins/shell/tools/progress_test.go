@@ -107,24 +107,23 @@ func TestReporter_ThrottlesAndBeats(t *testing.T) {
 		}
 		r.tick()
 	}
-	step(100*time.Millisecond, 1, "line 1") // 0.1s: too soon after the start
-	step(200*time.Millisecond, 0, "")       // 0.3s: reported
-	step(100*time.Millisecond, 2, "line 2") // 0.4s: too soon after the last
-	step(100*time.Millisecond, 3, "line 3") // 0.5s: too soon
-	step(100*time.Millisecond, 0, "")       // 0.6s: reported
-	step(500*time.Millisecond, 0, "")       // 1.1s: silent, not for long
-	step(500*time.Millisecond, 0, "")       // 1.6s: heartbeat
-	step(time.Second, 0, "")                // 2.6s: heartbeat
-	step(300*time.Millisecond, 4, "line 4") // 2.9s: reported
+	step(100*time.Millisecond, 1, "line 1") // 0.1s: reported, the first
+	step(100*time.Millisecond, 2, "line 2") // 0.2s: too soon after the last
+	step(100*time.Millisecond, 3, "line 3") // 0.3s: too soon
+	step(100*time.Millisecond, 0, "")       // 0.4s: reported
+	step(500*time.Millisecond, 0, "")       // 0.9s: silent, not for long
+	step(500*time.Millisecond, 0, "")       // 1.4s: heartbeat
+	step(time.Second, 0, "")                // 2.4s: heartbeat
+	step(300*time.Millisecond, 4, "line 4") // 2.7s: reported
 	want := []struct {
 		progress float64
 		message  string
 	}{
-		{1, "1 line, 0.3s: line 1"},
-		{3, "3 lines, 0.6s: line 3"},
-		{3.5, "3 lines, 1.6s: line 3"},
-		{3 + 2.0/3, "3 lines, 2.6s: line 3"},
-		{4, "4 lines, 2.9s: line 4"},
+		{1, "1 line, 0.1s: line 1"},
+		{3, "3 lines, 0.4s: line 3"},
+		{3.5, "3 lines, 1.4s: line 3"},
+		{3 + 2.0/3, "3 lines, 2.4s: line 3"},
+		{4, "4 lines, 2.7s: line 4"},
 	}
 	got := host.progress()
 	if len(got) != len(want) {
