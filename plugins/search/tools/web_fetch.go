@@ -117,11 +117,23 @@ func head(s string, n int) string {
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
 
-// fetchNow is the clock of web_fetch's progress; tests replace it.
-var fetchNow = time.Now
+// The clock of web_fetch's progress: tests replace them.
+var (
+	fetchNow = time.Now
+	// fetchTicker returns a channel ticking every d, with the time of each
+	// tick, and a function that stops it.
+	fetchTicker = func(d time.Duration) (<-chan time.Time, func()) {
+		t := time.NewTicker(d)
+		return t.C, t.Stop
+	}
+)
 
-// fetchEvery is how often at most web_fetch reports the download.
-const fetchEvery = 250 * time.Millisecond
+// fetchEvery is how often at most web_fetch reports the download;
+// fetchBeat how often it says it still waits for an answer.
+const (
+	fetchEvery = 250 * time.Millisecond
+	fetchBeat  = time.Second
+)
 
 // fetchProgress tells the call's client what web_fetch waits for: the
 // connection, then the body as it comes, then the conversion of HTML.
@@ -161,14 +173,39 @@ type progressTransport struct {
 }
 
 func (t *progressTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	t.p.report("connecting to "+req.URL.Host, 0, 0, false)
+	stop := t.p.waiting(req.URL.Host)
 	resp, err := t.base.RoundTrip(req)
+	stop()
 	if err != nil || (resp.StatusCode >= 300 && resp.StatusCode < 400) {
 		return resp, err // a redirect's body is not what the client waits for
 	}
 	resp.Body = &progressBody{ReadCloser: resp.Body, p: t.p, status: resp.StatusCode, length: resp.ContentLength,
 		html: strings.Contains(resp.Header.Get("Content-Type"), "html")}
 	return resp, nil
+}
+
+// waiting reports the connection to host, then every fetchBeat how long
+// the answer has been awaited, until stop, which returns once nothing more
+// is reported.
+func (p *fetchProgress) waiting(host string) (stop func()) {
+	p.report("connecting to "+host, 0, 0, false)
+	start := p.now()
+	tick, stopTicker := fetchTicker(fetchBeat)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer stopTicker()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick:
+				waited := strings.TrimSuffix(fmt.Sprintf("%.1f", now.Sub(start).Seconds()), ".0")
+				p.report(fmt.Sprintf("waiting for %s to answer (%s s)", host, waited), 0, 0, false)
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
 }
 
 // progressBody reports the bytes read of an answer's body; it is read by

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,12 +17,19 @@ import (
 	"github.com/yagent/yagent/sdk/plugintest"
 )
 
-// useFetchClock makes web_fetch read the time from now until the test
-// ends. Tests calling it are not parallel: the clock is the package's.
-func useFetchClock(t *testing.T, now func() time.Time) {
-	old := fetchNow
+// useFetchClock makes web_fetch read the time from now and its heartbeats
+// tick on tick (nil: never) until the test ends. Tests calling it are not
+// parallel: the clock is the package's.
+func useFetchClock(t *testing.T, now func() time.Time, tick chan time.Time) (tickers, stops *atomic.Int32) {
+	oldNow, oldTicker := fetchNow, fetchTicker
+	tickers, stops = &atomic.Int32{}, &atomic.Int32{}
 	fetchNow = now
-	t.Cleanup(func() { fetchNow = old })
+	fetchTicker = func(time.Duration) (<-chan time.Time, func()) {
+		tickers.Add(1)
+		return tick, func() { stops.Add(1) }
+	}
+	t.Cleanup(func() { fetchNow, fetchTicker = oldNow, oldTicker })
+	return tickers, stops
 }
 
 // frozen is a clock that never moves; stepping moves by step at each look.
@@ -75,7 +83,7 @@ var downloading = regexp.MustCompile(`^HTTP 200, \d+ (B|KiB) of 30 KiB$`)
 // of a redirect), the body as it comes in bytes of the length, at most one
 // report per 250 ms, and the conversion of the HTML.
 func TestWebFetch_ReportsWhatItWaitsFor(t *testing.T) {
-	useFetchClock(t, frozen())
+	useFetchClock(t, frozen(), nil)
 	got, host := fetchWithProgress(t)
 	var msgs []string
 	for _, p := range got {
@@ -93,7 +101,7 @@ func TestWebFetch_ReportsWhatItWaitsFor(t *testing.T) {
 // TestWebFetch_ReportsTheWholeDownload: when the clock moves, the download
 // is reported to its last byte.
 func TestWebFetch_ReportsTheWholeDownload(t *testing.T) {
-	useFetchClock(t, stepping(time.Second))
+	useFetchClock(t, stepping(time.Second), nil)
 	got, _ := fetchWithProgress(t)
 	var found bool
 	for _, p := range got {
@@ -103,5 +111,74 @@ func TestWebFetch_ReportsTheWholeDownload(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("reports %+v, want one of 30 KiB of 30 KiB", got)
+	}
+}
+
+// TestWebFetch_ReportsTheWaitForAnAnswer: while the server has not
+// answered, web_fetch says every second how long it has waited, and stops
+// before the answer comes back.
+func TestWebFetch_ReportsTheWaitForAnAnswer(t *testing.T) {
+	now := frozen()
+	tick := make(chan time.Time)
+	tickers, stops := useFetchClock(t, now, tick)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("late\n"))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	c := plugintest.Start(t, sdk.Plugin{Name: "search", Version: "0", Tools: []sdk.Tool{WebFetch(Config{Fetch: &fetch.Options{Timeout: 30 * time.Second}})}}, nil)
+	info := sdk.CallInfo{ID: "fetch-late", SessionID: "s1"}
+	type done struct {
+		err     error
+		stopped bool
+	}
+	ch := make(chan done, 1)
+	go func() {
+		_, err := c.Call(context.Background(), "web_fetch", info, map[string]any{"url": srv.URL + "/late"})
+		ch <- done{err: err, stopped: tickers.Load() == stops.Load()}
+	}()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, at := range []time.Duration{time.Second, 2 * time.Second} {
+		select {
+		case tick <- now().Add(at):
+		case <-time.After(10 * time.Second):
+			t.Fatal("web_fetch never waited on its heartbeat")
+		}
+	}
+	want := []string{"connecting to " + host, "waiting for " + host + " to answer (1 s)", "waiting for " + host + " to answer (2 s)"}
+	deadline := time.After(10 * time.Second)
+	for len(c.Host.Progress(info.ID)) < len(want) {
+		select {
+		case <-deadline:
+			t.Fatalf("reports %+v, want %q", c.Host.Progress(info.ID), want)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	close(release)
+	d := <-ch
+	if d.err != nil {
+		t.Fatalf("web_fetch: %v", d.err)
+	}
+	if !d.stopped {
+		t.Error("the heartbeat still ran when web_fetch returned")
+	}
+	want = append(want, "HTTP 200, 5 B of 5 B") // the answer's body, plain text: nothing to convert
+	got := c.Host.Progress(info.ID)
+	if len(got) != len(want) {
+		t.Fatalf("reports %+v, want %q", got, want)
+	}
+	for i, p := range got {
+		if p.Message != want[i] || (i > 0 && p.Progress <= got[i-1].Progress) {
+			t.Errorf("report %d = %+v, want %q, its progress grown", i, p, want[i])
+		}
 	}
 }
