@@ -554,52 +554,314 @@ func TestHTTP_ProgressReachesTheClient(t *testing.T) {
 	}
 }
 
-// TestHTTP_TypeScriptClient: the MCP TypeScript SDK's Streamable HTTP
-// client lists, calls and ends its session; a wrong token is refused.
-func TestHTTP_TypeScriptClient(t *testing.T) {
+// tsClient runs the MCP TypeScript SDK's Streamable HTTP client
+// (testdata/http_client.mjs) against one host, a node process per case.
+type tsClient struct {
+	node, sdkDir string
+	e            *env
+	h            *httpHost
+}
+
+// newTSClient finds node and the SDK bench/mcp installs. Locally a machine
+// without them skips; under CI (CI set) it fails, for .ci/run installs both.
+func newTSClient(t *testing.T) (node, sdkDir string) {
+	t.Helper()
+	missing := func(what string) {
+		t.Helper()
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s; CI must run the TypeScript client: .ci/run installs it", what)
+		}
+		t.Skip(what)
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: the TypeScript client needs it")
+		missing("node is not installed (apt-get install nodejs npm): the TypeScript client needs it")
 	}
-	sdkDir := filepath.Join(repoRoot, "bench", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
+	sdkDir = filepath.Join(repoRoot, "bench", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
 	if _, err := os.Stat(filepath.Join(sdkDir, "dist", "esm", "client", "streamableHttp.js")); err != nil {
-		t.Skip("the MCP TypeScript SDK is not installed under bench/mcp (bench/mcp/run.sh installs it with npm ci)")
+		missing("the MCP TypeScript SDK is not installed under bench/mcp: npm ci --prefix bench/mcp")
 	}
+	return node, sdkDir
+}
+
+// run runs one case of the script with cfg and decodes the JSON object it
+// prints last into out.
+func (c *tsClient) run(t *testing.T, name string, cfg map[string]any, out any) {
+	t.Helper()
+	all := map[string]any{"sdkDir": c.sdkDir, "url": c.h.url, "token": c.h.token, "workspace": c.e.workspace}
+	for k, v := range cfg {
+		all[k] = v
+	}
+	arg, err := json.Marshal(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, c.node, filepath.Join(repoRoot, "test", "e2e", "testdata", "http_client.mjs"), name, string(arg))
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node http_client.mjs %s: %v\n%s%s\nserve stderr:\n%s", name, err, stdout, stderr.String(), c.h.stderr.String())
+	}
+	stdout = bytes.TrimSpace(stdout)
+	if err := json.Unmarshal(stdout[bytes.LastIndexByte(stdout, '\n')+1:], out); err != nil {
+		t.Fatalf("decode the %s case's report %q: %v", name, stdout, err)
+	}
+	t.Logf("%s: %s", name, stdout[bytes.LastIndexByte(stdout, '\n')+1:])
+}
+
+// tsResult is a tool result as the script reports it.
+type tsResult struct {
+	IsError bool
+	Text    string
+	Code    string
+}
+
+// tsSettled is how a call the script did not simply await ended.
+type tsSettled struct {
+	Settled bool
+	Value   *tsResult
+	Error   string
+}
+
+// tsRefusal is what a refused connect saw.
+type tsRefusal struct {
+	Connected bool
+	Status    int
+	Error     string
+	Seen      []struct {
+		Method          string
+		Status          int
+		WWWAuthenticate string
+	}
+}
+
+// descendants returns the processes under pid with their descriptor
+// counts: the plugins, and whatever they run.
+func descendants(t *testing.T, pid int) map[int]int {
+	t.Helper()
+	out := map[int]int{}
+	var walk func(int)
+	walk = func(p int) {
+		for kid := range children(p) {
+			ents, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(kid), "fd"))
+			if err != nil {
+				continue // gone between the two reads
+			}
+			out[kid] = len(ents)
+			walk(kid)
+		}
+	}
+	walk(pid)
+	return out
+}
+
+// TestHTTP_TypeScriptClient: the MCP TypeScript SDK's Streamable HTTP
+// client against one `yagent serve --http`: list and call, approve and
+// decline through elicitation, progress during a call, two sessions
+// isolated, the refusals (401, 403, 413), a cancel and a DELETE mid-call
+// killing the command, and the host and its plugins left with the
+// descriptors and processes they had.
+func TestHTTP_TypeScriptClient(t *testing.T) {
+	node, sdkDir := newTSClient(t)
 	e := newEnv(t)
+	if out, err := e.cli("plugins", "pin", "probe"); err != nil {
+		t.Fatalf("pin probe: %v\n%s", err, out)
+	}
 	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("read by typescript\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	outside := outsideFile(t, "the secret plan\n")
 	h := e.serveHTTP(e2eToken)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, filepath.Join(repoRoot, "test", "e2e", "testdata", "http_client.mjs"), sdkDir, h.url, e2eToken, "notes.txt").CombinedOutput()
-	if err != nil {
-		t.Fatalf("node http_client.mjs: %v\n%s\nserve stderr:\n%s", err, out, h.stderr.String())
+	ts := &tsClient{node: node, sdkDir: sdkDir, e: e, h: h}
+	host := h.cmd.Process.Pid
+	fds := func() int {
+		ents, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(host), "fd"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
 	}
-	var got struct {
-		SessionID        string
-		Tools            []string
-		ThinkError       bool
-		Read             string
-		WrongToken       string
-		WrongTokenStatus int
+
+	t.Run("list and call", func(t *testing.T) {
+		var got struct {
+			SessionID                      string
+			Tools                          []string
+			Think, Read, Bash, Todo, Probe tsResult
+		}
+		ts.run(t, "basic", map[string]any{"file": "notes.txt"}, &got)
+		for _, want := range []string{"think", "read_file", "run_bash"} {
+			if !slices.Contains(got.Tools, want) {
+				t.Errorf("tools/list lacks %s: %v", want, got.Tools)
+			}
+		}
+		if got.SessionID == "" {
+			t.Error("no Mcp-Session-Id")
+		}
+		if got.Think.IsError || got.Read.IsError || !strings.Contains(got.Read.Text, "read by typescript") || got.Bash.IsError || !strings.Contains(got.Bash.Text, "from bash") || got.Todo.IsError || got.Probe.IsError {
+			t.Errorf("calls: think %+v, read_file %+v, run_bash %+v, todo_read %+v, probe_pid %+v", got.Think, got.Read, got.Bash, got.Todo, got.Probe)
+		}
+		list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		if code := h.post(t, strings.NewReader(list), map[string]string{"Authorization": "Bearer " + e2eToken, "Mcp-Session-Id": got.SessionID, "Mcp-Protocol-Version": "2025-06-18"}); code != http.StatusNotFound {
+			t.Errorf("tools/list on the session the TypeScript client ended: got %d, want 404", code)
+		}
+	})
+	// Every plugin the cases use has started: what the host and they hold
+	// now is what they must hold at the end.
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	baseFDs, baseKids := fds(), descendants(t, host)
+
+	t.Run("approve and decline through elicitation", func(t *testing.T) {
+		var got struct {
+			Approved, Declined tsResult
+			Asked              []string
+		}
+		ts.run(t, "elicit", map[string]any{"outside": outside}, &got)
+		if len(got.Asked) != 2 || !strings.Contains(got.Asked[0], outside) || !strings.Contains(got.Asked[0], "read_file") {
+			t.Errorf("elicitations %q; want two (approved once, then asked again), naming read_file and %s", got.Asked, outside)
+		}
+		if got.Approved.IsError || !strings.Contains(got.Approved.Text, "the secret plan") {
+			t.Errorf("approved read: %+v; want the file", got.Approved)
+		}
+		if !got.Declined.IsError || got.Declined.Code != "denied" || strings.Contains(got.Declined.Text, "the secret plan") || !strings.Contains(got.Declined.Text, "keep out of my home folder") {
+			t.Errorf("declined read: %+v; want code denied with the user's reason", got.Declined)
+		}
+	})
+
+	// run_bash does not report progress yet: the probe plugin's
+	// probe_block does, then blocks until the client cancels it.
+	t.Run("progress during a call", func(t *testing.T) {
+		var got struct {
+			Call     tsSettled
+			Progress []struct {
+				At      int
+				Message string
+			}
+			EndedAt int
+		}
+		ts.run(t, "progress", map[string]any{"tool": "probe_block", "args": map[string]any{}, "abortOnProgress": true}, &got)
+		if len(got.Progress) == 0 || got.Progress[0].Message != "blocking" {
+			t.Fatalf("progress %+v; want the plugin's \"blocking\" during the call", got.Progress)
+		}
+		if !got.Call.Settled || got.Call.Value != nil {
+			t.Errorf("probe_block after the progress: %+v; want it cancelled", got.Call)
+		}
+	})
+
+	t.Run("two sessions isolated", func(t *testing.T) {
+		var got struct {
+			IDs                                    []string
+			WriteA, WriteB, ReadA, ReadB, OutsideB tsResult
+			OutsideA                               []tsResult
+			AskedA, AskedB                         []string
+		}
+		ts.run(t, "isolation", map[string]any{"outside": outside}, &got)
+		if len(got.IDs) != 2 || got.IDs[0] == "" || got.IDs[0] == got.IDs[1] {
+			t.Errorf("session ids %q: want two distinct", got.IDs)
+		}
+		if got.WriteA.IsError || got.WriteB.IsError {
+			t.Errorf("todo_write: A %+v, B %+v", got.WriteA, got.WriteB)
+		}
+		if !strings.Contains(got.ReadA.Text, "task of session A") || strings.Contains(got.ReadA.Text, "task of session B") {
+			t.Errorf("todo_read in A: %q; want only A's task", got.ReadA.Text)
+		}
+		if !strings.Contains(got.ReadB.Text, "task of session B") || strings.Contains(got.ReadB.Text, "task of session A") {
+			t.Errorf("todo_read in B: %q; want only B's task", got.ReadB.Text)
+		}
+		for i, r := range got.OutsideA {
+			if r.IsError || !strings.Contains(r.Text, "the secret plan") {
+				t.Errorf("read %d outside the workspace in A (approved for the session): %+v", i+1, r)
+			}
+		}
+		if len(got.AskedA) != 1 {
+			t.Errorf("A was asked %q; want once, the pass covering the second read", got.AskedA)
+		}
+		if len(got.AskedB) != 1 || !got.OutsideB.IsError || got.OutsideB.Code != "denied" || strings.Contains(got.OutsideB.Text, "the secret plan") {
+			t.Errorf("B after A's pass for the session: asked %q, read %+v; want B asked and denied", got.AskedB, got.OutsideB)
+		}
+	})
+
+	t.Run("refused: 401, 403, 413", func(t *testing.T) {
+		var got struct {
+			NoToken, WrongToken, ForeignOrigin, OwnOrigin tsRefusal
+			Oversized                                     struct {
+				Status int
+				Error  string
+			}
+			AfterOversized tsResult
+		}
+		ts.run(t, "refused", map[string]any{"cap": 16 << 20}, &got)
+		for what, r := range map[string]tsRefusal{"no token": got.NoToken, "a wrong token": got.WrongToken} {
+			if r.Connected || r.Status != http.StatusUnauthorized || len(r.Seen) == 0 || !strings.HasPrefix(r.Seen[0].WWWAuthenticate, "Bearer") {
+				t.Errorf("connect with %s: %+v; want 401 with WWW-Authenticate: Bearer", what, r)
+			}
+		}
+		if got.ForeignOrigin.Connected || got.ForeignOrigin.Status != http.StatusForbidden {
+			t.Errorf("connect from a foreign Origin: %+v; want 403", got.ForeignOrigin)
+		}
+		if !got.OwnOrigin.Connected {
+			t.Errorf("connect from the host's own origin: %+v; want it served", got.OwnOrigin)
+		}
+		if got.Oversized.Status != http.StatusRequestEntityTooLarge {
+			t.Errorf("a call of 16 MiB + 1: %+v; want 413", got.Oversized)
+		}
+		if got.AfterOversized.IsError {
+			t.Errorf("the session after a refused body: %+v", got.AfterOversized)
+		}
+	})
+
+	for _, how := range []string{"cancel", "delete"} {
+		t.Run(how+" mid-call kills the command", func(t *testing.T) {
+			var got struct {
+				PID     int
+				Deleted bool
+				Call    tsSettled
+				After   *tsResult
+			}
+			ts.run(t, "midcall", map[string]any{"how": how, "pidFile": how + ".pid"}, &got)
+			if got.PID <= 0 {
+				t.Fatalf("no pid: %+v", got)
+			}
+			t.Cleanup(func() { _ = syscall.Kill(got.PID, syscall.SIGKILL) })
+			eventually(t, "the foreground command to die after the "+how, func() bool { return !alive(got.PID) })
+			if how == "cancel" && (!got.Call.Settled || got.Call.Value != nil) {
+				t.Errorf("the cancelled call: %+v; want it rejected within 20s", got.Call)
+			}
+			if how == "cancel" && (got.After == nil || got.After.IsError) {
+				t.Errorf("the session after a cancelled call: %+v", got.After)
+			}
+			if how == "delete" && !got.Deleted {
+				t.Errorf("DELETE: %+v", got)
+			}
+		})
 	}
-	if err := json.Unmarshal(out[bytes.LastIndexByte(bytes.TrimSpace(out), '\n')+1:], &got); err != nil {
-		t.Fatalf("decode the client's report %q: %v", out, err)
-	}
-	if got.SessionID == "" || !slices.Contains(got.Tools, "think") || !slices.Contains(got.Tools, "read_file") {
-		t.Errorf("TypeScript client: session %q, tools %v; want a session id and think, read_file listed", got.SessionID, got.Tools)
-	}
-	if got.ThinkError || !strings.Contains(got.Read, "read by typescript") {
-		t.Errorf("TypeScript client: think error=%v, read_file %q", got.ThinkError, got.Read)
-	}
-	if got.WrongTokenStatus != http.StatusUnauthorized {
-		t.Errorf("TypeScript client with a wrong token: status %d (%q); want 401", got.WrongTokenStatus, got.WrongToken)
-	}
-	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
-	if code := h.post(t, strings.NewReader(list), map[string]string{"Authorization": "Bearer " + e2eToken, "Mcp-Session-Id": got.SessionID, "Mcp-Protocol-Version": "2025-06-18"}); code != http.StatusNotFound {
-		t.Errorf("tools/list on the session the TypeScript client ended: got %d, want 404", code)
-	}
+
+	t.Run("nothing leaked", func(t *testing.T) {
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+		eventually(t, "the host's descriptors back to where they were", func() bool { return fds() <= baseFDs })
+		var now map[int]int
+		back := func() bool {
+			now = descendants(t, host)
+			if len(now) != len(baseKids) {
+				return false
+			}
+			for pid, n := range now {
+				if base, ok := baseKids[pid]; !ok || n > base {
+					return false
+				}
+			}
+			return true
+		}
+		for deadline := time.Now().Add(10 * time.Second); !back() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !back() {
+			t.Fatalf("under the host (pid: descriptors) %v after the cases, %v after the first; want no process more and no descriptor more", now, baseKids)
+		}
+		t.Logf("host descriptors %d; under the host %v, after the first case %v", fds(), now, baseKids)
+	})
 }
 
 // TestHTTP_IdleSessionEndsItsDroppedCall: a client that drops the stream

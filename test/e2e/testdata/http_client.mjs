@@ -1,41 +1,218 @@
 // A Streamable HTTP client on the MCP TypeScript SDK, driven by
-// TestHTTP_TypeScriptClient: node http_client.mjs SDK_DIR URL TOKEN FILE.
-// It prints one JSON object with what it saw.
+// TestHTTP_TypeScriptClient: node http_client.mjs CASE CONFIG_JSON, where
+// CONFIG_JSON holds sdkDir, url, token, workspace and the case's own
+// fields. It prints one JSON object with what it saw on its last line; the
+// Go test holds the assertions. A case that cannot go on throws, and node
+// exits non-zero with the stack.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [sdkDir, url, token, file] = process.argv.slice(2);
-const load = (p) => import(pathToFileURL(`${sdkDir}/dist/esm/${p}`).href);
+const [name, raw] = process.argv.slice(2);
+const cfg = JSON.parse(raw);
+const load = (p) => import(pathToFileURL(`${cfg.sdkDir}/dist/esm/${p}`).href);
 const { Client } = await load("client/index.js");
 const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
+const { ElicitRequestSchema } = await load("types.js");
 
-function connect(tok) {
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${tok}` } },
+// connect opens a session. headers replace the bearer header when given;
+// answers, when given, make the client declare elicitation and answer the
+// host's questions in turn (the last answer repeats); seen records the
+// status and WWW-Authenticate of every HTTP answer.
+function connect({ headers, answers } = {}) {
+  const seen = [];
+  const transport = new StreamableHTTPClientTransport(new URL(cfg.url), {
+    requestInit: { headers: headers ?? { Authorization: `Bearer ${cfg.token}` } },
+    fetch: async (url, init) => {
+      const res = await fetch(url, init);
+      seen.push({ method: init?.method ?? "GET", status: res.status, wwwAuthenticate: res.headers.get("www-authenticate") ?? "" });
+      return res;
+    },
   });
-  const client = new Client({ name: "e2e-ts", version: "0" });
-  return { client, transport, ready: client.connect(transport) };
+  const client = new Client({ name: "e2e-ts", version: "0" }, answers ? { capabilities: { elicitation: {} } } : {});
+  const asked = [];
+  if (answers) {
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message);
+      return answers[Math.min(asked.length, answers.length) - 1];
+    });
+  }
+  return { client, transport, seen, asked, ready: () => client.connect(transport) };
 }
 
-const out = {};
-const good = connect(token);
-await good.ready;
-out.sessionId = good.transport.sessionId ?? "";
-out.tools = (await good.client.listTools()).tools.map((t) => t.name);
-const think = await good.client.callTool({ name: "think", arguments: { thought: "from TypeScript" } });
-out.thinkError = !!think.isError;
-const read = await good.client.callTool({ name: "read_file", arguments: { path: file } });
-out.read = read.content.filter((c) => c.type === "text").map((c) => c.text).join("");
-await good.transport.terminateSession(); // DELETE
-await good.client.close();
+const accept = (scope) => ({ action: "accept", content: { scope } });
+const decline = { action: "decline", content: { reason: "keep out of my home folder" } };
 
-const bad = connect("wrong-token");
-try {
-  await bad.ready;
-  out.wrongToken = "connected";
-} catch (e) {
-  out.wrongToken = String(e?.message ?? e);
-  out.wrongTokenStatus = e?.code ?? 0; // StreamableHTTPError carries the HTTP status
+// result is the part of a tool result the Go test looks at.
+function result(r) {
+  return {
+    isError: !!r.isError,
+    text: (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join(""),
+    code: r.structuredContent?.code ?? "",
+  };
 }
-await bad.client.close().catch(() => {});
 
-console.log(JSON.stringify(out));
+const call = async (c, tool, args, opts) => result(await c.client.callTool({ name: tool, arguments: args }, undefined, opts));
+
+// end sends DELETE and closes the client.
+async function end(c) {
+  await c.transport.terminateSession();
+  await c.client.close();
+}
+
+// pidFile polls for the pid a command writes into the workspace.
+async function pidFile(file) {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    try {
+      const pid = parseInt(readFileSync(join(cfg.workspace, file), "utf8").trim(), 10);
+      if (pid > 0) return pid;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no pid in ${file} within 10s: the command did not start`);
+}
+
+// settle waits for p for up to ms and says how it ended.
+async function settle(p, ms) {
+  let timer;
+  const late = new Promise((r) => { timer = setTimeout(() => r({ settled: false }), ms); });
+  const done = p.then((v) => ({ settled: true, value: v }), (e) => ({ settled: true, error: String(e?.message ?? e) }));
+  const out = await Promise.race([done, late]);
+  clearTimeout(timer);
+  return out;
+}
+
+const cases = {
+  // Lists, calls every family the other cases use, and ends with DELETE.
+  async basic() {
+    const c = connect();
+    await c.ready();
+    const out = { sessionId: c.transport.sessionId ?? "" };
+    out.tools = (await c.client.listTools()).tools.map((t) => t.name);
+    out.think = await call(c, "think", { thought: "from TypeScript" });
+    out.read = await call(c, "read_file", { path: cfg.file });
+    out.bash = await call(c, "run_bash", { command: "echo from bash" });
+    out.todo = await call(c, "todo_read", {});
+    out.probe = await call(c, "probe_pid", {});
+    await end(c);
+    return out;
+  },
+
+  // Approves one read outside the workspace once, then declines the next.
+  async elicit() {
+    const c = connect({ answers: [accept("once"), decline] });
+    await c.ready();
+    const out = {};
+    out.approved = await call(c, "read_file", { path: cfg.outside });
+    out.declined = await call(c, "read_file", { path: cfg.outside });
+    out.asked = c.asked;
+    await end(c);
+    return out;
+  },
+
+  // Records the progress notifications of a call, with when they came.
+  async progress() {
+    const c = connect();
+    await c.ready();
+    const start = Date.now();
+    const progress = [];
+    const abort = new AbortController();
+    const p = c.client.callTool({ name: cfg.tool, arguments: cfg.args }, undefined, {
+      signal: abort.signal,
+      onprogress: (n) => {
+        progress.push({ at: Date.now() - start, message: n.message ?? "", progress: n.progress });
+        if (cfg.abortOnProgress) abort.abort("seen the progress");
+      },
+    });
+    const out = { call: await settle(p.then(result), 30_000), progress };
+    out.endedAt = Date.now() - start;
+    await end(c);
+    return out;
+  },
+
+  // Two sessions at once: A's todos and its approval for the session stay
+  // in A.
+  async isolation() {
+    const a = connect({ answers: [accept("session")] });
+    const b = connect({ answers: [decline] });
+    await Promise.all([a.ready(), b.ready()]);
+    const out = { ids: [a.transport.sessionId, b.transport.sessionId] };
+    const todo = (who) => ({ todos: [{ id: "1", content: `task of session ${who}`, status: "pending" }] });
+    [out.writeA, out.writeB] = await Promise.all([call(a, "todo_write", todo("A")), call(b, "todo_write", todo("B"))]);
+    [out.readA, out.readB] = await Promise.all([call(a, "todo_read", {}), call(b, "todo_read", {})]);
+    out.outsideA = [];
+    for (let i = 0; i < 2; i++) out.outsideA.push(await call(a, "read_file", { path: cfg.outside }));
+    out.outsideB = await call(b, "read_file", { path: cfg.outside });
+    out.askedA = a.asked;
+    out.askedB = b.asked;
+    await Promise.all([end(a), end(b)]);
+    return out;
+  },
+
+  // What the front refuses, each through the SDK's transport.
+  async refused() {
+    const out = {};
+    const refusal = async (key, headers) => {
+      const c = connect({ headers });
+      try {
+        await c.ready();
+        out[key] = { connected: true };
+        await end(c);
+      } catch (e) {
+        out[key] = { status: e?.code ?? 0, error: String(e?.message ?? e), seen: c.seen };
+        await c.client.close().catch(() => {});
+      }
+    };
+    await refusal("noToken", {});
+    await refusal("wrongToken", { Authorization: "Bearer wrong-token" });
+    await refusal("foreignOrigin", { Authorization: `Bearer ${cfg.token}`, Origin: "https://evil.example.com" });
+    await refusal("ownOrigin", { Authorization: `Bearer ${cfg.token}`, Origin: new URL(cfg.url).origin });
+
+    const c = connect();
+    await c.ready();
+    try {
+      // JSON whitespace would be the raw way; through the SDK the body is
+      // a call whose argument alone passes the cap.
+      await c.client.callTool({ name: "think", arguments: { thought: "x".repeat(cfg.cap + 1) } });
+      out.oversized = { status: 200 };
+    } catch (e) {
+      out.oversized = { status: e?.code ?? 0, error: String(e?.message ?? e).slice(0, 300) };
+    }
+    out.afterOversized = await call(c, "think", { thought: "still here" });
+    await end(c);
+    return out;
+  },
+
+  // A foreground command, then notifications/cancelled (abort) or DELETE
+  // (terminateSession) while it runs. The pid goes back to the Go test,
+  // which watches it die.
+  async midcall() {
+    const c = connect();
+    await c.ready();
+    const abort = new AbortController();
+    const p = c.client.callTool(
+      { name: "run_bash", arguments: { command: `echo $$ > ${cfg.pidFile}; exec sleep 1000`, yield_time_ms: 600000 } },
+      undefined,
+      { signal: abort.signal, timeout: 120_000 },
+    );
+    const out = { pid: await pidFile(cfg.pidFile) };
+    if (cfg.how === "cancel") {
+      abort.abort("the user pressed stop");
+      out.call = await settle(p.then(result), 20_000);
+      out.after = await call(c, "think", { thought: "the session after a cancel" });
+      await end(c);
+    } else {
+      // The host ends the call with its session and no answer is owed:
+      // the SDK would wait for one until its timeout, so close it.
+      await c.transport.terminateSession();
+      out.deleted = true;
+      await c.client.close();
+      out.call = await settle(p.then(result), 20_000);
+    }
+    return out;
+  },
+};
+
+if (!cases[name]) throw new Error(`no case ${name}: one of ${Object.keys(cases).join(", ")}`);
+console.log(JSON.stringify(await cases[name]()));
