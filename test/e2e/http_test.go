@@ -617,6 +617,7 @@ type tsResult struct {
 	IsError bool
 	Text    string
 	Code    string
+	TaskID  string
 }
 
 // tsSettled is how a call the script did not simply await ended.
@@ -752,12 +753,14 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 
 	t.Run("two sessions isolated", func(t *testing.T) {
 		var got struct {
-			IDs                                    []string
-			WriteA, WriteB, ReadA, ReadB, OutsideB tsResult
-			OutsideA                               []tsResult
-			AskedA, AskedB                         []string
+			IDs                                             []string
+			WriteA, WriteB, ReadA, ReadB, OutsideB          tsResult
+			OutsideA                                        []tsResult
+			AskedA, AskedB                                  []string
+			TaskA, TasksA, TasksB, CancelFromB, CancelFromA tsResult
+			TaskPID                                         int
 		}
-		ts.run(t, "isolation", map[string]any{"outside": outside}, &got)
+		ts.run(t, "isolation", map[string]any{"outside": outside, "pidFile": "taskA.pid"}, &got)
 		if len(got.IDs) != 2 || got.IDs[0] == "" || got.IDs[0] == got.IDs[1] {
 			t.Errorf("session ids %q: want two distinct", got.IDs)
 		}
@@ -781,6 +784,20 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 		if len(got.AskedB) != 1 || !got.OutsideB.IsError || got.OutsideB.Code != "denied" || strings.Contains(got.OutsideB.Text, "the secret plan") {
 			t.Errorf("B after A's pass for the session: asked %q, read %+v; want B asked and denied", got.AskedB, got.OutsideB)
 		}
+		if got.TaskA.TaskID == "" || got.TaskPID <= 0 {
+			t.Fatalf("run_bash handed back in A: %+v, pid %d; want a task", got.TaskA, got.TaskPID)
+		}
+		t.Cleanup(func() { _ = syscall.Kill(got.TaskPID, syscall.SIGKILL) })
+		if !strings.Contains(got.TasksA.Text, got.TaskA.TaskID) || strings.Contains(got.TasksB.Text, got.TaskA.TaskID) {
+			t.Errorf("shell_tasks: A %q, B %q; want %s in A's only", got.TasksA.Text, got.TasksB.Text, got.TaskA.TaskID)
+		}
+		if !got.CancelFromB.IsError || got.CancelFromB.Code != "not_found" {
+			t.Errorf("shell_cancel of A's %s from B: %+v; want not_found", got.TaskA.TaskID, got.CancelFromB)
+		}
+		if got.CancelFromA.IsError {
+			t.Errorf("shell_cancel of %s from A: %+v", got.TaskA.TaskID, got.CancelFromA)
+		}
+		eventually(t, "A's task to end when A stops it", func() bool { return !alive(got.TaskPID) })
 	})
 
 	t.Run("refused: 401, 403, 413", func(t *testing.T) {

@@ -49,6 +49,7 @@ function result(r) {
     isError: !!r.isError,
     text: (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join(""),
     code: r.structuredContent?.code ?? "",
+    taskId: r.structuredContent?.data?.task_id ?? "",
   };
 }
 
@@ -146,6 +147,13 @@ const cases = {
     out.outsideB = await call(b, "read_file", { path: cfg.outside });
     out.askedA = a.asked;
     out.askedB = b.asked;
+    // A command handed back as a task belongs to A: B neither lists nor
+    // stops it; A does.
+    out.taskA = await call(a, "run_bash", { command: `echo $$ > ${cfg.pidFile}; exec sleep 1000`, yield_time_ms: 300 });
+    out.taskPid = await pidFile(cfg.pidFile);
+    [out.tasksA, out.tasksB] = await Promise.all([call(a, "shell_tasks", {}), call(b, "shell_tasks", {})]);
+    out.cancelFromB = await call(b, "shell_cancel", { task_id: out.taskA.taskId });
+    out.cancelFromA = await call(a, "shell_cancel", { task_id: out.taskA.taskId });
     await Promise.all([end(a), end(b)]);
     return out;
   },
