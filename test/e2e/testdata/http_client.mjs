@@ -213,8 +213,7 @@ const cases = {
     } else {
       // The host ends the call with its session and no answer is owed:
       // the SDK would wait for one until its timeout, so close it.
-      await c.transport.terminateSession();
-      out.deleted = true;
+      out.delete = await settle(c.transport.terminateSession(), 20_000);
       await c.client.close();
       out.call = await settle(p.then(result), 20_000);
     }
