@@ -601,7 +601,9 @@ func (c *tsClient) run(t *testing.T, name string, cfg map[string]any, out any) {
 	var stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, c.node, filepath.Join(repoRoot, "test", "e2e", "testdata", "http_client.mjs"), name, string(arg))
 	cmd.Stderr = &stderr
+	start := time.Now()
 	stdout, err := cmd.Output()
+	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("node http_client.mjs %s: %v\n%s%s\nserve stderr:\n%s", name, err, stdout, stderr.String(), c.h.stderr.String())
 	}
@@ -609,7 +611,7 @@ func (c *tsClient) run(t *testing.T, name string, cfg map[string]any, out any) {
 	if err := json.Unmarshal(stdout[bytes.LastIndexByte(stdout, '\n')+1:], out); err != nil {
 		t.Fatalf("decode the %s case's report %q: %v", name, stdout, err)
 	}
-	t.Logf("%s: %s", name, stdout[bytes.LastIndexByte(stdout, '\n')+1:])
+	t.Logf("%s (node ran %v): %s", name, took.Round(time.Millisecond), stdout[bytes.LastIndexByte(stdout, '\n')+1:])
 }
 
 // tsResult is a tool result as the script reports it.
@@ -833,6 +835,7 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 		t.Run(how+" mid-call kills the command", func(t *testing.T) {
 			var got struct {
 				PID    int
+				SentAt int64 // Unix ms
 				Delete tsSettled
 				Call   tsSettled
 				After  *tsResult
@@ -846,6 +849,7 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 				t.Errorf("DELETE mid-call: %+v; want it answered within 20s", got.Delete)
 			}
 			eventually(t, "the foreground command to die after the "+how, func() bool { return !alive(got.PID) })
+			t.Logf("the command was gone at most %v after the %s was sent", time.Since(time.UnixMilli(got.SentAt)).Round(time.Millisecond), how)
 			if how == "cancel" && (!got.Call.Settled || got.Call.Value != nil) {
 				t.Errorf("the cancelled call: %+v; want it rejected within 20s", got.Call)
 			}
