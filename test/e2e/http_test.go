@@ -755,12 +755,13 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 
 	t.Run("two sessions isolated", func(t *testing.T) {
 		var got struct {
-			IDs                                             []string
-			WriteA, WriteB, ReadA, ReadB, OutsideB          tsResult
-			OutsideA                                        []tsResult
-			AskedA, AskedB                                  []string
-			TaskA, TasksA, TasksB, CancelFromB, CancelFromA tsResult
-			TaskPID                                         int
+			IDs                                        []string
+			WriteA, WriteB, ReadA, ReadB, OutsideB     tsResult
+			OutsideA                                   []tsResult
+			AskedA, AskedB                             []string
+			TaskA, TasksA, TasksB, CancelFromB, AfterA tsResult
+			TaskPID                                    int
+			TaskGoneWithA                              bool
 		}
 		ts.run(t, "isolation", map[string]any{"outside": outside, "pidFile": "taskA.pid"}, &got)
 		if len(got.IDs) != 2 || got.IDs[0] == "" || got.IDs[0] == got.IDs[1] {
@@ -796,10 +797,12 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 		if !got.CancelFromB.IsError || got.CancelFromB.Code != "not_found" {
 			t.Errorf("shell_cancel of A's %s from B: %+v; want not_found", got.TaskA.TaskID, got.CancelFromB)
 		}
-		if got.CancelFromA.IsError {
-			t.Errorf("shell_cancel of %s from A: %+v", got.TaskA.TaskID, got.CancelFromA)
+		if !got.TaskGoneWithA {
+			t.Errorf("A's task (pid %d) still ran 10s after A's DELETE; want it ended with its session", got.TaskPID)
 		}
-		eventually(t, "A's task to end when A stops it", func() bool { return !alive(got.TaskPID) })
+		if !strings.Contains(got.AfterA.Text, "task of session B") {
+			t.Errorf("todo_read in B after A's DELETE: %+v; want B's task", got.AfterA)
+		}
 	})
 
 	t.Run("refused: 401, 403, 413", func(t *testing.T) {

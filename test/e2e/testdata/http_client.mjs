@@ -74,6 +74,22 @@ async function pidFile(file) {
   throw new Error(`no pid in ${file} within 10s: the command did not start`);
 }
 
+// gone polls, up to 10 s, until pid has exited (a zombie counts as gone).
+async function gone(pid) {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      return true;
+    }
+    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
+}
+
 // settle waits for p for up to ms and says how it ended.
 async function settle(p, ms) {
   let timer;
@@ -148,13 +164,15 @@ const cases = {
     out.askedA = a.asked;
     out.askedB = b.asked;
     // A command handed back as a task belongs to A: B neither lists nor
-    // stops it; A does.
+    // stops it, and it ends with A while B goes on.
     out.taskA = await call(a, "run_bash", { command: `echo $$ > ${cfg.pidFile}; exec sleep 1000`, yield_time_ms: 300 });
     out.taskPid = await pidFile(cfg.pidFile);
     [out.tasksA, out.tasksB] = await Promise.all([call(a, "shell_tasks", {}), call(b, "shell_tasks", {})]);
     out.cancelFromB = await call(b, "shell_cancel", { task_id: out.taskA.taskId });
-    out.cancelFromA = await call(a, "shell_cancel", { task_id: out.taskA.taskId });
-    await Promise.all([end(a), end(b)]);
+    await end(a);
+    out.taskGoneWithA = await gone(out.taskPid);
+    out.afterA = await call(b, "todo_read", {});
+    await end(b);
     return out;
   },
 
