@@ -663,16 +663,13 @@ func descendants(t *testing.T, pid int) map[int]int {
 
 // TestHTTP_TypeScriptClient: the MCP TypeScript SDK's Streamable HTTP
 // client against one `yagent serve --http`: list and call, approve and
-// decline through elicitation, progress during a call, two sessions
+// decline through elicitation, progress during a 2 s command, two sessions
 // isolated, the refusals (401, 403, 413), a cancel and a DELETE mid-call
 // killing the command, and the host and its plugins left with the
 // descriptors and processes they had.
 func TestHTTP_TypeScriptClient(t *testing.T) {
 	node, sdkDir := newTSClient(t)
 	e := newEnv(t)
-	if out, err := e.cli("plugins", "pin", "probe"); err != nil {
-		t.Fatalf("pin probe: %v\n%s", err, out)
-	}
 	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("read by typescript\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -690,9 +687,9 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 
 	t.Run("list and call", func(t *testing.T) {
 		var got struct {
-			SessionID                      string
-			Tools                          []string
-			Think, Read, Bash, Todo, Probe tsResult
+			SessionID               string
+			Tools                   []string
+			Think, Read, Bash, Todo tsResult
 		}
 		ts.run(t, "basic", map[string]any{"file": "notes.txt"}, &got)
 		for _, want := range []string{"think", "read_file", "run_bash"} {
@@ -703,8 +700,8 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 		if got.SessionID == "" {
 			t.Error("no Mcp-Session-Id")
 		}
-		if got.Think.IsError || got.Read.IsError || !strings.Contains(got.Read.Text, "read by typescript") || got.Bash.IsError || !strings.Contains(got.Bash.Text, "from bash") || got.Todo.IsError || got.Probe.IsError {
-			t.Errorf("calls: think %+v, read_file %+v, run_bash %+v, todo_read %+v, probe_pid %+v", got.Think, got.Read, got.Bash, got.Todo, got.Probe)
+		if got.Think.IsError || got.Read.IsError || !strings.Contains(got.Read.Text, "read by typescript") || got.Bash.IsError || !strings.Contains(got.Bash.Text, "from bash") || got.Todo.IsError {
+			t.Errorf("calls: think %+v, read_file %+v, run_bash %+v, todo_read %+v", got.Think, got.Read, got.Bash, got.Todo)
 		}
 		list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
 		if code := h.post(t, strings.NewReader(list), map[string]string{"Authorization": "Bearer " + e2eToken, "Mcp-Session-Id": got.SessionID, "Mcp-Protocol-Version": "2025-06-18"}); code != http.StatusNotFound {
@@ -733,23 +730,31 @@ func TestHTTP_TypeScriptClient(t *testing.T) {
 		}
 	})
 
-	// run_bash does not report progress yet: the probe plugin's
-	// probe_block does, then blocks until the client cancels it.
-	t.Run("progress during a call", func(t *testing.T) {
+	t.Run("progress during a 2s command", func(t *testing.T) {
 		var got struct {
 			Call     tsSettled
 			Progress []struct {
-				At      int
-				Message string
+				At       int // ms after the call was sent
+				Message  string
+				Progress float64
 			}
 			EndedAt int
 		}
-		ts.run(t, "progress", map[string]any{"tool": "probe_block", "args": map[string]any{}, "abortOnProgress": true}, &got)
-		if len(got.Progress) == 0 || got.Progress[0].Message != "blocking" {
-			t.Fatalf("progress %+v; want the plugin's \"blocking\" during the call", got.Progress)
+		ts.run(t, "progress", map[string]any{"tool": "run_bash", "args": map[string]any{
+			"command": "for i in 1 2 3 4 5; do echo line $i; sleep 0.4; done", "yield_time_ms": 30000,
+		}}, &got)
+		if !got.Call.Settled || got.Call.Value == nil || got.Call.Value.IsError || !strings.Contains(got.Call.Value.Text, "line 5") {
+			t.Fatalf("the 2s run_bash: %+v; want its five lines", got.Call)
 		}
-		if !got.Call.Settled || got.Call.Value != nil {
-			t.Errorf("probe_block after the progress: %+v; want it cancelled", got.Call)
+		// Two or more, the first a good while before the result: they came
+		// during the command, not with its end.
+		if len(got.Progress) < 2 || got.Progress[0].At > got.EndedAt-1000 {
+			t.Fatalf("progress %+v, the result at %d ms; want two or more notifications, the first at least 1s before the result", got.Progress, got.EndedAt)
+		}
+		for i, p := range got.Progress {
+			if !strings.Contains(p.Message, "line ") || i > 0 && p.Progress <= got.Progress[i-1].Progress {
+				t.Errorf("notification %d: %+v; want it to name the last line, its progress growing", i, p)
+			}
 		}
 	})
 
