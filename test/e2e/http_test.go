@@ -562,9 +562,9 @@ type tsClient struct {
 	h            *httpHost
 }
 
-// newTSClient finds node and the SDK bench/mcp installs. Locally a machine
+// needTSClient finds node and the SDK bench/mcp installs. Locally a machine
 // without them skips; under CI (CI set) it fails, for .ci/run installs both.
-func newTSClient(t *testing.T) (node, sdkDir string) {
+func needTSClient(t *testing.T) (node, sdkDir string) {
 	t.Helper()
 	missing := func(what string) {
 		t.Helper()
@@ -668,7 +668,7 @@ func descendants(t *testing.T, pid int) map[int]int {
 // killing the command, and the host and its plugins left with the
 // descriptors and processes they had.
 func TestHTTP_TypeScriptClient(t *testing.T) {
-	node, sdkDir := newTSClient(t)
+	node, sdkDir := needTSClient(t)
 	e := newEnv(t)
 	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("read by typescript\n"), 0o644); err != nil {
 		t.Fatal(err)
