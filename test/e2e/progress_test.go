@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -135,14 +134,7 @@ func checkLineProgress(t *testing.T, got []*mcp.ProgressNotificationParams) {
 // client, calling run_bash with a progress callback, gets the same
 // notifications before the result.
 func TestProgress_TypeScriptClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the TypeScript client needs it")
-	}
-	sdkDir := filepath.Join(repoRoot, "bench", "mcp", "node_modules", "@modelcontextprotocol", "sdk")
-	if _, err := os.Stat(filepath.Join(sdkDir, "dist", "esm", "client", "streamableHttp.js")); err != nil {
-		t.Skip("the MCP TypeScript SDK is not installed under bench/mcp (bench/mcp/run.sh installs it with npm ci)")
-	}
+	node, sdkDir := needTSClient(t)
 	e := newEnv(t)
 	h := e.serveHTTP(e2eToken)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
