@@ -22,6 +22,9 @@ const (
 	CodeUnknownTool      = "unknown_tool"
 	CodeToolFailed       = "tool_failed"
 	CodeResultUnencoding = "result_not_serializable"
+	// CodeAuditUnavailable: the host must record the call's decision
+	// before it runs (audit: required) and could not.
+	CodeAuditUnavailable = "audit_unavailable"
 )
 
 // ToolError is a failure the model should read: bad input, a missing file, a

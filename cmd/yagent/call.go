@@ -44,6 +44,7 @@ func newCallCmd(g *globals) *cobra.Command {
 			}
 			defer a.Close(ctx)
 			sess := session.New("cli")
+			sess.SetClient("cli")
 			if ans := terminalAnswerer(cmd.InOrStdin(), cmd.ErrOrStderr(), len(args) == 2 && args[1] == "-"); ans != nil {
 				sess.SetAnswerer(ans)
 			}

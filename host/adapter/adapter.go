@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/yagent/yagent/host/bus"
@@ -35,6 +36,9 @@ type Options struct {
 	Bus *bus.Dispatcher
 	// Trusted is false for tools of unpinned external plugins.
 	Trusted bool
+	// Observer sees every call start, get decided and finish (the audit
+	// trail, telemetry); nil = none.
+	Observer Observer
 	// Sandbox sets each call's sdk.CallInfo.Sandbox from the guard's
 	// decision; approved says it was an ask the user, a pass or -y
 	// approved. nil = the attached guard's, when it is a SandboxPolicy.
@@ -111,16 +115,25 @@ func (a *Adapter) Call(ctx context.Context, sess *session.Session, raw json.RawM
 		sess = session.New("")
 	}
 	callID := callIDFrom(ctx)
+	var rec *CallRecord
+	if ob := a.opts.Observer; ob != nil {
+		rec = &CallRecord{ID: callID, SessionID: sess.ID(), Client: sess.Client(), Tool: a.spec.Name, Family: a.family,
+			Effect: string(a.spec.Effect), Trusted: a.opts.Trusted, Roles: a.spec.Roles, Started: time.Now()}
+		ctx = ob.Start(ctx, rec)
+	}
 	a.opts.Bus.Publish(bus.Event{Type: bus.ToolStarted, SessionID: sess.ID(), CallID: callID, Tool: a.spec.Name})
-	res := a.run(ctx, sess, callID, raw)
+	res := a.run(ctx, sess, callID, raw, rec)
 	if text, cut := capText(res.Text, a.opts.MaxTextBytes); cut {
 		res.Text, res.Truncated = text, true
+	}
+	if rec != nil {
+		a.opts.Observer.Finish(ctx, rec, res)
 	}
 	a.opts.Bus.Publish(bus.Event{Type: bus.ToolFinished, SessionID: sess.ID(), CallID: callID, Tool: a.spec.Name, Payload: res})
 	return res
 }
 
-func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string, raw json.RawMessage) (res *Result) {
+func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string, raw json.RawMessage, rec *CallRecord) (res *Result) {
 	name := a.spec.Name
 	if a.schemaErr != nil {
 		return errorResult(sdk.CodeToolFailed, fmt.Sprintf("%s cannot be called: its %v. This is a fault of the tool, not of the call.", name, a.schemaErr))
@@ -170,6 +183,9 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 		repairs = append(repairs, fixes...)
 		changed = true
 	}
+	if rec != nil {
+		rec.Args = args
+	}
 	input := json.RawMessage(trimJSONSpace(raw))
 	if changed {
 		var err error
@@ -198,7 +214,9 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 	var approved []string
 	var d Decision
 	asked := false // an ask was approved for this call
-	if a.guard != nil {
+	if a.guard == nil {
+		d = Decision{Action: Allow, Basis: BasisNoGuard}
+	} else {
 		d = a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted})
 		switch d.Action {
 		case Allow:
@@ -206,13 +224,16 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 			// with the call, so the plugin may open them.
 			approved = d.Paths
 		case Deny:
+			a.decided(ctx, rec, d, nil, false)
 			return errorResult(sdk.CodeDenied, fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", name, d.Reason))
 		default:
 			if a.approver == nil {
+				a.decided(ctx, rec, d, &Approval{Unanswered: true, By: ByNobody}, false)
 				return a.needsAuth(d, "")
 			}
 			ap := a.approver.Authorize(ctx, sess, a.spec, d)
 			if !ap.Allowed {
+				a.decided(ctx, rec, d, &ap, false)
 				switch {
 				case ctx.Err() != nil:
 					return a.ctxResult(ctx.Err())
@@ -225,8 +246,16 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 				}
 				return errorResult(sdk.CodeDenied, text+" Do not retry the same call; follow what the user said or choose another way.")
 			}
+			if r := a.decided(ctx, rec, d, &ap, true); r != nil {
+				return r
+			}
 			approved = ap.Paths
 			asked = true
+		}
+	}
+	if d.Action == Allow {
+		if r := a.decided(ctx, rec, d, nil, true); r != nil {
+			return r
 		}
 	}
 
@@ -258,6 +287,27 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 		return a.errorEnvelope(ctx, err)
 	}
 	return a.envelope(out)
+}
+
+// decided tells the observer how the call was decided. A result ends an
+// allowed call: the observer could not record it (audit: required).
+func (a *Adapter) decided(ctx context.Context, rec *CallRecord, d Decision, ap *Approval, allowed bool) *Result {
+	if rec == nil {
+		return nil
+	}
+	rec.Decided, rec.Action, rec.Rule, rec.Reason, rec.Paths, rec.Approval, rec.Allowed = true, d.Action, d.Rule, d.Reason, d.Paths, ap, allowed
+	rec.Basis = d.Basis
+	if rec.Basis == "" {
+		rec.Basis = BasisGuard
+	}
+	if d.Args != nil {
+		rec.Args = d.Args
+	}
+	err := a.opts.Observer.Decide(ctx, rec)
+	if err == nil || !allowed {
+		return nil
+	}
+	return errorResult(sdk.CodeAuditUnavailable, fmt.Sprintf("%s did not run: this host records every call before it runs (audit: required) and could not record this one (%v). Tell the user the audit log needs attention; until it is fixed every call fails the same way.", a.spec.Name, err))
 }
 
 // sandbox is the call's containment, built now: the session's grants and

@@ -61,11 +61,35 @@ type Decision struct {
 	Command string
 	// Hint says how to allow such calls without asking (a profile line).
 	Hint string
+	// Basis says, for the audit trail, on what ground the guard decided:
+	// one of the Basis* words. "" is BasisGuard.
+	Basis string
+	// Rule is the profile rule that decided, as the profile writes it,
+	// when one did.
+	Rule string
 	// Args are the call's arguments with each role argument as the guard
 	// resolved and judged it (absolute paths, URLs with their scheme): the
 	// input the plugin receives. nil = the validated arguments unchanged.
 	Args map[string]any
 }
+
+// Grounds of a Decision (Decision.Basis), for the audit trail.
+const (
+	// BasisGuard: the guard's own judgement, no finer ground given.
+	BasisGuard = "guard"
+	// BasisNoEffect: the tool touches nothing (EffectNone).
+	BasisNoEffect = "no_effect"
+	// BasisWorkspace: every path the call touches is inside the workspace.
+	BasisWorkspace = "workspace"
+	// BasisReadRoot: a read of a path the profile's read roots allow.
+	BasisReadRoot = "read_root"
+	// BasisRule: a rule of the profile (Decision.Rule).
+	BasisRule = "rule"
+	// BasisSessionPaths: paths the session was allowed before.
+	BasisSessionPaths = "session_paths"
+	// BasisNoGuard: the surface has no guard (tests, the Go API without one).
+	BasisNoGuard = "no_guard"
+)
 
 // Approver resolves an Ask: session passes, YOLO, or the session's user.
 type Approver interface {
@@ -84,7 +108,19 @@ type Approval struct {
 	// answerer failed or timed out): the call fails closed with needs_auth
 	// rather than as the user's refusal.
 	Unanswered bool
+	// By says, for the audit trail, who or what answered: one of the By*
+	// words.
+	By string
 }
+
+// Who answered an ask (Approval.By).
+const (
+	ByYolo    = "yolo_pass"    // -y
+	BySession = "session_pass" // an earlier "for the session" answer
+	ByProject = "project_pass" // the project is authorized
+	ByUser    = "user"         // the session's user, now
+	ByNobody  = "nobody"       // nobody could be asked, or answered
+)
 
 // SandboxPolicy is implemented by a Guard that also sets the containment
 // of each call's processes (sdk.CallInfo.Sandbox). approved says d was an

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
@@ -59,6 +60,9 @@ type Options struct {
 	// ProbeSandbox reports the kernel layers and the cgroup v2 folder; nil
 	// = sandbox.Probe and cgroup.Root (tests play other machines).
 	ProbeSandbox func() (sandbox.Layers, string, error)
+	// Observer also watches every call, beside the host's own audit trail
+	// and telemetry; nil = none.
+	Observer adapter.Observer
 }
 
 // App is a running host.
@@ -88,6 +92,10 @@ type App struct {
 	SandboxStatus string
 
 	logger *slog.Logger
+
+	// observers watch every call (the audit trail, telemetry), set up by
+	// Open before the surface is built.
+	observers []adapter.Observer
 
 	mu          sync.Mutex
 	listChanged func(*session.Session)
@@ -245,6 +253,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		Approver:      a.Approver,
 		Helper:        a.Approver.Loop(),
 		Bus:           a.Bus,
+		Observer:      adapter.Observers(append(a.observers, opts.Observer)...),
 		Logger:        logger,
 		OnListChanged: a.notifyListChanged,
 	})

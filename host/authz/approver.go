@@ -28,10 +28,21 @@ type Passes struct {
 
 // Covers reports whether a pass covers a call of tool in sess.
 func (p *Passes) Covers(sess *session.Session, tool string) bool {
-	if p == nil {
-		return sess != nil && sess.Granted(tool)
+	return p.coveredBy(sess, tool) != ""
+}
+
+// coveredBy names the pass that covers a call of tool in sess (an
+// adapter.By* word), "" when none does.
+func (p *Passes) coveredBy(sess *session.Session, tool string) string {
+	switch {
+	case p != nil && p.Yolo:
+		return adapter.ByYolo
+	case sess != nil && sess.Granted(tool):
+		return adapter.BySession
+	case p != nil && p.Projects.Authorized(p.Workspace):
+		return adapter.ByProject
 	}
-	return p.Yolo || (sess != nil && sess.Granted(tool)) || p.Projects.Authorized(p.Workspace)
+	return ""
 }
 
 // ApproverOptions configures an Approver.
@@ -86,11 +97,11 @@ func (a *Approver) Authorize(ctx context.Context, sess *session.Session, spec sd
 // reached (no answerer, the answerer failed, the timeout passed) leaves the
 // call Unanswered, which fails closed with needs_auth.
 func (a *Approver) ask(ctx context.Context, sess *session.Session, prompt session.ApprovalPrompt) adapter.Approval {
-	if a.passes.Covers(sess, prompt.Tool) {
-		return adapter.Approval{Allowed: true}
+	if by := a.passes.coveredBy(sess, prompt.Tool); by != "" {
+		return adapter.Approval{Allowed: true, By: by}
 	}
 	if sess == nil || sess.Answerer() == nil {
-		return adapter.Approval{Reason: "nobody can be asked in this session", Unanswered: true}
+		return adapter.Approval{Reason: "nobody can be asked in this session", Unanswered: true, By: adapter.ByNobody}
 	}
 	ans, err := a.loop.Approve(ctx, sess, Question{
 		Prompt:  prompt,
@@ -104,16 +115,16 @@ func (a *Approver) ask(ctx context.Context, sess *session.Session, prompt sessio
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		return adapter.Approval{Reason: ctx.Err().Error()}
+		return adapter.Approval{Reason: ctx.Err().Error(), By: adapter.ByNobody}
 	case errors.Is(err, ErrTimeout):
-		return adapter.Approval{Reason: fmt.Sprintf("the question timed out (%v)", err), Unanswered: true}
+		return adapter.Approval{Reason: fmt.Sprintf("the question timed out (%v)", err), Unanswered: true, By: adapter.ByNobody}
 	case errors.Is(err, session.ErrAnswerLater):
-		return adapter.Approval{Reason: "the question is put to the user; the call will be retried with the answer", Unanswered: true}
+		return adapter.Approval{Reason: "the question is put to the user; the call will be retried with the answer", Unanswered: true, By: adapter.ByNobody}
 	default:
 		a.logger.Warn("the user could not be asked", "tool", prompt.Tool, "session", sess.ID(), "error", err)
-		return adapter.Approval{Reason: fmt.Sprintf("the user could not be asked (%v)", err), Unanswered: true}
+		return adapter.Approval{Reason: fmt.Sprintf("the user could not be asked (%v)", err), Unanswered: true, By: adapter.ByNobody}
 	}
-	return adapter.Approval{Allowed: ans.Approved, Reason: ans.Reason}
+	return adapter.Approval{Allowed: ans.Approved, Reason: ans.Reason, By: adapter.ByUser}
 }
 
 // keep records the pass an approval's scope gives.

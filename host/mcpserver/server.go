@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -175,6 +176,9 @@ func (s *Server) hostSessionFor(ss *mcp.ServerSession) *hostSession {
 		return hs
 	}
 	sess := s.opts.NewSession(ss.ID())
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		sess.SetClient(strings.TrimSuffix(p.ClientInfo.Name+"/"+p.ClientInfo.Version, "/"))
+	}
 	if s.opts.Answerer != nil {
 		sess.SetAnswerer(s.opts.Answerer(ss))
 	} else if supportsElicitation(ss) {

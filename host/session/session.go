@@ -65,6 +65,7 @@ type Session struct {
 	grantAll bool
 	approved []string
 	answerer Answerer
+	client   string
 }
 
 // New returns a session named id; "" gets a fresh uuid.
@@ -77,6 +78,21 @@ func New(id string) *Session {
 
 // ID returns the session's id.
 func (s *Session) ID() string { return s.id }
+
+// SetClient names the client the session serves, for the audit trail: an
+// MCP client's name and version, "cli" for the command line.
+func (s *Session) SetClient(name string) {
+	s.mu.Lock()
+	s.client = name
+	s.mu.Unlock()
+}
+
+// Client returns the name SetClient gave, "" when none.
+func (s *Session) Client() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client
+}
 
 // MarkLoaded records that the session has loaded the Cold tool name and
 // reports whether it was new.

@@ -50,6 +50,9 @@ type Options struct {
 	// YOLO and session passes and no project passes.
 	Approver adapter.Approver
 	Bus      *bus.Dispatcher
+	// Observer sees every call of every tool (the audit trail, telemetry);
+	// nil = none.
+	Observer adapter.Observer
 	Logger   *slog.Logger
 	// Helper routes ask_user_for_help's questions (the authorization
 	// loop); nil = straight to the session's answerer.
@@ -199,7 +202,7 @@ func (s *Surface) bind(src Source, spec sdk.Spec) (*adapter.Adapter, string) {
 }
 
 func (s *Surface) adapterOptions(trusted bool) adapter.Options {
-	return adapter.Options{Workspace: s.opts.Workspace, Logger: s.logger, Bus: s.opts.Bus, Trusted: trusted}
+	return adapter.Options{Workspace: s.opts.Workspace, Logger: s.logger, Bus: s.opts.Bus, Trusted: trusted, Observer: s.opts.Observer}
 }
 
 func (s *Surface) hostAdapter(spec sdk.Spec, exec adapter.Executor) *adapter.Adapter {
