@@ -127,4 +127,3 @@ func TestObserver_UnrecordedCallFailsClosed(t *testing.T) {
 		t.Fatalf("a refused call whose record failed: %s, want denied", res.Code)
 	}
 }
-
