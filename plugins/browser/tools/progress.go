@@ -7,31 +7,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yagent/yagent/internal/clock"
 	"github.com/yagent/yagent/sdk"
 )
 
 // waitBeat is how often a browser wait tells the client it still waits.
 const waitBeat = time.Second
 
-// clock is the time the wait reports see; tests replace it to drive them
-// without sleeping.
-type clock interface {
-	Now() time.Time
-	// Ticker returns a channel ticking every d, with the time of each
-	// tick, and a function that stops it.
-	Ticker(d time.Duration) (<-chan time.Time, func())
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) Ticker(d time.Duration) (<-chan time.Time, func()) {
-	t := time.NewTicker(d)
-	return t.C, t.Stop
-}
-
-var waitClock clock = realClock{}
+// waitClock is the time the wait reports see; tests replace it to drive
+// them without sleeping.
+var waitClock clock.Clock = clock.Real{}
 
 // reportWaiting tells the call's client, every waitBeat until stop is
 // called, what the call waits for and for how long: `waiting for what

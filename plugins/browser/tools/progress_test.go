@@ -6,45 +6,18 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/internal/clock/clocktest"
 	"github.com/yagent/yagent/sdk"
 )
 
-// fakeClock is a clock the test moves: Now only changes by advance, and
-// every ticker is the one channel tick, which ticks when the test sends.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	tick    chan time.Time
-	tickers atomic.Int32
-	stops   atomic.Int32
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *fakeClock) Ticker(time.Duration) (<-chan time.Time, func()) {
-	c.tickers.Add(1)
-	return c.tick, func() { c.stops.Add(1) }
-}
-
 // useClock makes the waits report on a fake clock until the test ends.
 // Tests calling it are not parallel: the clock is the package's.
-func useClock(t *testing.T) *fakeClock {
-	c := &fakeClock{now: time.Now(), tick: make(chan time.Time)}
+func useClock(t *testing.T) *clocktest.Fake {
+	c := clocktest.New()
 	old := waitClock
 	waitClock = c
 	t.Cleanup(func() { waitClock = old })
@@ -99,18 +72,18 @@ type waitDone struct {
 	stopped bool // every reporter had stopped when the call returned
 }
 
-func (c *client) callAsync(clk *fakeClock, tool, id string, in any) <-chan waitDone {
+func (c *client) callAsync(clk *clocktest.Fake, tool, id string, in any) <-chan waitDone {
 	done := make(chan waitDone, 1)
 	go func() {
 		res, err := c.c.Call(context.Background(), tool, sdk.CallInfo{ID: id, SessionID: c.id}, in)
-		done <- waitDone{res: res, err: err, stopped: clk.stops.Load() == clk.tickers.Load()}
+		done <- waitDone{res: res, err: err, stopped: clk.Stops() == clk.Tickers()}
 	}()
 	return done
 }
 
 // tickUntil ticks, moving the clock on by 500 ms at each tick taken, until a progress report
 // of call id matches want, for at most 20 s; it returns the reports.
-func (c *client) tickUntil(clk *fakeClock, id string, want *regexp.Regexp) {
+func (c *client) tickUntil(clk *clocktest.Fake, id string, want *regexp.Regexp) {
 	c.t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
@@ -120,8 +93,8 @@ func (c *client) tickUntil(clk *fakeClock, id string, want *regexp.Regexp) {
 			}
 		}
 		select {
-		case clk.tick <- clk.Now():
-			clk.advance(500 * time.Millisecond) // once per tick taken
+		case clk.Tick <- clk.Now():
+			clk.Advance(500 * time.Millisecond) // once per tick taken
 		case <-time.After(20 * time.Millisecond):
 			// No wait reports yet (or it is busy): look again.
 		case <-deadline:

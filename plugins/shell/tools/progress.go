@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/yagent/yagent/internal/clock"
 	"github.com/yagent/yagent/plugins/shell/runner"
 	"github.com/yagent/yagent/sdk"
 )
@@ -24,24 +25,9 @@ const (
 	lastLineRunes = 120
 )
 
-// clock is the time the reporters see; tests replace it to drive them
-// without sleeping.
-type clock interface {
-	Now() time.Time
-	// Ticker returns a channel ticking every d and a function that stops it.
-	Ticker(d time.Duration) (<-chan time.Time, func())
-}
-
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) Ticker(d time.Duration) (<-chan time.Time, func()) {
-	t := time.NewTicker(d)
-	return t.C, t.Stop
-}
-
-var progressClock clock = realClock{}
+// progressClock is the time the reporters see; tests replace it to drive
+// them without sleeping.
+var progressClock clock.Clock = clock.Real{}
 
 // watchProgress returns the Watch of a call: it reports the command's
 // progress to the call's client (sdk.ReportProgress) from the command's
@@ -97,7 +83,7 @@ type reporter struct {
 	ctx   context.Context
 	out   source
 	label string
-	clock clock
+	clock clock.Clock
 
 	last     time.Time // of the last report, or the start
 	reported bool      // once, the throttle applies
@@ -106,7 +92,7 @@ type reporter struct {
 	progress float64   // the last value sent
 }
 
-func newReporter(ctx context.Context, out source, label string, c clock) *reporter {
+func newReporter(ctx context.Context, out source, label string, c clock.Clock) *reporter {
 	return &reporter{ctx: ctx, out: out, label: label, clock: c, last: c.Now()}
 }
 

@@ -7,50 +7,20 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/internal/clock"
+	"github.com/yagent/yagent/internal/clock/clocktest"
 	"github.com/yagent/yagent/plugins/shell/runner"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
 )
 
-// fakeClock is a clock the test moves: Now only changes by advance, and
-// every ticker is the one channel tick, which ticks when the test sends.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	tick    chan time.Time
-	tickers atomic.Int32
-	stops   atomic.Int32
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Now(), tick: make(chan time.Time)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func (c *fakeClock) Ticker(time.Duration) (<-chan time.Time, func()) {
-	c.tickers.Add(1)
-	return c.tick, func() { c.stops.Add(1) }
-}
-
 // useClock makes the reporters of the tools use c until the test ends.
 // Tests calling it are not parallel: the clock is the package's.
-func useClock(t *testing.T, c clock) {
+func useClock(t *testing.T, c clock.Clock) {
 	old := progressClock
 	progressClock = c
 	t.Cleanup(func() { progressClock = old })
@@ -96,12 +66,12 @@ func (h *recordingHost) progress() []sdk.Progress {
 // 250 ms; a heartbeat after 1 s without a line, its progress still growing
 // and below the next line's.
 func TestReporter_ThrottlesAndBeats(t *testing.T) {
-	clk := newFakeClock()
+	clk := clocktest.New()
 	src := &fakeSource{started: clk.Now()}
 	host := &recordingHost{}
 	r := newReporter(sdk.WithHost(context.Background(), host), src, "", clk)
 	step := func(d time.Duration, lines int64, last string) {
-		clk.advance(d)
+		clk.Advance(d)
 		if lines > 0 {
 			src.lines, src.last = lines, last
 		}
@@ -140,13 +110,13 @@ func TestReporter_ThrottlesAndBeats(t *testing.T) {
 // counted (a background task) beats with its elapsed time only; a last line
 // is clipped to 120 characters.
 func TestReporter_UncountedOutputAndLongLines(t *testing.T) {
-	clk := newFakeClock()
+	clk := clocktest.New()
 	long := strings.Repeat("é", 300)
 	src := &fakeSource{lines: -1, last: long, started: clk.Now()}
 	host := &recordingHost{}
 	r := newReporter(sdk.WithHost(context.Background(), host), src, "task sh-3", clk)
 	for range 2 {
-		clk.advance(time.Second)
+		clk.Advance(time.Second)
 		r.tick()
 	}
 	got := host.progress()
@@ -204,18 +174,18 @@ type callDone struct {
 
 // callAsync calls tool in the background; what it returned comes on the
 // channel.
-func callAsync(c *plugintest.Client, clk *fakeClock, tool string, info sdk.CallInfo, in any) <-chan callDone {
+func callAsync(c *plugintest.Client, clk *clocktest.Fake, tool string, info sdk.CallInfo, in any) <-chan callDone {
 	done := make(chan callDone, 1)
 	go func() {
 		res, err := c.Call(context.Background(), tool, info, in)
-		done <- callDone{res: res, err: err, stopped: clk.stops.Load() == clk.tickers.Load()}
+		done <- callDone{res: res, err: err, stopped: clk.Stops() == clk.Tickers()}
 	}()
 	return done
 }
 
 // tickUntil moves the clock on by 300 ms and ticks until a progress report
 // of call id matches want, for at most 10 s.
-func tickUntil(t *testing.T, c *plugintest.Client, clk *fakeClock, id string, want *regexp.Regexp) {
+func tickUntil(t *testing.T, c *plugintest.Client, clk *clocktest.Fake, id string, want *regexp.Regexp) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -224,9 +194,9 @@ func tickUntil(t *testing.T, c *plugintest.Client, clk *fakeClock, id string, wa
 				return
 			}
 		}
-		clk.advance(300 * time.Millisecond)
+		clk.Advance(300 * time.Millisecond)
 		select {
-		case clk.tick <- clk.Now():
+		case clk.Tick <- clk.Now():
 		case <-time.After(20 * time.Millisecond):
 			// No reporter is listening yet (or it is busy): look again.
 		case <-deadline:
@@ -256,7 +226,7 @@ func checkReports(t *testing.T, c *plugintest.Client, id string, d callDone) {
 // TestRunBash_ReportsLinesWhileItRuns: a foreground command's lines so far,
 // elapsed time and last line reach the host while the call waits.
 func TestRunBash_ReportsLinesWhileItRuns(t *testing.T) {
-	clk := newFakeClock()
+	clk := clocktest.New()
 	useClock(t, clk)
 	c, _ := startShell(t, runner.Options{})
 	g := newGate(t, c.Workspace)
@@ -277,14 +247,14 @@ func TestRunBash_ReportsLinesWhileItRuns(t *testing.T) {
 // TestRunBash_TrueReportsNothing: a command that ends before the first
 // tick reports nothing, and its reporter is gone with the call.
 func TestRunBash_TrueReportsNothing(t *testing.T) {
-	clk := newFakeClock()
+	clk := clocktest.New()
 	useClock(t, clk)
 	c, _ := startShell(t, runner.Options{})
 	info := sdk.CallInfo{ID: "true-1", SessionID: "s1"}
 	d := <-callAsync(c, clk, RunBashName, info, map[string]any{"command": "true"})
 	checkReports(t, c, info.ID, d)
-	if clk.tickers.Load() != 1 {
-		t.Errorf("%d reporters started, want 1", clk.tickers.Load())
+	if clk.Tickers() != 1 {
+		t.Errorf("%d reporters started, want 1", clk.Tickers())
 	}
 	if p := c.Host.Progress(info.ID); len(p) != 0 {
 		t.Errorf("progress %+v, want none", p)
@@ -293,7 +263,7 @@ func TestRunBash_TrueReportsNothing(t *testing.T) {
 
 // TestShellWait_ReportsTheTask: shell_wait reports the task it waits on.
 func TestShellWait_ReportsTheTask(t *testing.T) {
-	clk := newFakeClock()
+	clk := clocktest.New()
 	useClock(t, clk)
 	c, _ := startShell(t, runner.Options{})
 	g := newGate(t, c.Workspace)
@@ -317,7 +287,7 @@ func TestShellWait_ReportsTheTask(t *testing.T) {
 // TestWriteStdin_ReportsTheTask: write_stdin reports the task while it
 // waits for its answer.
 func TestWriteStdin_ReportsTheTask(t *testing.T) {
-	clk := newFakeClock()
+	clk := clocktest.New()
 	useClock(t, clk)
 	// The answer's wait ends with the task, not with a quiet spell.
 	c, _ := startShell(t, runner.Options{StdinSettle: time.Minute, StdinMaxWait: time.Minute})
