@@ -271,15 +271,15 @@ func (m *Manager) KillReportedGroups() {
 // OnSessionEnd). A plugin not running holds nothing of it and is not
 // started. Plugins are told side by side; the error joins their failures.
 func (m *Manager) EndSession(ctx context.Context, id string) error {
-	plugins := m.Plugins()
+	return eachPlugin(m.Plugins(), func(p *Plugin) error { return p.endSession(ctx, id) })
+}
+
+// eachPlugin runs fn on every plugin side by side and joins the errors.
+func eachPlugin(plugins []*Plugin, fn func(*Plugin) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(plugins))
 	for i, p := range plugins {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = p.endSession(ctx, id)
-		}()
+		wg.Go(func() { errs[i] = fn(p) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -298,18 +298,7 @@ func (m *Manager) Close(ctx context.Context) error {
 	close(m.done)
 	plugins := append([]*Plugin(nil), m.plugins...)
 	m.mu.Unlock()
-
-	var wg sync.WaitGroup
-	errs := make([]error, len(plugins))
-	for i, p := range plugins {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = p.stop(ctx)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return eachPlugin(plugins, func(p *Plugin) error { return p.stop(ctx) })
 }
 
 // pluginEnv is the environment of plugin name: the host's, with the
