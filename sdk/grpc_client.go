@@ -123,7 +123,7 @@ func (r *Remote) Call(ctx context.Context, info CallInfo, input json.RawMessage,
 
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := r.client.Call(streamCtx, callToWire(info, input, r.hostID))
+	stream, err := r.client.Call(injectTrace(streamCtx), callToWire(info, input, r.hostID))
 	if err != nil {
 		return nil, callError(ctx, info, err)
 	}
@@ -134,6 +134,11 @@ func (r *Remote) Call(ctx context.Context, info CallInfo, input json.RawMessage,
 		}
 		if err != nil {
 			return nil, callError(ctx, info, err)
+		}
+		if spans := ev.GetSpans(); len(spans) > 0 {
+			if sink := spanSink(ctx); sink != nil {
+				sink(spansFromWire(spans))
+			}
 		}
 		switch e := ev.GetEvent().(type) {
 		case *pluginpb.CallEvent_Progress:

@@ -37,6 +37,8 @@ type pluginServer struct {
 	// broker is set when go-plugin registers the server.
 	broker *plugin.GRPCBroker
 	hosts  hostDialer
+	// tracing is set when the host turned telemetry on (TelemetryEnv).
+	tracing *pluginTracing
 }
 
 func newPluginServer(p Plugin, opts ServeOptions) (*pluginServer, error) {
@@ -51,6 +53,9 @@ func newPluginServer(p Plugin, opts ServeOptions) (*pluginServer, error) {
 	}
 	if s.logger == nil {
 		s.logger = hclog.NewNullLogger()
+	}
+	if os.Getenv(TelemetryEnv) == "1" {
+		s.tracing = newPluginTracing()
 	}
 	if s.onPanic == nil {
 		// Taken now: go-plugin's Serve later points os.Stderr at a pipe
@@ -131,6 +136,14 @@ func (s *pluginServer) Call(req *pluginpb.CallRequest, stream pluginpb.Plugin_Ca
 	host := &callHost{info: info, events: events, conn: s.hosts.get(s.broker, req.GetHostBrokerId(), s.logger)}
 	ctx = WithHost(WithCall(ctx, info), host)
 
+	if s.tracing != nil {
+		if tctx, span, batch, ok := s.tracing.startCall(ctx, s.plugin.Name, info.Tool); ok {
+			res, err := s.run(tctx, tool, info.Tool, req.GetInput())
+			ev := s.finalEvent(tctx, info.Tool, res, err)
+			ev.Spans = s.tracing.endCall(span, batch, ev)
+			return events.final(ev)
+		}
+	}
 	res, err := s.run(ctx, tool, info.Tool, req.GetInput())
 	return events.final(s.finalEvent(ctx, info.Tool, res, err))
 }

@@ -595,7 +595,11 @@ type CallEvent struct {
 	//	*CallEvent_Progress
 	//	*CallEvent_Result
 	//	*CallEvent_Error
-	Event         isCallEvent_Event `protobuf_oneof:"event"`
+	Event isCallEvent_Event `protobuf_oneof:"event"`
+	// On the final event (result or error): the spans the plugin finished
+	// during the call, when the host traced it (a W3C traceparent in the
+	// call's metadata) and turned telemetry on for the plugin.
+	Spans         []*Span `protobuf:"bytes,4,rep,name=spans,proto3" json:"spans,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -664,6 +668,13 @@ func (x *CallEvent) GetError() *ToolError {
 	return nil
 }
 
+func (x *CallEvent) GetSpans() []*Span {
+	if x != nil {
+		return x.Spans
+	}
+	return nil
+}
+
 type isCallEvent_Event interface {
 	isCallEvent_Event()
 }
@@ -686,6 +697,341 @@ func (*CallEvent_Result) isCallEvent_Event() {}
 
 func (*CallEvent_Error) isCallEvent_Event() {}
 
+// Span is one finished span of the plugin's, as the host hands it on to
+// its exporter.
+type Span struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	TraceId      []byte                 `protobuf:"bytes,1,opt,name=trace_id,json=traceId,proto3" json:"trace_id,omitempty"`
+	SpanId       []byte                 `protobuf:"bytes,2,opt,name=span_id,json=spanId,proto3" json:"span_id,omitempty"`
+	ParentSpanId []byte                 `protobuf:"bytes,3,opt,name=parent_span_id,json=parentSpanId,proto3" json:"parent_span_id,omitempty"`
+	Name         string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// trace.SpanKind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer.
+	Kind          int32            `protobuf:"varint,5,opt,name=kind,proto3" json:"kind,omitempty"`
+	StartUnixNano int64            `protobuf:"varint,6,opt,name=start_unix_nano,json=startUnixNano,proto3" json:"start_unix_nano,omitempty"`
+	EndUnixNano   int64            `protobuf:"varint,7,opt,name=end_unix_nano,json=endUnixNano,proto3" json:"end_unix_nano,omitempty"`
+	Attributes    []*SpanAttribute `protobuf:"bytes,8,rep,name=attributes,proto3" json:"attributes,omitempty"`
+	// codes.Code: 0 unset, 1 error, 2 ok.
+	StatusCode    int32        `protobuf:"varint,9,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
+	StatusMessage string       `protobuf:"bytes,10,opt,name=status_message,json=statusMessage,proto3" json:"status_message,omitempty"`
+	Events        []*SpanEvent `protobuf:"bytes,11,rep,name=events,proto3" json:"events,omitempty"`
+	// The instrumentation scope (the tracer's name and version).
+	ScopeName     string `protobuf:"bytes,12,opt,name=scope_name,json=scopeName,proto3" json:"scope_name,omitempty"`
+	ScopeVersion  string `protobuf:"bytes,13,opt,name=scope_version,json=scopeVersion,proto3" json:"scope_version,omitempty"`
+	TraceFlags    uint32 `protobuf:"varint,14,opt,name=trace_flags,json=traceFlags,proto3" json:"trace_flags,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Span) Reset() {
+	*x = Span{}
+	mi := &file_plugin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Span) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Span) ProtoMessage() {}
+
+func (x *Span) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Span.ProtoReflect.Descriptor instead.
+func (*Span) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Span) GetTraceId() []byte {
+	if x != nil {
+		return x.TraceId
+	}
+	return nil
+}
+
+func (x *Span) GetSpanId() []byte {
+	if x != nil {
+		return x.SpanId
+	}
+	return nil
+}
+
+func (x *Span) GetParentSpanId() []byte {
+	if x != nil {
+		return x.ParentSpanId
+	}
+	return nil
+}
+
+func (x *Span) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Span) GetKind() int32 {
+	if x != nil {
+		return x.Kind
+	}
+	return 0
+}
+
+func (x *Span) GetStartUnixNano() int64 {
+	if x != nil {
+		return x.StartUnixNano
+	}
+	return 0
+}
+
+func (x *Span) GetEndUnixNano() int64 {
+	if x != nil {
+		return x.EndUnixNano
+	}
+	return 0
+}
+
+func (x *Span) GetAttributes() []*SpanAttribute {
+	if x != nil {
+		return x.Attributes
+	}
+	return nil
+}
+
+func (x *Span) GetStatusCode() int32 {
+	if x != nil {
+		return x.StatusCode
+	}
+	return 0
+}
+
+func (x *Span) GetStatusMessage() string {
+	if x != nil {
+		return x.StatusMessage
+	}
+	return ""
+}
+
+func (x *Span) GetEvents() []*SpanEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *Span) GetScopeName() string {
+	if x != nil {
+		return x.ScopeName
+	}
+	return ""
+}
+
+func (x *Span) GetScopeVersion() string {
+	if x != nil {
+		return x.ScopeVersion
+	}
+	return ""
+}
+
+func (x *Span) GetTraceFlags() uint32 {
+	if x != nil {
+		return x.TraceFlags
+	}
+	return 0
+}
+
+type SpanAttribute struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Key   string                 `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	// Types that are valid to be assigned to Value:
+	//
+	//	*SpanAttribute_StringValue
+	//	*SpanAttribute_IntValue
+	//	*SpanAttribute_DoubleValue
+	//	*SpanAttribute_BoolValue
+	Value         isSpanAttribute_Value `protobuf_oneof:"value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SpanAttribute) Reset() {
+	*x = SpanAttribute{}
+	mi := &file_plugin_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SpanAttribute) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SpanAttribute) ProtoMessage() {}
+
+func (x *SpanAttribute) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SpanAttribute.ProtoReflect.Descriptor instead.
+func (*SpanAttribute) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SpanAttribute) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *SpanAttribute) GetValue() isSpanAttribute_Value {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *SpanAttribute) GetStringValue() string {
+	if x != nil {
+		if x, ok := x.Value.(*SpanAttribute_StringValue); ok {
+			return x.StringValue
+		}
+	}
+	return ""
+}
+
+func (x *SpanAttribute) GetIntValue() int64 {
+	if x != nil {
+		if x, ok := x.Value.(*SpanAttribute_IntValue); ok {
+			return x.IntValue
+		}
+	}
+	return 0
+}
+
+func (x *SpanAttribute) GetDoubleValue() float64 {
+	if x != nil {
+		if x, ok := x.Value.(*SpanAttribute_DoubleValue); ok {
+			return x.DoubleValue
+		}
+	}
+	return 0
+}
+
+func (x *SpanAttribute) GetBoolValue() bool {
+	if x != nil {
+		if x, ok := x.Value.(*SpanAttribute_BoolValue); ok {
+			return x.BoolValue
+		}
+	}
+	return false
+}
+
+type isSpanAttribute_Value interface {
+	isSpanAttribute_Value()
+}
+
+type SpanAttribute_StringValue struct {
+	StringValue string `protobuf:"bytes,2,opt,name=string_value,json=stringValue,proto3,oneof"`
+}
+
+type SpanAttribute_IntValue struct {
+	IntValue int64 `protobuf:"varint,3,opt,name=int_value,json=intValue,proto3,oneof"`
+}
+
+type SpanAttribute_DoubleValue struct {
+	DoubleValue float64 `protobuf:"fixed64,4,opt,name=double_value,json=doubleValue,proto3,oneof"`
+}
+
+type SpanAttribute_BoolValue struct {
+	BoolValue bool `protobuf:"varint,5,opt,name=bool_value,json=boolValue,proto3,oneof"`
+}
+
+func (*SpanAttribute_StringValue) isSpanAttribute_Value() {}
+
+func (*SpanAttribute_IntValue) isSpanAttribute_Value() {}
+
+func (*SpanAttribute_DoubleValue) isSpanAttribute_Value() {}
+
+func (*SpanAttribute_BoolValue) isSpanAttribute_Value() {}
+
+type SpanEvent struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	TimeUnixNano  int64                  `protobuf:"varint,2,opt,name=time_unix_nano,json=timeUnixNano,proto3" json:"time_unix_nano,omitempty"`
+	Attributes    []*SpanAttribute       `protobuf:"bytes,3,rep,name=attributes,proto3" json:"attributes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SpanEvent) Reset() {
+	*x = SpanEvent{}
+	mi := &file_plugin_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SpanEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SpanEvent) ProtoMessage() {}
+
+func (x *SpanEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SpanEvent.ProtoReflect.Descriptor instead.
+func (*SpanEvent) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SpanEvent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SpanEvent) GetTimeUnixNano() int64 {
+	if x != nil {
+		return x.TimeUnixNano
+	}
+	return 0
+}
+
+func (x *SpanEvent) GetAttributes() []*SpanAttribute {
+	if x != nil {
+		return x.Attributes
+	}
+	return nil
+}
+
 type Progress struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
@@ -697,7 +1043,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -709,7 +1055,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -722,7 +1068,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Progress) GetMessage() string {
@@ -759,7 +1105,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -771,7 +1117,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -784,7 +1130,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CallResult) GetText() string {
@@ -826,7 +1172,7 @@ type Image struct {
 
 func (x *Image) Reset() {
 	*x = Image{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -838,7 +1184,7 @@ func (x *Image) String() string {
 func (*Image) ProtoMessage() {}
 
 func (x *Image) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -851,7 +1197,7 @@ func (x *Image) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Image.ProtoReflect.Descriptor instead.
 func (*Image) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Image) GetMimeType() string {
@@ -885,7 +1231,7 @@ type Note struct {
 
 func (x *Note) Reset() {
 	*x = Note{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -897,7 +1243,7 @@ func (x *Note) String() string {
 func (*Note) ProtoMessage() {}
 
 func (x *Note) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -910,7 +1256,7 @@ func (x *Note) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Note.ProtoReflect.Descriptor instead.
 func (*Note) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Note) GetKind() string {
@@ -939,7 +1285,7 @@ type ToolError struct {
 
 func (x *ToolError) Reset() {
 	*x = ToolError{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -951,7 +1297,7 @@ func (x *ToolError) String() string {
 func (*ToolError) ProtoMessage() {}
 
 func (x *ToolError) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -964,7 +1310,7 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
 func (*ToolError) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ToolError) GetCode() string {
@@ -996,7 +1342,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1008,7 +1354,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1021,7 +1367,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 type ShutdownResponse struct {
@@ -1032,7 +1378,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1044,7 +1390,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1057,7 +1403,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 type EndSessionRequest struct {
@@ -1072,7 +1418,7 @@ type EndSessionRequest struct {
 
 func (x *EndSessionRequest) Reset() {
 	*x = EndSessionRequest{}
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1430,7 @@ func (x *EndSessionRequest) String() string {
 func (*EndSessionRequest) ProtoMessage() {}
 
 func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1443,7 @@ func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
 func (*EndSessionRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{16}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *EndSessionRequest) GetSessionId() string {
@@ -1122,7 +1468,7 @@ type EndSessionResponse struct {
 
 func (x *EndSessionResponse) Reset() {
 	*x = EndSessionResponse{}
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1134,7 +1480,7 @@ func (x *EndSessionResponse) String() string {
 func (*EndSessionResponse) ProtoMessage() {}
 
 func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1147,7 +1493,7 @@ func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
 func (*EndSessionResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{17}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 type ApprovalRequest struct {
@@ -1179,7 +1525,7 @@ type ApprovalRequest struct {
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1191,7 +1537,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1204,7 +1550,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{18}
+	return file_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ApprovalRequest) GetCallId() string {
@@ -1338,7 +1684,7 @@ type ApprovalResponse struct {
 
 func (x *ApprovalResponse) Reset() {
 	*x = ApprovalResponse{}
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1350,7 +1696,7 @@ func (x *ApprovalResponse) String() string {
 func (*ApprovalResponse) ProtoMessage() {}
 
 func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1363,7 +1709,7 @@ func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResponse.ProtoReflect.Descriptor instead.
 func (*ApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{19}
+	return file_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ApprovalResponse) GetApproved() bool {
@@ -1397,7 +1743,7 @@ type ProgressReport struct {
 
 func (x *ProgressReport) Reset() {
 	*x = ProgressReport{}
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1409,7 +1755,7 @@ func (x *ProgressReport) String() string {
 func (*ProgressReport) ProtoMessage() {}
 
 func (x *ProgressReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1422,7 +1768,7 @@ func (x *ProgressReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressReport.ProtoReflect.Descriptor instead.
 func (*ProgressReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{20}
+	return file_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ProgressReport) GetCallId() string {
@@ -1451,7 +1797,7 @@ type ProcessGroupReport struct {
 
 func (x *ProcessGroupReport) Reset() {
 	*x = ProcessGroupReport{}
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1463,7 +1809,7 @@ func (x *ProcessGroupReport) String() string {
 func (*ProcessGroupReport) ProtoMessage() {}
 
 func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1476,7 +1822,7 @@ func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessGroupReport.ProtoReflect.Descriptor instead.
 func (*ProcessGroupReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{21}
+	return file_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ProcessGroupReport) GetCallId() string {
@@ -1559,12 +1905,48 @@ const file_plugin_proto_rawDesc = "" +
 	"\vProgramFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n" +
-	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xbb\x01\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xe9\x01\n" +
 	"\tCallEvent\x128\n" +
 	"\bprogress\x18\x01 \x01(\v2\x1a.yagent.plugin.v1.ProgressH\x00R\bprogress\x126\n" +
 	"\x06result\x18\x02 \x01(\v2\x1c.yagent.plugin.v1.CallResultH\x00R\x06result\x123\n" +
-	"\x05error\x18\x03 \x01(\v2\x1b.yagent.plugin.v1.ToolErrorH\x00R\x05errorB\a\n" +
-	"\x05event\"V\n" +
+	"\x05error\x18\x03 \x01(\v2\x1b.yagent.plugin.v1.ToolErrorH\x00R\x05error\x12,\n" +
+	"\x05spans\x18\x04 \x03(\v2\x16.yagent.plugin.v1.SpanR\x05spansB\a\n" +
+	"\x05event\"\xf7\x03\n" +
+	"\x04Span\x12\x19\n" +
+	"\btrace_id\x18\x01 \x01(\fR\atraceId\x12\x17\n" +
+	"\aspan_id\x18\x02 \x01(\fR\x06spanId\x12$\n" +
+	"\x0eparent_span_id\x18\x03 \x01(\fR\fparentSpanId\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x12\n" +
+	"\x04kind\x18\x05 \x01(\x05R\x04kind\x12&\n" +
+	"\x0fstart_unix_nano\x18\x06 \x01(\x03R\rstartUnixNano\x12\"\n" +
+	"\rend_unix_nano\x18\a \x01(\x03R\vendUnixNano\x12?\n" +
+	"\n" +
+	"attributes\x18\b \x03(\v2\x1f.yagent.plugin.v1.SpanAttributeR\n" +
+	"attributes\x12\x1f\n" +
+	"\vstatus_code\x18\t \x01(\x05R\n" +
+	"statusCode\x12%\n" +
+	"\x0estatus_message\x18\n" +
+	" \x01(\tR\rstatusMessage\x123\n" +
+	"\x06events\x18\v \x03(\v2\x1b.yagent.plugin.v1.SpanEventR\x06events\x12\x1d\n" +
+	"\n" +
+	"scope_name\x18\f \x01(\tR\tscopeName\x12#\n" +
+	"\rscope_version\x18\r \x01(\tR\fscopeVersion\x12\x1f\n" +
+	"\vtrace_flags\x18\x0e \x01(\rR\n" +
+	"traceFlags\"\xb4\x01\n" +
+	"\rSpanAttribute\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12#\n" +
+	"\fstring_value\x18\x02 \x01(\tH\x00R\vstringValue\x12\x1d\n" +
+	"\tint_value\x18\x03 \x01(\x03H\x00R\bintValue\x12#\n" +
+	"\fdouble_value\x18\x04 \x01(\x01H\x00R\vdoubleValue\x12\x1f\n" +
+	"\n" +
+	"bool_value\x18\x05 \x01(\bH\x00R\tboolValueB\a\n" +
+	"\x05value\"\x86\x01\n" +
+	"\tSpanEvent\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
+	"\x0etime_unix_nano\x18\x02 \x01(\x03R\ftimeUnixNano\x12?\n" +
+	"\n" +
+	"attributes\x18\x03 \x03(\v2\x1f.yagent.plugin.v1.SpanAttributeR\n" +
+	"attributes\"V\n" +
 	"\bProgress\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1a\n" +
 	"\bprogress\x18\x02 \x01(\x01R\bprogress\x12\x14\n" +
@@ -1651,7 +2033,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_plugin_proto_goTypes = []any{
 	(*Empty)(nil),              // 0: yagent.plugin.v1.Empty
 	(*DescribeRequest)(nil),    // 1: yagent.plugin.v1.DescribeRequest
@@ -1662,52 +2044,59 @@ var file_plugin_proto_goTypes = []any{
 	(*ExecProgram)(nil),        // 6: yagent.plugin.v1.ExecProgram
 	(*ProgramFile)(nil),        // 7: yagent.plugin.v1.ProgramFile
 	(*CallEvent)(nil),          // 8: yagent.plugin.v1.CallEvent
-	(*Progress)(nil),           // 9: yagent.plugin.v1.Progress
-	(*CallResult)(nil),         // 10: yagent.plugin.v1.CallResult
-	(*Image)(nil),              // 11: yagent.plugin.v1.Image
-	(*Note)(nil),               // 12: yagent.plugin.v1.Note
-	(*ToolError)(nil),          // 13: yagent.plugin.v1.ToolError
-	(*ShutdownRequest)(nil),    // 14: yagent.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),   // 15: yagent.plugin.v1.ShutdownResponse
-	(*EndSessionRequest)(nil),  // 16: yagent.plugin.v1.EndSessionRequest
-	(*EndSessionResponse)(nil), // 17: yagent.plugin.v1.EndSessionResponse
-	(*ApprovalRequest)(nil),    // 18: yagent.plugin.v1.ApprovalRequest
-	(*ApprovalResponse)(nil),   // 19: yagent.plugin.v1.ApprovalResponse
-	(*ProgressReport)(nil),     // 20: yagent.plugin.v1.ProgressReport
-	(*ProcessGroupReport)(nil), // 21: yagent.plugin.v1.ProcessGroupReport
-	nil,                        // 22: yagent.plugin.v1.ToolSpec.RolesEntry
+	(*Span)(nil),               // 9: yagent.plugin.v1.Span
+	(*SpanAttribute)(nil),      // 10: yagent.plugin.v1.SpanAttribute
+	(*SpanEvent)(nil),          // 11: yagent.plugin.v1.SpanEvent
+	(*Progress)(nil),           // 12: yagent.plugin.v1.Progress
+	(*CallResult)(nil),         // 13: yagent.plugin.v1.CallResult
+	(*Image)(nil),              // 14: yagent.plugin.v1.Image
+	(*Note)(nil),               // 15: yagent.plugin.v1.Note
+	(*ToolError)(nil),          // 16: yagent.plugin.v1.ToolError
+	(*ShutdownRequest)(nil),    // 17: yagent.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),   // 18: yagent.plugin.v1.ShutdownResponse
+	(*EndSessionRequest)(nil),  // 19: yagent.plugin.v1.EndSessionRequest
+	(*EndSessionResponse)(nil), // 20: yagent.plugin.v1.EndSessionResponse
+	(*ApprovalRequest)(nil),    // 21: yagent.plugin.v1.ApprovalRequest
+	(*ApprovalResponse)(nil),   // 22: yagent.plugin.v1.ApprovalResponse
+	(*ProgressReport)(nil),     // 23: yagent.plugin.v1.ProgressReport
+	(*ProcessGroupReport)(nil), // 24: yagent.plugin.v1.ProcessGroupReport
+	nil,                        // 25: yagent.plugin.v1.ToolSpec.RolesEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	3,  // 0: yagent.plugin.v1.DescribeResponse.specs:type_name -> yagent.plugin.v1.ToolSpec
-	22, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
+	25, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
 	5,  // 2: yagent.plugin.v1.CallRequest.sandbox:type_name -> yagent.plugin.v1.Sandbox
 	6,  // 3: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
 	7,  // 4: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
-	9,  // 5: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
-	10, // 6: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
-	13, // 7: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
-	11, // 8: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
-	12, // 9: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
-	9,  // 10: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
-	1,  // 11: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
-	4,  // 12: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
-	14, // 13: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
-	16, // 14: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
-	18, // 15: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
-	20, // 16: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
-	21, // 17: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
-	2,  // 18: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
-	8,  // 19: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
-	15, // 20: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
-	17, // 21: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
-	19, // 22: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
-	0,  // 23: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
-	0,  // 24: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
-	18, // [18:25] is the sub-list for method output_type
-	11, // [11:18] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	12, // 5: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
+	13, // 6: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
+	16, // 7: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
+	9,  // 8: yagent.plugin.v1.CallEvent.spans:type_name -> yagent.plugin.v1.Span
+	10, // 9: yagent.plugin.v1.Span.attributes:type_name -> yagent.plugin.v1.SpanAttribute
+	11, // 10: yagent.plugin.v1.Span.events:type_name -> yagent.plugin.v1.SpanEvent
+	10, // 11: yagent.plugin.v1.SpanEvent.attributes:type_name -> yagent.plugin.v1.SpanAttribute
+	14, // 12: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
+	15, // 13: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
+	12, // 14: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
+	1,  // 15: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
+	4,  // 16: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
+	17, // 17: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
+	19, // 18: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
+	21, // 19: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
+	23, // 20: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
+	24, // 21: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
+	2,  // 22: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
+	8,  // 23: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
+	18, // 24: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
+	20, // 25: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
+	22, // 26: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
+	0,  // 27: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
+	0,  // 28: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
+	22, // [22:29] is the sub-list for method output_type
+	15, // [15:22] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -1720,13 +2109,19 @@ func file_plugin_proto_init() {
 		(*CallEvent_Result)(nil),
 		(*CallEvent_Error)(nil),
 	}
+	file_plugin_proto_msgTypes[10].OneofWrappers = []any{
+		(*SpanAttribute_StringValue)(nil),
+		(*SpanAttribute_IntValue)(nil),
+		(*SpanAttribute_DoubleValue)(nil),
+		(*SpanAttribute_BoolValue)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
