@@ -90,6 +90,9 @@ type Manager struct {
 
 	done chan struct{} // closed by Close
 
+	// telemetry is set by SetTelemetry; nil means off.
+	telemetry telemetryPtr
+
 	mu      sync.Mutex
 	plugins []*Plugin
 	closed  bool
@@ -298,17 +301,25 @@ func (m *Manager) Close(ctx context.Context) error {
 	close(m.done)
 	plugins := append([]*Plugin(nil), m.plugins...)
 	m.mu.Unlock()
-	return eachPlugin(plugins, func(p *Plugin) error { return p.stop(ctx) })
+	err := eachPlugin(plugins, func(p *Plugin) error { return p.stop(ctx) })
+	if t := m.tel(); t != nil {
+		err = errors.Join(err, t.Shutdown(ctx))
+	}
+	return err
 }
 
 // pluginEnv is the environment of plugin name: the host's, with the
-// plugin's settings and log level.
+// plugin's settings and log level, and sdk.TelemetryEnv only when the
+// host's telemetry is on (never inherited).
 func (m *Manager) pluginEnv(name string) ([]string, error) {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, sdk.SettingsEnv+"=") {
+		if !strings.HasPrefix(kv, sdk.SettingsEnv+"=") && !strings.HasPrefix(kv, sdk.TelemetryEnv+"=") {
 			env = append(env, kv)
 		}
+	}
+	if m.tel() != nil {
+		env = append(env, sdk.TelemetryEnv+"=1")
 	}
 	if s := m.opts.Settings[name]; len(s) > 0 {
 		b, err := json.Marshal(s)

@@ -188,12 +188,16 @@ func (p *Plugin) failed(inst *instance, info sdk.CallInfo, callErr error) error 
 // its commands in flight, and reaps the process.
 func (p *Plugin) crashed(inst *instance) {
 	p.mu.Lock()
-	if p.inst == inst {
+	first := p.inst == inst
+	if first {
 		p.inst = nil
 		p.crashes++
 		p.lastCrash = time.Now()
 	}
 	p.mu.Unlock()
+	if t := p.m.tel(); t != nil && first {
+		t.PluginCrashed(p.Name)
+	}
 	p.killGroups()
 	p.killLiveCgroups(inst)
 	inst.client.Kill()
@@ -304,7 +308,11 @@ func (p *Plugin) start(op *startOp, wait time.Duration) {
 		p.lastCrash = time.Now()
 	}
 	op.inst, op.err = inst, err
+	restarted := err == nil && p.launches > 1
 	p.mu.Unlock()
+	if t := p.m.tel(); t != nil && restarted {
+		t.PluginRestarted(p.Name)
+	}
 	if err != nil && inst != nil {
 		inst.client.Kill()
 		op.inst = nil

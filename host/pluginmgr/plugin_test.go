@@ -16,7 +16,7 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-var testToolNames = []string{"test_approve", "test_cgroups", "test_echo", "test_panic", "test_progress", "test_slow", "test_spawn"}
+var testToolNames = []string{"test_approve", "test_cgroups", "test_echo", "test_panic", "test_progress", "test_slow", "test_spawn", "test_traced"}
 
 func specNames(specs []sdk.Spec) []string {
 	var out []string

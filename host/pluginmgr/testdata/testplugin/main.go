@@ -12,6 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"google.golang.org/grpc/metadata"
+
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
 )
@@ -50,6 +54,11 @@ type cgroupsIn struct {
 
 type progressIn struct {
 	N int `json:"n"`
+}
+
+type tracedOut struct {
+	Traceparent string `json:"traceparent"`
+	Telemetry   string `json:"telemetry"`
 }
 
 type approveIn struct {
@@ -91,6 +100,14 @@ func main() {
 					case <-time.After(d):
 						return "slept", nil
 					}
+				}),
+			sdk.NewTool(sdk.Spec{Name: "test_traced", Description: "Start a span with the trace API and say what the call's metadata and environment hold.", Effect: sdk.EffectNone},
+				func(ctx context.Context, _ struct{}) (tracedOut, error) {
+					_, span := otel.Tracer("testplugin").Start(ctx, "testplugin inner")
+					span.SetAttributes(attribute.String("testplugin.note", "inside"))
+					span.End()
+					md, _ := metadata.FromIncomingContext(ctx)
+					return tracedOut{Traceparent: strings.Join(md.Get("traceparent"), ","), Telemetry: os.Getenv(sdk.TelemetryEnv)}, nil
 				}),
 			sdk.NewTool(sdk.Spec{Name: "test_panic", Description: "Panic."},
 				func(ctx context.Context, _ struct{}) (string, error) {
