@@ -218,6 +218,7 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		FirstParty:      enabledFamilies(prof),
 		Host:            pluginHost,
 	})
+	a.observers = append(a.observers, a.openTelemetry(ctx))
 	plugins, warnings, err := a.Plugins.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load plugins: %w", err)
