@@ -6,6 +6,12 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/telemetry"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -61,6 +67,42 @@ func BenchmarkLoad_Warm(b *testing.B) {
 		m.now = agedClock
 		if _, _, err := m.Load(context.Background()); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExecute_EchoTelemetry is BenchmarkExecute_Echo traced: the
+// host's span (Start, Decide, Finish of the telemetry observer), the
+// traceparent in the call's metadata, the plugin's span handed back, all
+// into an in-memory exporter, and the call metrics.
+func BenchmarkExecute_EchoTelemetry(b *testing.B) {
+	exp := tracetest.NewInMemoryExporter()
+	tel, err := telemetry.New(telemetry.Options{Spans: sdktrace.NewSimpleSpanProcessor(exp), Metrics: sdkmetric.NewManualReader()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := benchManager(b, b.TempDir())
+	m.SetTelemetry(tel)
+	if _, _, err := m.Load(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	p := m.Plugin("test")
+	input := json.RawMessage(`{"text":"hello"}`)
+	info := sdk.CallInfo{Tool: "test_echo"}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		rec := &adapter.CallRecord{Tool: "test_echo", Family: "test", Effect: "none", Started: time.Now(), Decided: true, Allowed: true}
+		ctx := tel.Start(context.Background(), rec)
+		_ = tel.Decide(ctx, rec)
+		if _, err := p.Execute(ctx, info, input, nil); err != nil {
+			b.Fatal(err)
+		}
+		tel.Finish(ctx, rec, &adapter.Result{})
+		if i%1000 == 999 {
+			if n := len(exp.GetSpans()); n != 2000 {
+				b.Fatalf("%d spans for 1000 calls, want the host's and the plugin's of each", n)
+			}
+			exp.Reset() // bounded memory
 		}
 	}
 }
