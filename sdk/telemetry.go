@@ -53,10 +53,12 @@ func (c metadataCarrier) Keys() []string {
 	return keys
 }
 
-// injectTrace adds the span context of ctx, if it has one, to the outgoing
-// metadata. No span, no header: a host without telemetry sends nothing.
+// injectTrace adds the span context of ctx to the outgoing metadata when
+// the host traces the call (a span and a span sink in ctx). Otherwise no
+// header: a host without telemetry sends nothing, even when the caller of
+// the Go API put a span of its own in ctx.
 func injectTrace(ctx context.Context) context.Context {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+	if spanSink(ctx) == nil || !trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx
 	}
 	md := metadata.MD{}

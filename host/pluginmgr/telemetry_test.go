@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/telemetry"
@@ -22,11 +23,10 @@ type tracedOut struct {
 	Telemetry   string `json:"telemetry"`
 }
 
-// tracedCall runs test_traced in p under obs (nil: no telemetry), as the
+// tracedCall runs test_traced in p under ctx and obs (nil: no telemetry), as the
 // adapter does, and returns what the tool saw.
-func tracedCall(t *testing.T, p *Plugin, obs adapter.Observer) tracedOut {
+func tracedCall(t *testing.T, ctx context.Context, p *Plugin, obs adapter.Observer) tracedOut {
 	t.Helper()
-	ctx := context.Background()
 	rec := &adapter.CallRecord{ID: "call-7", SessionID: "s-test", Tool: "test_traced", Family: "test", Effect: "none", Started: time.Now()}
 	if obs != nil {
 		ctx = obs.Start(ctx, rec)
@@ -85,7 +85,7 @@ func TestTelemetry_PluginSpanIsChildOfHostSpan(t *testing.T) {
 	m := newManager(t, Options{})
 	m.SetTelemetry(tel)
 	p := loadTest(t, m)
-	out := tracedCall(t, p, tel)
+	out := tracedCall(t, context.Background(), p, tel)
 	if out.Telemetry != "1" || out.Traceparent == "" {
 		t.Errorf("the plugin saw telemetry %q, traceparent %q; want 1 and a traceparent", out.Telemetry, out.Traceparent)
 	}
@@ -121,16 +121,23 @@ func TestTelemetry_PluginSpanIsChildOfHostSpan(t *testing.T) {
 	if _, ok := attr(host, "yagent.arguments"); ok {
 		t.Error("host span carries the arguments without the opt-in")
 	}
+	if !plug.Resource.Equal(host.Resource) {
+		t.Errorf("plugin span resource %v, want the host's %v", plug.Resource, host.Resource)
+	}
 }
 
 // Off: no telemetry set, the plugin gets no TelemetryEnv (not even one the
-// host's own environment holds) and the call no traceparent.
+// host's own environment holds) and the call no traceparent, even when the
+// Go API's caller traces with a span of its own.
 func TestTelemetry_OffSendsNothing(t *testing.T) {
 	t.Setenv(sdk.TelemetryEnv, "1")
 	p := loadTest(t, newManager(t, Options{}))
-	out := tracedCall(t, p, nil)
-	if out.Telemetry != "" || out.Traceparent != "" {
-		t.Errorf("telemetry off: the plugin saw telemetry %q, traceparent %q; want neither", out.Telemetry, out.Traceparent)
+	own := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled})
+	for _, ctx := range []context.Context{context.Background(), trace.ContextWithSpanContext(context.Background(), own)} {
+		out := tracedCall(t, ctx, p, nil)
+		if out.Telemetry != "" || out.Traceparent != "" {
+			t.Errorf("telemetry off: the plugin saw telemetry %q, traceparent %q; want neither", out.Telemetry, out.Traceparent)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/yagent/yagent/host/adapter"
@@ -63,6 +64,7 @@ type Options struct {
 // methods are safe for concurrent use.
 type Telemetry struct {
 	opts   Options
+	res    *resource.Resource
 	tp     *sdktrace.TracerProvider
 	mp     *sdkmetric.MeterProvider
 	tracer trace.Tracer
@@ -83,7 +85,7 @@ func New(opts Options) (*Telemetry, error) {
 	if res == nil {
 		res = resource.Default()
 	}
-	t := &Telemetry{opts: opts}
+	t := &Telemetry{opts: opts, res: res}
 	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	if opts.Spans != nil {
 		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(opts.Spans))
@@ -161,13 +163,16 @@ func (t *Telemetry) Start(ctx context.Context, rec *adapter.CallRecord) context.
 }
 
 // pluginSpans hands the spans a plugin finished to the span processor, as
-// if they had ended here.
+// if they had ended here: under the host's resource, so they belong to the
+// same service.
 func (t *Telemetry) pluginSpans(spans []sdktrace.ReadOnlySpan) {
 	if t.opts.Spans == nil {
 		return
 	}
 	for _, s := range spans {
-		t.opts.Spans.OnEnd(s)
+		stub := tracetest.SpanStubFromReadOnlySpan(s)
+		stub.Resource = t.res
+		t.opts.Spans.OnEnd(stub.Snapshot())
 	}
 }
 
