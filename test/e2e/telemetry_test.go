@@ -132,3 +132,35 @@ func TestTelemetry_OTLPFromServe(t *testing.T) {
 		return col.metric("yagent.calls") && col.metric("yagent.call.duration")
 	})
 }
+
+// TestTelemetry_FlushedAtExit: with export intervals far longer than the
+// test, what a call recorded still reaches the collector, because yagent
+// serve flushes the exporters as it exits.
+func TestTelemetry_FlushedAtExit(t *testing.T) {
+	col := &collector{metrics: map[string]bool{}}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	e := newEnv(t)
+	c := e.serve([]string{
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT=" + srv.URL,
+		"OTEL_BSP_SCHEDULE_DELAY=600000", "OTEL_METRIC_EXPORT_INTERVAL=600000",
+	})
+	if r := c.call(t, "think", map[string]any{"thought": "flush me"}); r.IsError {
+		t.Fatalf("think failed: %s", text(r))
+	}
+	if col.span("tool think") != nil {
+		t.Fatal("the span was exported before exit; the test cannot tell a flush at exit")
+	}
+	if err := c.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if err := c.cmd.Wait(); err != nil && c.cmd.ProcessState == nil {
+		t.Fatalf("wait for yagent serve: %v", err)
+	}
+	if col.span("tool think") == nil || col.span("plugin think") == nil {
+		t.Errorf("after exit the collector holds no host or plugin span of the call\nstderr:\n%s", c.stderr.String())
+	}
+	if !col.metric("yagent.calls") {
+		t.Errorf("after exit the collector holds no yagent.calls\nstderr:\n%s", c.stderr.String())
+	}
+}
