@@ -10,6 +10,11 @@
 // or joined with the process's working folder: a plugin process runs in a
 // private empty folder of its own, so a relative open fails loudly.
 //
+// Tracing needs nothing of a plugin: when the host traces calls, a tool's
+// ctx carries the call's span, and spans a tool starts with the
+// OpenTelemetry trace API (otel.Tracer(...).Start(ctx, ...)) are handed to
+// the host with the call's result (see TelemetryEnv).
+//
 // Proto types never appear in this package's signatures; the gRPC adapter
 // lives in files of its own.
 package sdk
