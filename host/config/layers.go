@@ -153,6 +153,9 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 			dropped = append(dropped, narrowSandbox(p, q.Sandbox, ly.data[key], func(sub string) {
 				addOrigin(origins, keySandbox+"."+sub, ly)
 			})...)
+		case keyAudit:
+			// Not a widening to drop but no project's to set at all.
+			l.warnings = append(l.warnings, projectAuditWarning(ly.label))
 		case keyReadPaths, keySkillDirs, keyPlugins:
 			if v := ly.data[key]; v != nil && !isEmpty(v) {
 				dropped = append(dropped, key)
@@ -239,6 +242,9 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 			mergeStrings(&p.ReadPaths, q.ReadPaths)
 		case keySkillDirs:
 			mergeStrings(&p.SkillDirs, q.SkillDirs)
+		case keyAudit:
+			touched = false
+			ceilAudit(p, q.Audit, func(sub string) { addOrigin(origins, keyAudit+"."+sub, ly) })
 		case keySandbox:
 			touched = false
 			ceilSandbox(p, q.Sandbox, func(sub string) { addOrigin(origins, keySandbox+"."+sub, ly) })

@@ -393,6 +393,9 @@ func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 	if p.Sandbox.Network == "" {
 		p.Sandbox.Network = NetworkOn
 	}
+	if p.Audit.Path != "" {
+		p.Audit.Path = l.absPaths([]string{p.Audit.Path})[0]
+	}
 	p.Sandbox.Read = resolvePaths(l.absPaths(p.Sandbox.Read))
 	p.Sandbox.Write = resolvePaths(l.absPaths(p.Sandbox.Write))
 }
@@ -533,6 +536,7 @@ func (l *loader) parse(b []byte, label, source string, s *shape) (layer, error) 
 // scalars for decoding.
 func (l *loader) check(ly layer, s *shape) (layer, error) {
 	expandSandbox(ly.data)
+	expandAudit(ly.data)
 	if errs := checkKeys(ly.label, ly.data, s); len(errs) > 0 {
 		return layer{}, fmt.Errorf("config: %w", errors.Join(errs...))
 	}

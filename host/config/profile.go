@@ -33,6 +33,9 @@ type Profile struct {
 	ReadPaths []string `koanf:"read_paths" json:"read_paths,omitempty" yaml:"read_paths,omitempty"`
 	// Sandbox is the kernel containment of the processes a call starts.
 	Sandbox SandboxRules `koanf:"sandbox" json:"sandbox,omitempty" yaml:"sandbox,omitempty"`
+	// Audit is where and how the audit trail is kept (user and managed
+	// layers only).
+	Audit AuditRules `koanf:"audit" json:"audit,omitempty" yaml:"audit,omitempty"`
 }
 
 // SandboxRules say how a call's processes are contained (see sandbox.go).

@@ -114,6 +114,7 @@ func validate(src string, p *Profile) []error {
 		}
 	}
 	validateSandbox(p, bad)
+	validateAudit(p, bad)
 	return errs
 }
 
