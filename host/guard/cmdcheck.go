@@ -54,6 +54,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 			continue
 		}
 		msg := fmt.Sprintf("%s, and the profile's exec rules deny %s; %s", u, strings.Join(denies, ", "), hint)
+		v.rule(&v.denyRule, strings.Join(denies, ", "))
 		if !slices.Contains(v.denied, msg) {
 			v.denied = append(v.denied, msg)
 		}
@@ -76,14 +77,20 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		rv := matchRules(g.rules, c, files)
 		switch rv.action {
 		case config.ExecDeny:
+			v.rule(&v.denyRule, ruleText(rv.rule))
 			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), progText(c, rv.rule))
 			if !slices.Contains(v.denied, msg) {
 				v.denied = append(v.denied, msg)
 			}
 		case config.ExecAsk:
 			if !s.readOnly {
+				v.rule(&v.askRule, ruleText(rv.rule))
 				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), progText(c, rv.rule)),
 					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
+			}
+		case config.ExecAllow:
+			if rv.rule.Program != "" {
+				v.rule(&v.allowRule, ruleText(rv.rule))
 			}
 		}
 	}

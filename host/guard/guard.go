@@ -80,7 +80,7 @@ func (g *WorkspaceGuard) Workspace() string { return g.ws }
 // in the Decision either way, so the plugin may open them.
 func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adapter.Decision {
 	spec := req.Spec
-	v := verdict{}
+	v := verdict{effect: spec.Effect}
 	if !spec.Effect.Valid() {
 		v.ask(fmt.Sprintf("%s declares no known effect (%q)", spec.Name, spec.Effect), "")
 	}
@@ -138,6 +138,23 @@ type verdict struct {
 	external []string
 	denied   []string
 	command  string
+
+	// The grounds, for the audit trail (adapter.Decision.Basis, Rule).
+	effect sdk.Effect
+	// readRoot and sessionPaths: a read outside the workspace was let
+	// through by the profile's read roots, or by paths the session
+	// approved before.
+	readRoot, sessionPaths bool
+	// allowRule, askRule and denyRule are the first profile rule of each
+	// action that matched, as the profile writes it.
+	allowRule, askRule, denyRule string
+}
+
+// rule notes the first rule of each action that matched.
+func (v *verdict) rule(slot *string, text string) {
+	if *slot == "" {
+		*slot = text
+	}
 }
 
 func (v *verdict) ask(reason, hint string) {
@@ -164,20 +181,45 @@ func (v *verdict) decision() adapter.Decision {
 			Reason:  strings.Join(v.denied, "; "),
 			Command: v.command,
 			Hint:    "only the profile's admin can change an exec deny rule",
+			Basis:   adapter.BasisRule,
+			Rule:    v.denyRule,
 		}
 	}
 	paths := slices.Concat(v.paths, v.external)
 	paths = slices.Compact(paths)
 	if len(v.reasons) == 0 {
-		return adapter.Decision{Action: adapter.Allow, Paths: paths}
+		basis, rule := v.allowBasis()
+		return adapter.Decision{Action: adapter.Allow, Paths: paths, Basis: basis, Rule: rule}
 	}
-	return adapter.Decision{
+	d := adapter.Decision{
 		Action:  adapter.Ask,
 		Reason:  strings.Join(v.reasons, "; "),
 		Paths:   paths,
 		Command: v.command,
 		Hint:    strings.Join(v.hints, ", or "),
+		Basis:   adapter.BasisGuard,
 	}
+	if v.askRule != "" {
+		d.Basis, d.Rule = adapter.BasisRule, v.askRule
+	}
+	return d
+}
+
+// allowBasis says on what ground a call nothing asks about is allowed: the
+// widest grant it needed wins (paths the session approved, then the read
+// roots, then a rule), else it touches nothing or only the workspace.
+func (v *verdict) allowBasis() (basis, rule string) {
+	switch {
+	case v.sessionPaths:
+		return adapter.BasisSessionPaths, ""
+	case v.readRoot:
+		return adapter.BasisReadRoot, ""
+	case v.allowRule != "":
+		return adapter.BasisRule, v.allowRule
+	case v.effect == sdk.EffectNone:
+		return adapter.BasisNoEffect, ""
+	}
+	return adapter.BasisWorkspace, ""
 }
 
 // checkRead asks for a read outside the workspace and the read whitelist.
@@ -195,6 +237,11 @@ func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, param, p s
 	}
 	if slices.ContainsFunc(g.readWhitelist(sess), func(root string) bool { return within(root, r, true) }) {
 		v.external = append(v.external, abs, r)
+		if slices.ContainsFunc(g.readRoots, func(root string) bool { return within(root, r, true) }) {
+			v.readRoot = true
+		} else {
+			v.sessionPaths = true
+		}
 		return r
 	}
 	v.ask(fmt.Sprintf("%s %s is outside the workspace", param, named(p, r)), fmt.Sprintf("add %s to read_paths in the profile", filepath.Dir(r)))
@@ -256,6 +303,7 @@ func (g *WorkspaceGuard) checkURL(v *verdict, effect sdk.Effect, raw string) {
 	host := strings.ToLower(u.Hostname())
 	for _, pat := range g.netAllow {
 		if ok, _ := path.Match(strings.ToLower(pat), host); ok && host != "" {
+			v.rule(&v.allowRule, "network.allow: "+pat)
 			return
 		}
 	}
