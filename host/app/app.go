@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
@@ -96,6 +97,8 @@ type App struct {
 	// observers watch every call (the audit trail, telemetry), set up by
 	// Open before the surface is built.
 	observers []adapter.Observer
+	// audit is the audit trail, nil under audit: off.
+	audit *audit.Observer
 
 	mu          sync.Mutex
 	listChanged func(*session.Session)
@@ -103,7 +106,7 @@ type App struct {
 
 // Open resolves the profile, loads the plugins (from the spec cache when it
 // can, so plugins start lazily) and builds the surface.
-func Open(ctx context.Context, opts Options) (*App, error) {
+func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	cfgOpts, err := ConfigOptions(opts)
 	if err != nil {
 		return nil, err
@@ -181,6 +184,16 @@ func Open(ctx context.Context, opts Options) (*App, error) {
 		go g.ExecPrograms()
 	}
 	pluginHost := authz.NewPluginHost(a.Approver, g)
+	if prof.AuditMode() != config.AuditOff {
+		a.audit = openAudit(prof, config.UserDir(home), logger)
+		a.observers = append(a.observers, a.audit)
+		pluginHost.SetRecorder(a.audit)
+		defer func() {
+			if err != nil {
+				_ = a.audit.Close()
+			}
+		}()
+	}
 
 	settings := map[string]map[string]string{}
 	for fam, kv := range prof.Plugins {
@@ -352,10 +365,27 @@ func (a *App) EndSession(ctx context.Context, id string) {
 
 // Close shuts the plugins down.
 func (a *App) Close(ctx context.Context) error {
-	if a.Plugins == nil {
-		return nil
+	var errs []error
+	if a.Plugins != nil {
+		errs = append(errs, a.Plugins.Close(ctx))
 	}
-	return a.Plugins.Close(ctx)
+	if a.audit != nil {
+		// After the plugins: their last calls are recorded first.
+		errs = append(errs, a.audit.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// openAudit returns the audit trail the profile configures: its folder
+// (audit.path, else ~/.yagent/audit), size and rotation. Nothing is
+// created until the first call is recorded.
+func openAudit(prof *config.Profile, userDir string, logger *slog.Logger) *audit.Observer {
+	dir := prof.Audit.Path
+	if dir == "" {
+		dir = filepath.Join(userDir, "audit")
+	}
+	w := audit.NewWriter(audit.WriterOptions{Dir: dir, MaxSize: int64(prof.Audit.MaxSizeMB) << 20, Keep: prof.Audit.Keep})
+	return audit.New(audit.Options{Mode: prof.AuditMode(), Writer: w, Logger: logger})
 }
 
 func resolveWorkspace(ws string) (string, error) {

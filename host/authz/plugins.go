@@ -22,9 +22,44 @@ import (
 // exec (sdk.ApprovalExec) is judged by the profile's exec rules, as a
 // command written out would be. Safe for concurrent use.
 type PluginHost struct {
-	a     *Approver
-	guard adapter.Guard
+	a        *Approver
+	guard    adapter.Guard
+	recorder ApprovalRecorder
 }
+
+// ApprovalRecorder records each request a running call's plugin makes and
+// its answer (the audit trail). It must be safe for concurrent use.
+type ApprovalRecorder interface {
+	RecordApproval(ctx context.Context, r ApprovalRecord)
+}
+
+// ApprovalRecord is one plugin request and how it was answered.
+type ApprovalRecord struct {
+	CallID, SessionID, Tool, Plugin string
+	// Ask is the request's kind: "exec", "stdin", "paths" or "question".
+	Ask     string
+	Program string
+	Argv    []string
+	Command string
+	Paths   []string
+	// Approved is the answer; By who gave it (an adapter.By* word), ""
+	// when the rules decided without asking anyone.
+	Approved bool
+	By       string
+	Reason   string
+}
+
+// Ask kinds of an ApprovalRecord.
+const (
+	AskExec     = "exec"
+	AskStdin    = "stdin"
+	AskPaths    = "paths"
+	AskQuestion = "question"
+)
+
+// SetRecorder makes r record every request from now on; nil = none. Call
+// it before plugins run.
+func (h *PluginHost) SetRecorder(r ApprovalRecorder) { h.recorder = r }
 
 // NewPluginHost returns a PluginHost asking through a and judging input to
 // shells with g (nil: such input asks like any other).
@@ -41,11 +76,21 @@ const stdinParam = "input"
 // through an adapter) has nobody to ask: refused with the reason.
 func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
 	sess := session.FromContext(ctx)
+	resp, by := h.judge(ctx, sess, plugin, call, req)
+	if h.recorder != nil {
+		h.record(ctx, sess, plugin, call, req, resp, by)
+	}
+	return resp, nil
+}
+
+// judge answers a request; by names who answered an ask (adapter.By*),
+// "" when the rules decided alone.
+func (h *PluginHost) judge(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, string) {
 	if req.Kind == sdk.ApprovalExec {
-		return h.exec(ctx, sess, plugin, call, req), nil
+		return h.exec(ctx, sess, plugin, call, req)
 	}
 	if sess == nil {
-		return sdk.ApprovalResponse{Reason: fmt.Sprintf("call %q of plugin %s is not in flight, so nobody can be asked", call.ID, plugin)}, nil
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("call %q of plugin %s is not in flight, so nobody can be asked", call.ID, plugin)}, adapter.ByNobody
 	}
 	tool := call.Tool
 	if tool == "" {
@@ -53,11 +98,36 @@ func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sd
 	}
 	switch req.Kind {
 	case "":
-		return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: req.Reason, Paths: req.Paths, Command: req.Command}), req.Reason), nil
+		return answered(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: req.Reason, Paths: req.Paths, Command: req.Command}), req.Reason)
 	case sdk.ApprovalStdin:
-		return h.stdin(ctx, sess, tool, call, req), nil
+		return h.stdin(ctx, sess, tool, call, req)
 	}
-	return sdk.ApprovalResponse{Reason: fmt.Sprintf("plugin %s asked for an approval of kind %q, which this host does not know", plugin, req.Kind)}, nil
+	return sdk.ApprovalResponse{Reason: fmt.Sprintf("plugin %s asked for an approval of kind %q, which this host does not know", plugin, req.Kind)}, ""
+}
+
+// record hands a request and its answer to the recorder.
+func (h *PluginHost) record(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest, resp sdk.ApprovalResponse, by string) {
+	r := ApprovalRecord{CallID: call.ID, Tool: call.Tool, Plugin: plugin, Program: req.Program, Argv: req.Argv,
+		Command: req.Command, Paths: req.Paths, Approved: resp.Approved, By: by, Reason: resp.Reason}
+	if sess != nil {
+		r.SessionID = sess.ID()
+	}
+	switch {
+	case req.Kind == sdk.ApprovalExec:
+		r.Ask = AskExec
+	case req.Kind == sdk.ApprovalStdin:
+		// Text typed into a shell is a command; into any other program
+		// it may be a password at its prompt, and is not recorded.
+		r.Ask, r.Command = AskStdin, ""
+		if req.Shell {
+			r.Command = req.Input
+		}
+	case len(req.Paths) > 0:
+		r.Ask = AskPaths
+	default:
+		r.Ask = AskQuestion
+	}
+	h.recorder.RecordApproval(ctx, r)
 }
 
 // stdin judges input typed into a task's foreground program. A shell runs
@@ -65,7 +135,7 @@ func (h *PluginHost) RequestApproval(ctx context.Context, plugin string, call sd
 // the admin's deny, the read-only classifier); what any other program does
 // with text nobody can tell, so it asks. Passes (-y, the session's) turn
 // an ask into allow; a deny stands.
-func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool string, call sdk.CallInfo, req sdk.ApprovalRequest) sdk.ApprovalResponse {
+func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, string) {
 	prog := req.Program
 	if prog == "" {
 		prog = "a program the shell plugin could not identify"
@@ -76,18 +146,18 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 		// behind the program).
 		if req.Ahead != "" && h.guard != nil {
 			if d := h.check(ctx, sess, tool, call, req.Ahead); d.Action == adapter.Deny {
-				return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into task %s goes to %s, and what it has not read waits in the terminal for whoever reads next, which a shell would run as a command the rules refuse: %s; this rule stands. Send one line per write_stdin, to a program waiting for it", req.TaskID, prog, d.Reason)}
+				return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into task %s goes to %s, and what it has not read waits in the terminal for whoever reads next, which a shell would run as a command the rules refuse: %s; this rule stands. Send one line per write_stdin, to a program waiting for it", req.TaskID, prog, d.Reason)}, ""
 			}
 		}
 		reason := fmt.Sprintf("the text typed into task %s goes to %s, not a shell at its prompt, so the host cannot judge what it does with it", req.TaskID, prog)
 		if req.Shell {
 			reason = fmt.Sprintf("the text typed into task %s goes to the shell %s, and this host has no guard to judge it", req.TaskID, prog)
 		}
-		return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: req.Input}), reason)
+		return answered(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: req.Input}), reason)
 	}
 	d := h.check(ctx, sess, tool, call, req.Input)
 	if d.Action == adapter.Deny {
-		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into the shell %s of task %s is a command the rules refuse: %s; this rule stands", prog, req.TaskID, d.Reason)}
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the text typed into the shell %s of task %s is a command the rules refuse: %s; this rule stands", prog, req.TaskID, d.Reason)}, ""
 	}
 	// The check reads the line as run_bash's command, in the workspace root
 	// and whole; a shell elsewhere, or a line edited out of sight, is
@@ -107,10 +177,10 @@ func (h *PluginHost) stdin(ctx context.Context, sess *session.Session, tool stri
 		more = append(more, "the line was changed with keys (completion, history, cursor) whose result nobody saw")
 	}
 	if len(more) == 0 {
-		return sdk.ApprovalResponse{Approved: true}
+		return sdk.ApprovalResponse{Approved: true}, ""
 	}
 	reason := fmt.Sprintf("the text typed into the shell %s of task %s runs as a command, and %s", prog, req.TaskID, strings.Join(more, "; "))
-	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Paths: d.Paths, Command: req.Input}), reason)
+	return answered(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Paths: d.Paths, Command: req.Input}), reason)
 }
 
 // ExecJudge applies the profile's exec rules to a program a running
@@ -130,7 +200,7 @@ type execJudgeIn interface {
 // refuses (and stands under -y), allow approves without asking, ask goes
 // through the passes and the user. Without a session in flight nobody can
 // be asked: only an allow gets through.
-func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) sdk.ApprovalResponse {
+func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, string) {
 	action, rule := config.ExecAllow, ""
 	if j, ok := h.guard.(execJudgeIn); ok {
 		action, rule = j.JudgeExecIn(req.Program, req.Argv, req.Interpreters, req.Terminal, req.Dir)
@@ -144,25 +214,25 @@ func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin str
 	what := execText(req)
 	switch action {
 	case config.ExecAllow:
-		return sdk.ApprovalResponse{Approved: true}
+		return sdk.ApprovalResponse{Approved: true}, ""
 	case config.ExecDeny:
 		if req.Program == "" {
-			return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s; with the profile rule %s in force an unidentified program is refused; this rule stands: run programs from files", what, rule)}
+			return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s; with the profile rule %s in force an unidentified program is refused; this rule stands: run programs from files", what, rule)}, ""
 		}
-		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s, which the profile rule %s denies; this rule stands, whatever runs it (a script, make, an interpreter, a copy)", what, rule)}
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s, which the profile rule %s denies; this rule stands, whatever runs it (a script, make, an interpreter, a copy)", what, rule)}, ""
 	}
 	reason := fmt.Sprintf("the command's tree is about to run %s, which the profile rule %s asks about", what, rule)
 	if req.Program == "" {
 		reason = fmt.Sprintf("the command's tree is about to run %s, which gets the profile's strictest exec rule, %s", what, rule)
 	}
 	if sess == nil {
-		return sdk.ApprovalResponse{Reason: fmt.Sprintf("%s, and call %q of plugin %s is not in flight, so nobody can be asked", reason, call.ID, plugin)}
+		return sdk.ApprovalResponse{Reason: fmt.Sprintf("%s, and call %q of plugin %s is not in flight, so nobody can be asked", reason, call.ID, plugin)}, adapter.ByNobody
 	}
 	tool := call.Tool
 	if tool == "" {
 		tool = plugin
 	}
-	return response(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: strings.Join(req.Argv, " ")}), reason)
+	return answered(h.a.ask(ctx, sess, session.ApprovalPrompt{Tool: tool, Reason: reason, Command: strings.Join(req.Argv, " ")}), reason)
 }
 
 // execText names an exec for a message: the file and its command line.
@@ -209,6 +279,11 @@ func sameDir(dir, ws string) bool {
 	}
 	real, err := filepath.EvalSymlinks(ws)
 	return err == nil && real == dir
+}
+
+// answered is response with who answered.
+func answered(r adapter.Approval, why string) (sdk.ApprovalResponse, string) {
+	return response(r, why), r.By
 }
 
 // response is the plugin's view of an ask's outcome; why is what was asked.

@@ -1,0 +1,207 @@
+package audit
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// timeLayout is RFC 3339 with nanoseconds always written, so the times of
+// a file sort as text.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// line builds one JSON object by appending, without reflection: the write
+// path of every call runs it.
+type line struct {
+	b     []byte
+	first bool
+}
+
+func newLine(buf []byte, t time.Time, kind string) *line {
+	l := &line{b: append(buf[:0], '{'), first: true}
+	l.key("time")
+	l.b = append(l.b, '"')
+	l.b = t.UTC().AppendFormat(l.b, timeLayout)
+	l.b = append(l.b, '"')
+	l.str("kind", kind)
+	return l
+}
+
+func (l *line) key(k string) {
+	if !l.first {
+		l.b = append(l.b, ',')
+	}
+	l.first = false
+	l.b = appendString(l.b, k)
+	l.b = append(l.b, ':')
+}
+
+// str writes k unless v is empty.
+func (l *line) str(k, v string) {
+	if v == "" {
+		return
+	}
+	l.key(k)
+	l.b = appendString(l.b, v)
+}
+
+func (l *line) bool(k string, v bool) {
+	l.key(k)
+	l.b = strconv.AppendBool(l.b, v)
+}
+
+func (l *line) int(k string, v int64) {
+	l.key(k)
+	l.b = strconv.AppendInt(l.b, v, 10)
+}
+
+func (l *line) float(k string, v float64) {
+	l.key(k)
+	l.b = strconv.AppendFloat(l.b, v, 'f', -1, 64)
+}
+
+// strs writes k unless vs is empty.
+func (l *line) strs(k string, vs []string) {
+	if len(vs) == 0 {
+		return
+	}
+	l.key(k)
+	l.b = append(l.b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			l.b = append(l.b, ',')
+		}
+		l.b = appendString(l.b, v)
+	}
+	l.b = append(l.b, ']')
+}
+
+func (l *line) answer(approved bool, by, reason string) {
+	l.key("answer")
+	l.b = append(l.b, `{"approved":`...)
+	l.b = strconv.AppendBool(l.b, approved)
+	if by != "" {
+		l.b = append(l.b, `,"by":`...)
+		l.b = appendString(l.b, by)
+	}
+	if reason != "" {
+		l.b = append(l.b, `,"reason":`...)
+		l.b = appendString(l.b, reason)
+	}
+	l.b = append(l.b, '}')
+}
+
+func (l *line) value(k string, v any) {
+	l.key(k)
+	l.b = appendValue(l.b, v)
+}
+
+func (l *line) end() []byte {
+	return append(l.b, '}', '\n')
+}
+
+// appendValue encodes the values JSON arguments decode to; anything else
+// goes through encoding/json.
+func appendValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case float64:
+		if x == float64(int64(x)) && x > -1e15 && x < 1e15 {
+			return strconv.AppendInt(b, int64(x), 10)
+		}
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case json.Number:
+		return append(b, x...)
+	case Digest:
+		b = append(b, `{"hmac":"`...)
+		b = append(b, x.HMAC...)
+		b = append(b, `","len":`...)
+		b = strconv.AppendInt(b, int64(x.Len), 10)
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, e)
+		}
+		return append(b, ']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendValue(b, x[k])
+		}
+		return append(b, '}')
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, j...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
