@@ -102,22 +102,7 @@ func (h *host) call(sess *session.Session, tool string, args map[string]any) (st
 // lines reads every line of the live audit file.
 func (h *host) lines() []map[string]any {
 	h.t.Helper()
-	f, err := os.Open(filepath.Join(h.auditDir(), "audit.jsonl"))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			h.t.Fatalf("a line that does not parse: %q: %v", sc.Text(), err)
-		}
-		out = append(out, m)
-	}
-	return out
+	return readJSONLines(h.t, filepath.Join(h.auditDir(), "audit.jsonl"))
 }
 
 // lineOf returns the line of kind for the session's last call of tool.
@@ -361,4 +346,29 @@ func TestAudit_ProjectCannotTurnItOff(t *testing.T) {
 	sess := session.New("")
 	h.call(sess, "think", map[string]any{"thought": "x"})
 	h.lineOf(sess, "decision", "think")
+}
+
+func readJSONLines(t *testing.T, name string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("a line that does not parse: %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func toString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
