@@ -120,7 +120,8 @@ func (o *Observer) decide(rec *adapter.CallRecord) error {
 	header(l, rec.ID, rec.SessionID, rec.Client, rec.Tool, rec.Family, rec.Effect)
 	l.bool("trusted", rec.Trusted)
 	if rec.Args != nil {
-		l.value("args", red.Args(rec.Args, rec.Roles))
+		l.key("args")
+		l.b = red.appendArgs(l.b, rec.Args, rec.Roles)
 	}
 	l.str("decision", rec.Action.String())
 	l.str("basis", rec.Basis)
@@ -136,7 +137,12 @@ func (o *Observer) decide(rec *adapter.CallRecord) error {
 	}
 	l.bool("allowed", rec.Allowed)
 	*bp = l.end()
-	return o.opts.Writer.WriteLine(*bp)
+	if o.opts.Mode == ModeRequired {
+		// In the kernel before the plugin runs: a call is never ahead of
+		// its record.
+		return o.opts.Writer.WriteLine(*bp)
+	}
+	return o.opts.Writer.AppendLine(*bp)
 }
 
 // Finish writes the call line; a failed write is logged (the call is over).
@@ -157,7 +163,7 @@ func (o *Observer) Finish(_ context.Context, rec *adapter.CallRecord, res *adapt
 		l.bool("allowed", rec.Allowed)
 	}
 	*bp = l.end()
-	if err := o.opts.Writer.WriteLine(*bp); err != nil {
+	if err := o.opts.Writer.AppendLine(*bp); err != nil {
 		o.opts.Logger.Warn("a call was not audited", "tool", rec.Tool, "call", rec.ID, "error", err)
 	}
 }
@@ -180,7 +186,7 @@ func (o *Observer) RecordApproval(ctx context.Context, r authz.ApprovalRecord) {
 	l.strs("paths", r.Paths)
 	l.answer(r.Approved, r.By, r.Reason)
 	*bp = l.end()
-	if err := o.opts.Writer.WriteLine(*bp); err != nil {
+	if err := o.opts.Writer.AppendLine(*bp); err != nil {
 		o.opts.Logger.Warn("a plugin's approval request was not audited", "tool", r.Tool, "call", r.CallID, "error", err)
 	}
 }

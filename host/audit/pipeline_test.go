@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/session"
@@ -45,25 +46,30 @@ func TestMain(m *testing.M) {
 // host is a real host (app.Open, the real guard, approver and plugins)
 // in a throwaway home and workspace.
 type host struct {
-	t        *testing.T
+	t        testing.TB
 	app      *app.App
 	home, ws string
 	outside  string // a folder outside the workspace, with notes.txt
 	readRoot string // a folder in read_paths, with notes.txt
+
+	mu    sync.Mutex
+	calls map[string]int // calls made, by session
 }
 
 type hostOpts struct {
 	yolo   bool
 	config string // the user's config.yaml, beside the test's read_paths and exec rules
+	// sandboxOff runs without the kernel sandbox, for the benchmarks.
+	sandboxOff bool
 }
 
-func newHost(t *testing.T, o hostOpts) *host {
+func newHost(t testing.TB, o hostOpts) *host {
 	t.Helper()
 	root := t.TempDir()
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
-	h := &host{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"), readRoot: filepath.Join(root, "shared")}
+	h := &host{t: t, calls: map[string]int{}, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), outside: filepath.Join(root, "outside"), readRoot: filepath.Join(root, "shared")}
 	for _, d := range []string{filepath.Join(h.home, ".yagent"), h.ws, h.outside, h.readRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -73,6 +79,9 @@ func newHost(t *testing.T, o hostOpts) *host {
 		if err := os.WriteFile(f, []byte("hello\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if o.sandboxOff {
+		o.config += "sandbox: off\n"
 	}
 	cfg := fmt.Sprintf("read_paths: [%s]\nexec:\n  rules:\n    - {action: allow, program: \"true\"}\n    - {action: deny, program: shred}\n%s", h.readRoot, o.config)
 	if err := os.WriteFile(filepath.Join(h.home, ".yagent", "config.yaml"), []byte(cfg), 0o644); err != nil {
@@ -94,6 +103,9 @@ func (h *host) auditDir() string { return filepath.Join(h.home, ".yagent", "audi
 func (h *host) call(sess *session.Session, tool string, args map[string]any) (string, string) {
 	h.t.Helper()
 	raw, _ := json.Marshal(args)
+	h.mu.Lock()
+	h.calls[sess.ID()]++
+	h.mu.Unlock()
 	ctx := session.NewContext(h.t.Context(), sess)
 	res := h.app.Surface.Call(ctx, sess, tool, raw)
 	return res.Code, res.Text
@@ -106,18 +118,38 @@ func (h *host) lines() []map[string]any {
 }
 
 // lineOf returns the line of kind for the session's last call of tool.
+// Lines reach the file within the flusher's period: it polls, bounded,
+// until every call of the session has its call line.
 func (h *host) lineOf(sess *session.Session, kind, tool string) map[string]any {
 	h.t.Helper()
-	var got map[string]any
-	for _, l := range h.lines() {
-		if l["kind"] == kind && l["session"] == sess.ID() && l["tool"] == tool {
-			got = l
+	h.mu.Lock()
+	made := h.calls[sess.ID()]
+	h.mu.Unlock()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var got map[string]any
+		done := 0
+		if _, err := os.Stat(filepath.Join(h.auditDir(), "audit.jsonl")); err == nil {
+			for _, l := range h.lines() {
+				if l["session"] != sess.ID() {
+					continue
+				}
+				if l["kind"] == "call" {
+					done++
+				}
+				if l["kind"] == kind && l["tool"] == tool {
+					got = l
+				}
+			}
 		}
+		if got != nil && done >= made {
+			return got
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("no %s line for %s in session %s", kind, tool, sess.ID())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	if got == nil {
-		h.t.Fatalf("no %s line for %s in session %s", kind, tool, sess.ID())
-	}
-	return got
 }
 
 // user answers every question with its next answer.
@@ -348,7 +380,7 @@ func TestAudit_ProjectCannotTurnItOff(t *testing.T) {
 	h.lineOf(sess, "decision", "think")
 }
 
-func readJSONLines(t *testing.T, name string) []map[string]any {
+func readJSONLines(t testing.TB, name string) []map[string]any {
 	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {

@@ -59,6 +59,27 @@ func (r *Redactor) Args(args map[string]any, roles map[string]sdk.Role) map[stri
 	return out
 }
 
+// appendArgs appends args as Args redacts them, as a JSON object with its
+// keys sorted, without building the redacted copy.
+func (r *Redactor) appendArgs(b []byte, args map[string]any, roles map[string]sdk.Role) []byte {
+	var small [16]string
+	keys := small[:0]
+	for k := range args {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendValue(b, r.value(args[k], roles[k], slices.Contains(contentFields, k)))
+	}
+	return append(b, '}')
+}
+
 func (r *Redactor) value(v any, role sdk.Role, content bool) any {
 	switch x := v.(type) {
 	case string:
@@ -119,11 +140,46 @@ func RedactCommand(s string) string {
 	if s == "" {
 		return s
 	}
-	s = urlRE.ReplaceAllStringFunc(s, RedactURL)
-	s = headerRE.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
-	s = userRE.ReplaceAllString(s, "${1}${2}${3}${4}:"+Redacted)
-	s = optRE.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
-	s = shortPRE.ReplaceAllStringFunc(s, func(m string) string {
+	// Each shape is looked for only where its mark is: the regular
+	// expressions cost microseconds, and most arguments hold none.
+	colon, dash, eq := strings.IndexByte(s, ':') >= 0, strings.IndexByte(s, '-') >= 0, strings.IndexByte(s, '=') >= 0
+	if colon && strings.Contains(s, "://") {
+		s = urlRE.ReplaceAllStringFunc(s, RedactURL)
+	}
+	if colon {
+		s = headerRE.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
+	}
+	if colon && dash && (strings.Contains(s, "-u") || strings.Contains(s, "-user")) {
+		s = userRE.ReplaceAllString(s, "${1}${2}${3}${4}:"+Redacted)
+	}
+	if dash && secretWordIn(s) {
+		s = optRE.ReplaceAllString(s, "${1}${2}${3}"+Redacted)
+	}
+	if dash && strings.Contains(s, "-p") {
+		s = redactShortP(s)
+	}
+	if eq {
+		s = assignRE.ReplaceAllString(s, "${1}${2}="+Redacted)
+	}
+	return s
+}
+
+// secretWordIn reports whether s may name a secret option (a cheap test
+// before optRE).
+func secretWordIn(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range []string{"pass", "token", "secret", "key", "credential"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactShortP redacts mysql's -pSECRET, leaving -p<redacted> and
+// -password's own (optRE's) alone.
+func redactShortP(s string) string {
+	return shortPRE.ReplaceAllStringFunc(s, func(m string) string {
 		lead := ""
 		if m[0] != '-' {
 			lead = m[:1]
@@ -133,8 +189,6 @@ func RedactCommand(s string) string {
 		}
 		return lead + "-p" + Redacted
 	})
-	s = assignRE.ReplaceAllString(s, "${1}${2}="+Redacted)
-	return s
 }
 
 // secretParam reports whether a URL query parameter's name looks like it

@@ -47,24 +47,39 @@ type WriterOptions struct {
 	Now func() time.Time
 }
 
-// Writer appends lines to the live audit file: one write per line (so
-// concurrent lines stay whole and a reader following the file sees them at
-// once), fsynced in batches by a flusher, rotated by size. Safe for
-// concurrent use.
+// Writer appends lines to the live audit file, safe for concurrent use.
+// A line goes into a buffer (AppendLine) that a flusher writes out and
+// fsyncs every syncPeriod or syncLines lines, or straight to the file with
+// what waits before it (WriteLine), when it must be in the kernel before
+// the caller goes on. Lines are whole and in order; the file rotates by
+// size at line boundaries.
 type Writer struct {
 	opts WriterOptions
 
-	mu      sync.Mutex
-	f       *os.File
+	mu sync.Mutex
+	f  *os.File
+	// buf holds whole lines not yet written to f; size counts f's bytes
+	// and buf's.
+	buf     []byte
 	size    int64
-	pending int // lines written since the last fsync
-	closed  bool
-	key     []byte
+	lines   int // lines in buf
+	pending int // lines written to f since the last fsync
+	// failed is the last background write's error, returned to the next
+	// caller; the lines stay buffered (up to maxBuf) for the next try.
+	failed error
+	// syncs counts the fsyncs of f running outside mu; f is closed only
+	// once they are done.
+	syncs  *sync.WaitGroup
+	closed bool
+	key    []byte
 
 	kick chan struct{}
 	done chan struct{}
 	wg   sync.WaitGroup
 }
+
+// maxBuf bounds the lines held while the disk refuses them.
+const maxBuf = 4 << 20
 
 // NewWriter returns a Writer on opts.Dir; nothing is created until the
 // first line (or Key) needs it.
@@ -88,35 +103,86 @@ func NewWriter(opts WriterOptions) *Writer {
 func (w *Writer) Dir() string { return w.opts.Dir }
 
 // WriteLine appends line (one JSON object, '\n'-terminated) to the live
-// file. Its error says what could not be done; the line was not written.
+// file now, after the lines buffered before it, in one write. Its error
+// says what could not be done; the line was not written.
 func (w *Writer) WriteLine(line []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.add(line); err != nil {
+		return err
+	}
+	return w.writeOut()
+}
+
+// AppendLine appends line to the buffer the flusher writes out within
+// syncPeriod. Its error is the live file's that could not be opened, or
+// the last background write's that failed: the line may be lost.
+func (w *Writer) AppendLine(line []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.add(line); err != nil {
+		return err
+	}
+	if w.lines >= syncLines {
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
+	if err := w.failed; err != nil {
+		return err
+	}
+	return nil
+}
+
+// add puts line in the buffer, rotating first when it would take the file
+// past MaxSize; the caller holds mu.
+func (w *Writer) add(line []byte) error {
 	if w.closed {
 		return errors.New("the audit log is closed")
-	}
-	if w.f != nil && w.size > 0 && w.size+int64(len(line)) > w.opts.MaxSize {
-		if err := w.rotate(); err != nil {
-			return err
-		}
 	}
 	if w.f == nil {
 		if err := w.open(); err != nil {
 			return err
 		}
 	}
-	n, err := w.f.Write(line)
-	w.size += int64(n)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", w.f.Name(), err)
-	}
-	w.pending++
-	if w.pending >= syncLines {
-		select {
-		case w.kick <- struct{}{}:
-		default:
+	if w.size > 0 && w.size+int64(len(line)) > w.opts.MaxSize {
+		if err := w.writeOut(); err != nil {
+			return err
+		}
+		if err := w.rotate(); err != nil {
+			return err
+		}
+		if err := w.open(); err != nil {
+			return err
 		}
 	}
+	if len(w.buf)+len(line) > maxBuf {
+		if err := w.writeOut(); err != nil {
+			return fmt.Errorf("the audit log is %d bytes behind: %w", len(w.buf), err)
+		}
+	}
+	w.buf = append(w.buf, line...)
+	w.size += int64(len(line))
+	w.lines++
+	return nil
+}
+
+// writeOut writes the buffer to the live file; the caller holds mu.
+func (w *Writer) writeOut() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	n, err := w.f.Write(w.buf)
+	if err != nil {
+		// What was written stays written; the rest waits for the next try.
+		w.buf = w.buf[:copy(w.buf, w.buf[n:])]
+		w.failed = fmt.Errorf("write %s: %w", w.f.Name(), err)
+		return w.failed
+	}
+	w.buf, w.failed = w.buf[:0], nil
+	w.pending += w.lines
+	w.lines = 0
 	return nil
 }
 
@@ -135,7 +201,7 @@ func (w *Writer) open() error {
 		f.Close()
 		return fmt.Errorf("open the audit log: %w", err)
 	}
-	w.f, w.size = f, fi.Size()
+	w.f, w.size, w.syncs = f, fi.Size()+int64(len(w.buf)), &sync.WaitGroup{}
 	return nil
 }
 
@@ -150,10 +216,11 @@ func (w *Writer) ensureDir() error {
 }
 
 // rotate syncs and renames the live file and drops the oldest rotated
-// files past Keep; the caller holds mu.
+// files past Keep; the caller holds mu and has written the buffer out.
 func (w *Writer) rotate() error {
 	f := w.f
 	w.f, w.pending = nil, 0
+	w.syncs.Wait()
 	syncErr := f.Sync()
 	closeErr := f.Close()
 	if err := errors.Join(syncErr, closeErr); err != nil {
@@ -203,25 +270,35 @@ func Rotated(dir string) ([]string, error) {
 	return out, nil
 }
 
-// Sync fsyncs the lines written so far.
+// Sync writes the buffered lines out and fsyncs them. The fsync runs
+// outside the lock, so lines go on being added while the disk catches up.
 func (w *Writer) Sync() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.syncLocked()
-}
-
-func (w *Writer) syncLocked() error {
-	if w.f == nil || w.pending == 0 {
+	if w.f == nil {
+		w.mu.Unlock()
 		return nil
 	}
+	if err := w.writeOut(); err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	if w.pending == 0 {
+		w.mu.Unlock()
+		return nil
+	}
+	f, syncs := w.f, w.syncs
 	w.pending = 0
-	if err := w.f.Sync(); err != nil {
+	syncs.Add(1)
+	w.mu.Unlock()
+	defer syncs.Done()
+	if err := f.Sync(); err != nil {
 		return fmt.Errorf("fsync the audit log: %w", err)
 	}
 	return nil
 }
 
-// flusher fsyncs every syncPeriod, or as soon as syncLines lines wait.
+// flusher writes out and fsyncs every syncPeriod, or as soon as syncLines
+// lines wait.
 func (w *Writer) flusher() {
 	defer w.wg.Done()
 	t := time.NewTicker(syncPeriod)
@@ -233,11 +310,11 @@ func (w *Writer) flusher() {
 		case <-t.C:
 		case <-w.kick:
 		}
-		_ = w.Sync() // a failing disk shows on the next write
+		_ = w.Sync() // kept in failed, for the next caller
 	}
 }
 
-// Close flushes, fsyncs and closes the live file.
+// Close writes out, fsyncs and closes the live file.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	if w.closed {
@@ -248,7 +325,10 @@ func (w *Writer) Close() error {
 	close(w.done)
 	var err error
 	if w.f != nil {
-		err = errors.Join(w.syncLocked(), w.f.Close())
+		w.syncs.Wait()
+		werr := w.writeOut()
+		serr := w.f.Sync()
+		err = errors.Join(werr, serr, w.f.Close())
 		w.f = nil
 	}
 	w.mu.Unlock()

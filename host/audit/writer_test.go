@@ -135,8 +135,8 @@ func TestWriter_Rotation(t *testing.T) {
 	}
 }
 
-// TestWriter_ConcurrentWholeLines: lines written at once from many
-// goroutines, across rotations, come out whole.
+// TestWriter_ConcurrentWholeLines: lines written and appended at once
+// from many goroutines, across rotations, come out whole.
 func TestWriter_ConcurrentWholeLines(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -149,7 +149,11 @@ func TestWriter_ConcurrentWholeLines(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				line := fmt.Appendf(nil, "{\"g\":%d,\"i\":%d,\"pad\":\"%s\"}\n", g, i, strings.Repeat("y", (g*37+i)%700))
-				if err := w.WriteLine(line); err != nil {
+				write := w.WriteLine
+				if g%2 == 0 {
+					write = w.AppendLine
+				}
+				if err := write(line); err != nil {
 					t.Error(err)
 					return
 				}
