@@ -354,6 +354,24 @@ func TestAudit_RequiredFailsClosed(t *testing.T) {
 	}
 }
 
+// TestAudit_RequiredWritesFirst: under audit: required the decision line
+// is in the file by the time the call returns, not waiting for the
+// flusher.
+func TestAudit_RequiredWritesFirst(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, hostOpts{config: "audit: required\n"})
+	sess := session.New("")
+	if code, text := h.call(sess, "write_file", map[string]any{"path": "w.txt", "content": "x"}); code != "" {
+		t.Fatalf("write_file: %s %s", code, text)
+	}
+	for _, l := range h.lines() {
+		if l["kind"] == "decision" && l["session"] == sess.ID() && l["tool"] == "write_file" {
+			return
+		}
+	}
+	t.Error("the decision line was not in the file when the call returned")
+}
+
 // TestAudit_ProjectCannotTurnItOff: a workspace's audit: off leaves the
 // audit trail on.
 func TestAudit_ProjectCannotTurnItOff(t *testing.T) {
