@@ -198,6 +198,14 @@ func appendValue(b []byte, v any) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plain marks the ASCII bytes a JSON string holds as they are.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
@@ -205,7 +213,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plain[c] {
 				i++
 				continue
 			}
