@@ -45,6 +45,9 @@ type WriterOptions struct {
 	Keep int
 	// Now is the clock of rotated names; nil = time.Now.
 	Now func() time.Time
+	// SyncPeriod is how often the flusher writes out and fsyncs; 0 =
+	// 100 ms.
+	SyncPeriod time.Duration
 }
 
 // Writer appends lines to the live audit file, safe for concurrent use.
@@ -92,6 +95,9 @@ func NewWriter(opts WriterOptions) *Writer {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.SyncPeriod <= 0 {
+		opts.SyncPeriod = syncPeriod
 	}
 	w := &Writer{opts: opts, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	w.wg.Add(1)
@@ -301,7 +307,7 @@ func (w *Writer) Sync() error {
 // lines wait.
 func (w *Writer) flusher() {
 	defer w.wg.Done()
-	t := time.NewTicker(syncPeriod)
+	t := time.NewTicker(w.opts.SyncPeriod)
 	defer t.Stop()
 	for {
 		select {
