@@ -1,0 +1,263 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/host/audit"
+	"github.com/yagent/yagent/host/config"
+)
+
+// auditFlags are yagent audit's own flags.
+type auditFlags struct {
+	filter       audit.Filter
+	since, until string
+	output       string
+	follow       bool
+	path         string
+}
+
+func newAuditCmd() *cobra.Command {
+	var af auditFlags
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Show the audit log: each call, its decision and who allowed it (filters, -o json, --follow)",
+		Long: `Show the audit log, oldest line first: the decision on each call (allowed inside
+the workspace, by a rule or a pass; asked, and who answered; denied, by which rule),
+each call's result code, duration and bytes, and the asks a running call made.
+
+The filters combine; --decision and --code select decision and call lines, --by any
+line with an answer. --since and --until take an RFC 3339 time or a duration back
+from now (30m, 1h, 2d). --follow prints the lines that match, then each new one as
+it is written, until interrupted. -o json prints the lines as stored.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, &af) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&af.filter.Session, "session", "", "only this session (its id, or the start of it as the text output shows)")
+	f.StringVar(&af.filter.Tool, "tool", "", "only this tool")
+	f.StringVar(&af.filter.Kind, "kind", "", "only lines of this kind: decision, call or approval")
+	f.StringVar(&af.filter.Decision, "decision", "", "only decisions that came out so: allow, ask or deny")
+	f.StringVar(&af.filter.By, "by", "", "only asks answered by: user, session_pass, project_pass, yolo_pass or nobody")
+	f.StringVar(&af.filter.Code, "code", "", "only calls that returned this result code (denied, timeout, ...)")
+	f.BoolVar(&af.filter.Failed, "failed", false, "only calls that returned an error code")
+	f.StringVar(&af.since, "since", "", "only lines from this time on (RFC 3339, or a duration back from now: 1h)")
+	f.StringVar(&af.until, "until", "", "only lines before this time (RFC 3339, or a duration back from now)")
+	f.StringVarP(&af.output, "output", "o", "text", "text or json (the lines as stored)")
+	f.BoolVarP(&af.follow, "follow", "f", false, "go on printing lines as they are written, across rotations, until interrupted")
+	f.StringVar(&af.path, "path", "", "the audit folder to read (default: the profile's audit.path, else ~/.yagent/audit)")
+	cmd.MarkFlagsMutuallyExclusive("code", "failed")
+	return cmd
+}
+
+func runAudit(cmd *cobra.Command, af *auditFlags) error {
+	now := time.Now()
+	var err error
+	if af.since != "" {
+		if af.filter.Since, err = audit.ParseTime(af.since, now); err != nil {
+			return fmt.Errorf("--since: %w", err)
+		}
+	}
+	if af.until != "" {
+		if af.filter.Until, err = audit.ParseTime(af.until, now); err != nil {
+			return fmt.Errorf("--until: %w", err)
+		}
+	}
+	if err := af.filter.Check(); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	var print func(*audit.Line) error
+	p := &textPrinter{w: cmd.OutOrStdout(), args: map[string]string{}}
+	switch af.output {
+	case "text":
+		print = p.print
+	case "json":
+		out := cmd.OutOrStdout()
+		print = func(l *audit.Line) error {
+			_, err := out.Write(append(l.Raw, '\n'))
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown output %q: use text or json", af.output)
+	}
+	dir, from := auditDir(af.path)
+	stderr := cmd.ErrOrStderr()
+	r := &audit.Reader{
+		Dir:    dir,
+		Filter: af.filter,
+		Warn:   func(err error) { fmt.Fprintln(stderr, "yagent: warning:", err) },
+		Saw:    p.remember,
+	}
+	if af.follow {
+		err = r.Follow(cmd.Context(), print)
+	} else {
+		err = r.Read(cmd.Context(), print)
+	}
+	if errors.Is(err, audit.ErrNoFolder) {
+		return fmt.Errorf("no audit log at %s (%s): the host writes one there once a call is made with auditing on "+
+			"(audit: on, the default, or required, in ~/.yagent/config.yaml or the managed config; audit.path moves the folder); "+
+			"--path DIR reads another folder", dir, from)
+	}
+	return err
+}
+
+// auditDir is the folder to read and where that choice came from.
+func auditDir(flag string) (dir, from string) {
+	if flag != "" {
+		return flag, "given by --path"
+	}
+	home := config.UserDir("")
+	if home == "" {
+		return filepath.Join("~", ".yagent", "audit"), "the default folder; this user has no home folder"
+	}
+	return filepath.Join(home, "audit"), "the default folder"
+}
+
+// textPrinter prints one aligned line per record.
+type textPrinter struct {
+	w io.Writer
+	// args holds each decided call's main argument until its call line
+	// comes, which carries none of its own.
+	args map[string]string
+}
+
+// maxRemembered bounds args: calls decided and never finished (a host
+// killed mid-call) would otherwise pile up over a long log.
+const maxRemembered = 4096
+
+func (p *textPrinter) remember(l *audit.Line) {
+	if l.Kind != "decision" {
+		return
+	}
+	if len(p.args) >= maxRemembered {
+		clear(p.args)
+	}
+	if a := mainArg(l); a != "" {
+		p.args[l.Call] = a
+	}
+}
+
+func (p *textPrinter) print(l *audit.Line) error {
+	arg := mainArg(l)
+	if l.Kind == "call" {
+		arg = p.args[l.Call]
+		delete(p.args, l.Call)
+	}
+	sess := l.Session
+	if utf8.RuneCountInString(sess) > 8 {
+		sess = string([]rune(sess)[:8])
+	}
+	if sess == "" {
+		sess = "-"
+	}
+	row := fmt.Sprintf("%s  %s  %s  %s  %s  %s",
+		l.Time.Local().Format(time.DateTime),
+		pad(clean(l.Kind), 8), pad(clean(l.Tool), 22), pad(clean(outcome(l)), 24), pad(clean(sess), 8),
+		clip(clean(arg), 80))
+	_, err := io.WriteString(p.w, strings.TrimRight(row, " ")+"\n")
+	return err
+}
+
+// outcome is what came of the line: allow/workspace, ask/rule yes by user,
+// denied 0.1ms, exec no by nobody.
+func outcome(l *audit.Line) string {
+	var s string
+	switch l.Kind {
+	case "decision":
+		s = l.Decision + "/" + l.Basis
+	case "call":
+		s = l.Code
+		if s == "" {
+			s = "ok"
+		}
+		return s + " " + duration(l.DurationMS)
+	case "approval":
+		s = l.Ask
+	default:
+		return l.Kind
+	}
+	if l.Answer != nil {
+		yes := "no"
+		if l.Answer.Approved {
+			yes = "yes"
+		}
+		s += " " + yes + " by " + l.Answer.By
+	}
+	return s
+}
+
+func duration(ms float64) string {
+	if ms >= 1000 {
+		return strconv.FormatFloat(ms/1000, 'f', 1, 64) + "s"
+	}
+	return strconv.FormatFloat(ms, 'f', 1, 64) + "ms"
+}
+
+// mainArg is the argument that says what the call touched: its command,
+// URL or path, or an approval's command line.
+func mainArg(l *audit.Line) string {
+	for _, k := range []string{"command", "url", "path"} {
+		var s string
+		if raw, ok := l.Args[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+	}
+	switch {
+	case l.Command != "":
+		return l.Command
+	case len(l.Argv) > 0:
+		return strings.Join(l.Argv, " ")
+	case l.Program != "":
+		return l.Program
+	case len(l.Paths) > 0:
+		return strings.Join(l.Paths, " ")
+	}
+	return ""
+}
+
+// clean keeps a line one line and the terminal's state the log's reader's:
+// a command or path may hold newlines and escape sequences.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func pad(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
