@@ -280,3 +280,21 @@ func appendTo(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// A rotated file is skipped for --since only when it was rotated before
+// that time: a line written in the same instant as the rotation is kept.
+func TestReadSinceKeepsTheFileRotatedThen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := `{"time":"2026-12-01T11:00:00Z","kind":"call","call":"at"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "audit-20261201T110000.000000000Z.jsonl"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
+	if got, _ := readAll(t, dir, Filter{Since: since}); !slices.Equal(got, []string{"at/call"}) {
+		t.Errorf("Read(since the rotation): got %q, want at/call", got)
+	}
+	if got, _ := readAll(t, dir, Filter{Since: since.Add(time.Nanosecond)}); got != nil {
+		t.Errorf("Read(since after the rotation): got %q, want none", got)
+	}
+}
