@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,19 +77,31 @@ func runAudit(cmd *cobra.Command, af *auditFlags) error {
 	if err := af.filter.Check(); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
+	// Buffered, as a long log is many small lines; following, each line
+	// goes out as it comes.
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	var print func(*audit.Line) error
-	p := &textPrinter{w: cmd.OutOrStdout(), args: map[string]string{}}
+	p := &textPrinter{w: out, args: map[string]string{}}
 	switch af.output {
 	case "text":
 		print = p.print
 	case "json":
-		out := cmd.OutOrStdout()
 		print = func(l *audit.Line) error {
-			_, err := out.Write(append(l.Raw, '\n'))
-			return err
+			out.Write(l.Raw)
+			return out.WriteByte('\n')
 		}
 	default:
 		return fmt.Errorf("unknown output %q: use text or json", af.output)
+	}
+	if af.follow {
+		each := print
+		print = func(l *audit.Line) error {
+			if err := each(l); err != nil {
+				return err
+			}
+			return out.Flush()
+		}
 	}
 	dir, from := auditDir(af.path)
 	stderr := cmd.ErrOrStderr()
@@ -108,7 +121,10 @@ func runAudit(cmd *cobra.Command, af *auditFlags) error {
 			"(audit: on, the default, or required, in ~/.yagent/config.yaml or the managed config; audit.path moves the folder); "+
 			"--path DIR reads another folder", dir, from)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 // auditDir is the folder to read and where that choice came from.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -296,5 +297,30 @@ func TestReadSinceKeepsTheFileRotatedThen(t *testing.T) {
 	}
 	if got, _ := readAll(t, dir, Filter{Since: since.Add(time.Nanosecond)}); got != nil {
 		t.Errorf("Read(since after the rotation): got %q, want none", got)
+	}
+}
+
+// BenchmarkRead reads a folder of 10,000 decision and call lines, as
+// `yagent audit --tool` does.
+func BenchmarkRead(b *testing.B) {
+	dir := b.TempDir()
+	var buf bytes.Buffer
+	for i := range 10000 {
+		t := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond).Format(time.RFC3339Nano)
+		if i%2 == 0 {
+			fmt.Fprintf(&buf, `{"time":%q,"kind":"decision","call":"c%d","session":"5f0c2a9e-1111-4aaa-8bbb-000000000001","client":"cli","tool":"read_file","family":"fs","effect":"read","trusted":true,"args":{"path":"/ws/src/file%d.go","content":{"hmac":"0f1e2d3c4b5a69788796a5b4c3d2e1f0","len":12}},"decision":"allow","basis":"workspace","paths":["/ws/src/file%d.go"],"allowed":true}`+"\n", t, i, i, i)
+		} else {
+			fmt.Fprintf(&buf, `{"time":%q,"kind":"call","call":"c%d","session":"5f0c2a9e-1111-4aaa-8bbb-000000000001","client":"cli","tool":"read_file","family":"fs","effect":"read","duration_ms":1.5,"bytes":100,"allowed":true}`+"\n", t, i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, readLiveName), buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	r := &Reader{Dir: dir, Filter: Filter{Tool: "run_bash"}}
+	for b.Loop() {
+		if err := r.Read(context.Background(), func(*Line) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
