@@ -27,8 +27,8 @@ func (r *Reader) Follow(ctx context.Context, emit func(*Line) error) error {
 		return err
 	}
 	for _, path := range files {
-		if _, ok := rotatedAt(path); !ok {
-			continue
+		if !isRotated(filepath.Base(path)) {
+			continue // the live file, which poll reads
 		}
 		if err := r.readFile(ctx, path, emit); err != nil {
 			return err
@@ -115,7 +115,7 @@ func (fl *follower) rotatedSince(ctx context.Context) error {
 	}
 	for _, path := range files {
 		name := filepath.Base(path)
-		if _, ok := rotatedAt(path); !ok || name <= fl.lastRotated {
+		if !isRotated(name) || name <= fl.lastRotated {
 			continue
 		}
 		st, err := os.Stat(path)

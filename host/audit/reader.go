@@ -216,18 +216,23 @@ func (r *Reader) Files() ([]string, error) {
 	return files, nil
 }
 
+// isRotated reports whether name is a rotated file's: audit-<UTC time>.jsonl.
 func isRotated(name string) bool {
-	return strings.HasPrefix(name, readRotatedPrefix) && strings.HasSuffix(name, readRotatedSuffix)
+	_, ok := rotatedAt(name)
+	return ok
 }
 
 // rotatedAt is the time a rotated file's name carries; ok is false for the
 // live file or a name out of the format.
 func rotatedAt(path string) (time.Time, bool) {
-	name := filepath.Base(path)
-	if !isRotated(name) {
+	stamp, ok := strings.CutPrefix(filepath.Base(path), readRotatedPrefix)
+	if !ok {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(readRotatedLayout, strings.TrimSuffix(strings.TrimPrefix(name, readRotatedPrefix), readRotatedSuffix))
+	if stamp, ok = strings.CutSuffix(stamp, readRotatedSuffix); !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(readRotatedLayout, stamp)
 	return t, err == nil
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // fixture is testdata/reader: two rotated files and the live one, whose
-// second line is corrupt and whose last line is torn.
+// second line is corrupt and whose last line is torn, and audit-old.jsonl,
+// named out of the format, which is no log file.
 const fixture = "testdata/reader"
 
 // readAll reads dir through f and returns the lines as "call/kind" and the
