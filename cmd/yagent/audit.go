@@ -56,7 +56,7 @@ it is written, until interrupted. -o json prints the lines as stored.`,
 	f.StringVar(&af.until, "until", "", "only lines before this time (RFC 3339, or a duration back from now)")
 	f.StringVarP(&af.output, "output", "o", "text", "text or json (the lines as stored)")
 	f.BoolVarP(&af.follow, "follow", "f", false, "go on printing lines as they are written, across rotations, until interrupted")
-	f.StringVar(&af.path, "path", "", "the audit folder to read (default: the profile's audit.path, else ~/.yagent/audit)")
+	f.StringVar(&af.path, "path", "", "the audit folder to read (default: ~/.yagent/audit)")
 	cmd.MarkFlagsMutuallyExclusive("code", "failed")
 	return cmd
 }
@@ -176,10 +176,13 @@ func (p *textPrinter) print(l *audit.Line) error {
 	if sess == "" {
 		sess = "-"
 	}
+	arg = clip(clean(arg), 80)
+	if l.Kind == "decision" && l.Rule != "" {
+		arg += "  (rule: " + clip(clean(l.Rule), 80) + ")"
+	}
 	row := fmt.Sprintf("%s  %s  %s  %s  %s  %s",
 		l.Time.Local().Format(time.DateTime),
-		pad(clean(l.Kind), 8), pad(clean(l.Tool), 22), pad(clean(outcome(l)), 24), pad(clean(sess), 8),
-		clip(clean(arg), 80))
+		pad(clean(l.Kind), 8), pad(clean(l.Tool), 22), pad(clean(outcome(l)), 24), pad(clean(sess), 8), arg)
 	_, err := io.WriteString(p.w, strings.TrimRight(row, " ")+"\n")
 	return err
 }
