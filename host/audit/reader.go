@@ -325,8 +325,14 @@ func (r *Reader) warn(err error) {
 // the writer wrote.
 func decodeLine(raw []byte) (*Line, error) {
 	l := &Line{}
-	if err := json.Unmarshal(raw, l); err != nil {
+	// A field of another type than this reader knows (a later writer's)
+	// leaves that field zero, not the line unread: decoding goes on past it.
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(raw, l); err != nil && !errors.As(err, &typeErr) {
 		return nil, fmt.Errorf("not a JSON object (%v)", err)
+	}
+	if t := bytes.TrimLeft(raw, " \t\r"); len(t) == 0 || t[0] != '{' {
+		return nil, errors.New("not a JSON object")
 	}
 	if l.Time.IsZero() || l.Kind == "" {
 		return nil, errors.New("no time or no kind")

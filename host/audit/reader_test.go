@@ -325,3 +325,24 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+func TestReadFieldOfAnotherTypeKeepsTheLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lines := `{"time":"2026-12-01T11:00:00Z","kind":"call","call":"c1","bytes":12.5,"tool":"read_file","code":"timeout"}` + "\n" +
+		`{"time":"2026-12-01T11:00:01Z","kind":"call","call":"c2","tool":["read_file"]}` + "\n" +
+		`[1,2]` + "\n" + `{"kind":"call"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, readLiveName), []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, warns := readAll(t, dir, Filter{})
+	if !slices.Equal(got, []string{"c1/call", "c2/call"}) {
+		t.Errorf("Read: got %q, want c1/call and c2/call, their odd fields left zero", got)
+	}
+	if len(warns) != 2 || !strings.Contains(warns[0], ":3: not a JSON object") || !strings.Contains(warns[1], ":4: no time or no kind") {
+		t.Errorf("Read: warnings %q, want the array at :3 and the line without a time at :4", warns)
+	}
+	if got, _ := readAll(t, dir, Filter{Code: "timeout"}); !slices.Equal(got, []string{"c1/call"}) {
+		t.Errorf("Read(code timeout): got %q, want c1/call, decoded past its fractional bytes", got)
+	}
+}
