@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -33,7 +34,7 @@ func (r *Reader) Follow(ctx context.Context, emit func(*Line) error) error {
 		if err := r.readFile(ctx, path, emit); err != nil {
 			return err
 		}
-		fl.lastRotated = filepath.Base(path)
+		fl.markDone(filepath.Base(path))
 	}
 	defer fl.close(false)
 	interval := r.Poll
@@ -68,46 +69,81 @@ type follower struct {
 	br    *bufio.Reader
 	split lineSplitter
 
-	lastRotated string // the newest rotated file's name already read
+	done    map[string]bool // the rotated files read, by name
+	doneAge []string        // their names oldest first, to bound done
+	retired []os.FileInfo   // files read to their end before a listing named them
+}
+
+// maxDone bounds the rotated names remembered: far more than a folder
+// keeps, so a name forgotten is one of a file long pruned.
+const maxDone = 1024
+
+func (fl *follower) markDone(name string) {
+	if fl.done == nil {
+		fl.done = map[string]bool{}
+	}
+	fl.done[name] = true
+	fl.doneAge = append(fl.doneAge, name)
+	if len(fl.doneAge) > maxDone {
+		delete(fl.done, fl.doneAge[0])
+		fl.doneAge = fl.doneAge[1:]
+	}
 }
 
 // poll reads what was appended since the last poll, the rotated files that
 // appeared meanwhile included, oldest first.
 func (fl *follower) poll(ctx context.Context) error {
-	// A few rounds: the file followed rotated away means the new live file
-	// is to open, and a rename seen after a listing shows in the next one,
-	// since the writer renames the live file before it creates the new one.
+	// A few rounds, each a file the writer went on from: it rotates faster
+	// than a poll only in tests, and the next poll goes on where this ended.
 	for range 4 {
 		if fl.f == nil {
-			if err := fl.open(); err != nil || fl.f == nil {
+			if err := fl.open(); err != nil {
 				return err
 			}
-		}
-		if err := fl.rotatedSince(ctx); err != nil {
-			return err
-		}
-		if fl.f == nil {
-			continue
+			// What was rotated before the live file opened is older.
+			opened := fl.f != nil
+			if err := fl.rotatedSince(ctx); err != nil {
+				return err
+			}
+			if !opened {
+				return nil
+			}
+			if fl.f == nil {
+				continue // rotated already, and read
+			}
 		}
 		live, err := os.Stat(filepath.Join(fl.r.Dir, readLiveName))
 		if err == nil && os.SameFile(live, fl.info) {
 			return fl.drain(ctx)
 		}
+		// Renamed, so whole, and older than any file rotated after it: read
+		// it to its end first, and remember it, so that the listing that
+		// names it does not read it again (a listing taken while the
+		// writer renames may not show it yet).
+		if err := fl.drain(ctx); err != nil {
+			return err
+		}
+		if len(fl.retired) == maxRetired {
+			fl.retired = fl.retired[1:]
+		}
+		fl.retired = append(fl.retired, fl.info)
+		fl.close(true)
+		if err := fl.rotatedSince(ctx); err != nil {
+			return err
+		}
 	}
-	if fl.f == nil {
-		return nil
-	}
-	// Removed, not rotated: nothing more comes to it.
-	if err := fl.drain(ctx); err != nil {
-		return err
-	}
-	fl.close(true)
 	return nil
 }
 
-// rotatedSince reads each rotated file newer than the last one read; the
-// one that is the file followed is read on from where it was, through the
-// open file, and then closed.
+// maxRetired bounds the files remembered as read before a listing named
+// them: each is named within a poll or two.
+const maxRetired = 16
+
+// rotatedSince reads each rotated file not read yet, oldest first; the one
+// that is the file followed is read on from where it was, through the open
+// file, and then closed. Not read yet, rather than newer than the last one
+// read: a listing taken while the writer renames may miss a file that the
+// next one shows.
 func (fl *follower) rotatedSince(ctx context.Context) error {
 	files, err := fl.r.Files()
 	if err != nil {
@@ -115,14 +151,16 @@ func (fl *follower) rotatedSince(ctx context.Context) error {
 	}
 	for _, path := range files {
 		name := filepath.Base(path)
-		if !isRotated(name) || name <= fl.lastRotated {
+		if !isRotated(name) || fl.done[name] {
 			continue
 		}
 		st, err := os.Stat(path)
 		if err != nil {
 			continue // removed since the listing
 		}
-		if fl.f != nil && os.SameFile(st, fl.info) {
+		if slices.ContainsFunc(fl.retired, func(fi os.FileInfo) bool { return os.SameFile(st, fi) }) {
+			// read through the open file already
+		} else if fl.f != nil && os.SameFile(st, fl.info) {
 			fl.split.file = path // its lines are there now, numbered alike
 			if err := fl.drain(ctx); err != nil {
 				return err
@@ -131,7 +169,7 @@ func (fl *follower) rotatedSince(ctx context.Context) error {
 		} else if err := fl.r.readFile(ctx, path, fl.emit); err != nil {
 			return err
 		}
-		fl.lastRotated = name
+		fl.markDone(name)
 	}
 	return nil
 }
@@ -186,7 +224,7 @@ func (fl *follower) close(done bool) {
 		return
 	}
 	if done && fl.split.pending() {
-		fl.r.warn(fmt.Errorf("%s:%d: line cut short (no newline at the end of the file), skipped", fl.split.file, fl.split.no+1))
+		fl.r.warn(fmt.Errorf("%s:%d: line cut short (no newline at the end of the file, since rotated), skipped", fl.split.file, fl.split.no+1))
 	}
 	fl.f.Close()
 	fl.f = nil

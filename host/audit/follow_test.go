@@ -47,7 +47,7 @@ func (w *logWriter) part(s string) {
 
 func (w *logWriter) rotate() {
 	w.n++
-	at := time.Date(2026, 12, 1, 12, 0, w.n, 0, time.UTC)
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(w.n) * time.Millisecond)
 	name := readRotatedPrefix + at.Format(readRotatedLayout) + readRotatedSuffix
 	if err := os.Rename(filepath.Join(w.dir, readLiveName), filepath.Join(w.dir, name)); err != nil {
 		w.t.Fatal(err)
@@ -161,8 +161,8 @@ func TestFollowPollRotatedWithLineCutShort(t *testing.T) {
 	if got := c.got(); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("got %q, want a, b", got)
 	}
-	if len(c.warns) != 1 || !strings.Contains(c.warns[0], "audit-20261201T120001.000000000Z.jsonl:2: line cut short") {
-		t.Errorf("warnings %q, want the cut line named in the rotated file at :2", c.warns)
+	if len(c.warns) != 1 || !strings.Contains(c.warns[0], "audit.jsonl:2: line cut short (no newline at the end of the file, since rotated)") {
+		t.Errorf("warnings %q, want the cut line named at :2", c.warns)
 	}
 }
 
@@ -218,5 +218,51 @@ func TestFollowNoFolder(t *testing.T) {
 	err := (&Reader{Dir: dir}).Follow(context.Background(), func(*Line) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("Follow(missing folder): %v, want an error naming %s", err, dir)
+	}
+}
+
+// TestFollowConcurrentRotations has a writer rotate every ten lines while
+// Follow polls every millisecond: every line comes once, in order.
+func TestFollowConcurrentRotations(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w := newLogWriter(t, dir)
+	c := &collect{}
+	r := &Reader{Dir: dir, Poll: time.Millisecond, Warn: c.warn}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Follow(ctx, c.emit) }()
+	const n = 2000
+	var want []string
+	for i := range n {
+		call := fmt.Sprint(i)
+		want = append(want, call)
+		w.line(call)
+		if i%10 == 9 {
+			w.rotate()
+		}
+		if i%50 == 0 {
+			time.Sleep(time.Millisecond) // let the follower in mid-stream
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(c.got()) < n && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Follow: %v", err)
+	}
+	got := c.got()
+	if !slices.Equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("got %d lines, want %d; first difference at %d: %q, want %q", len(got), n, i, got[i], want[i])
+			}
+		}
+		t.Fatalf("got %d lines, want %d", len(got), n)
+	}
+	if len(c.warns) != 0 {
+		t.Errorf("warnings %q, want none", c.warns)
 	}
 }

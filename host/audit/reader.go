@@ -185,23 +185,35 @@ var ErrNoFolder = errors.New("no audit folder")
 // Files lists the folder's log files oldest first: the rotated ones by
 // name, then the live one if it exists.
 func (r *Reader) Files() ([]string, error) {
-	ents, err := os.ReadDir(r.Dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w at %s", ErrNoFolder, r.Dir)
+	// A listing taken while the writer renames the live file may miss an
+	// entry (the directory changes under it); one during which the live
+	// file stayed the same file saw every rotated file, as those are never
+	// renamed again. List until one does (a few times at most), and take
+	// the union.
+	live := filepath.Join(r.Dir, readLiveName)
+	names := map[string]bool{}
+	for range 5 {
+		before, errBefore := os.Stat(live)
+		ents, err := os.ReadDir(r.Dir)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("%w at %s", ErrNoFolder, r.Dir)
+			}
+			return nil, fmt.Errorf("audit: %w", err)
 		}
-		return nil, fmt.Errorf("audit: %w", err)
+		for _, e := range ents {
+			if name := e.Name(); e.Type().IsRegular() && (name == readLiveName || isRotated(name)) {
+				names[name] = true
+			}
+		}
+		after, errAfter := os.Stat(live)
+		if errBefore != nil && errAfter != nil || errBefore == nil && errAfter == nil && os.SameFile(before, after) {
+			break
+		}
 	}
 	var rotated []string
-	live := false
-	for _, e := range ents {
-		name := e.Name()
-		if !e.Type().IsRegular() {
-			continue
-		}
-		if name == readLiveName {
-			live = true
-		} else if isRotated(name) {
+	for name := range names {
+		if name != readLiveName {
 			rotated = append(rotated, name)
 		}
 	}
@@ -210,7 +222,7 @@ func (r *Reader) Files() ([]string, error) {
 	for _, name := range rotated {
 		files = append(files, filepath.Join(r.Dir, name))
 	}
-	if live {
+	if names[readLiveName] {
 		files = append(files, filepath.Join(r.Dir, readLiveName))
 	}
 	return files, nil
