@@ -32,6 +32,9 @@ func (r *Reader) Follow(ctx context.Context, emit func(*Line) error) error {
 			continue // the live file, which poll reads
 		}
 		if err := r.readFile(ctx, path, emit); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		fl.markDone(filepath.Base(path))
