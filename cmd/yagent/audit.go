@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/config"
 )
@@ -28,7 +29,7 @@ type auditFlags struct {
 	path         string
 }
 
-func newAuditCmd() *cobra.Command {
+func newAuditCmd(g *globals) *cobra.Command {
 	var af auditFlags
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -42,7 +43,7 @@ line with an answer. --since and --until take an RFC 3339 time or a duration bac
 from now (30m, 1h, 2d). --follow prints the lines that match, then each new one as
 it is written, until interrupted. -o json prints the lines as stored.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, &af) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, g, &af) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&af.filter.Session, "session", "", "only this session (its id, or the start of it as the text output shows)")
@@ -56,12 +57,12 @@ it is written, until interrupted. -o json prints the lines as stored.`,
 	f.StringVar(&af.until, "until", "", "only lines before this time (RFC 3339, or a duration back from now)")
 	f.StringVarP(&af.output, "output", "o", "text", "text or json (the lines as stored)")
 	f.BoolVarP(&af.follow, "follow", "f", false, "go on printing lines as they are written, across rotations, until interrupted")
-	f.StringVar(&af.path, "path", "", "the audit folder to read (default: ~/.yagent/audit)")
+	f.StringVar(&af.path, "path", "", "the audit folder to read (default: the profile's audit.path, else ~/.yagent/audit)")
 	cmd.MarkFlagsMutuallyExclusive("code", "failed")
 	return cmd
 }
 
-func runAudit(cmd *cobra.Command, af *auditFlags) error {
+func runAudit(cmd *cobra.Command, g *globals, af *auditFlags) error {
 	now := time.Now()
 	var err error
 	if af.since != "" {
@@ -103,7 +104,7 @@ func runAudit(cmd *cobra.Command, af *auditFlags) error {
 			return out.Flush()
 		}
 	}
-	dir, from := auditDir(af.path)
+	dir, from := auditDir(g, af.path, cmd.ErrOrStderr())
 	stderr := cmd.ErrOrStderr()
 	r := &audit.Reader{
 		Dir:    dir,
@@ -127,10 +128,21 @@ func runAudit(cmd *cobra.Command, af *auditFlags) error {
 	return out.Flush()
 }
 
-// auditDir is the folder to read and where that choice came from.
-func auditDir(flag string) (dir, from string) {
+// auditDir is the folder to read and where that choice came from: --path,
+// else the folder the host writes to (the profile's audit.path, else
+// ~/.yagent/audit), resolved as the host resolves it.
+func auditDir(g *globals, flag string, stderr io.Writer) (dir, from string) {
 	if flag != "" {
 		return flag, "given by --path"
+	}
+	dir, named, err := app.AuditDir(g.appOptions(stderr))
+	switch {
+	case err != nil:
+		fmt.Fprintln(stderr, "yagent: warning: the profile does not load, so its audit.path is not known:", err)
+	case named:
+		return dir, "the profile's audit.path"
+	case dir != "":
+		return dir, "the default folder"
 	}
 	home := config.UserDir("")
 	if home == "" {

@@ -104,7 +104,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newPluginsCmd(g),
 		newProfilesCmd(g),
 		newDoctorCmd(g),
-		newAuditCmd(),
+		newAuditCmd(g),
 	)
 	return root
 }

@@ -380,12 +380,31 @@ func (a *App) Close(ctx context.Context) error {
 // (audit.path, else ~/.yagent/audit), size and rotation. Nothing is
 // created until the first call is recorded.
 func openAudit(prof *config.Profile, userDir string, logger *slog.Logger) *audit.Observer {
-	dir := prof.Audit.Path
-	if dir == "" {
-		dir = filepath.Join(userDir, "audit")
-	}
+	dir := auditDir(prof, userDir)
 	w := audit.NewWriter(audit.WriterOptions{Dir: dir, MaxSize: int64(prof.Audit.MaxSizeMB) << 20, Keep: prof.Audit.Keep})
 	return audit.New(audit.Options{Mode: prof.AuditMode(), Writer: w, Logger: logger})
+}
+
+func auditDir(prof *config.Profile, userDir string) string {
+	if prof.Audit.Path != "" {
+		return prof.Audit.Path
+	}
+	return filepath.Join(userDir, "audit")
+}
+
+// AuditDir returns the folder of the audit trail the profile configures
+// (audit.path, else ~/.yagent/audit), resolved exactly as Open does, and
+// whether the profile named it.
+func AuditDir(opts Options) (dir string, fromProfile bool, err error) {
+	cfgOpts, err := ConfigOptions(opts)
+	if err != nil {
+		return "", false, err
+	}
+	ld, err := config.Load(cfgOpts)
+	if err != nil {
+		return "", false, err
+	}
+	return auditDir(ld.Profile, config.UserDir(cfgOpts.Home)), ld.Profile.Audit.Path != "", nil
 }
 
 func resolveWorkspace(ws string) (string, error) {

@@ -1,4 +1,3 @@
-// Package audit records what the tools did and who allowed it, and reads the record back.
 package audit
 
 import (
