@@ -1,6 +1,9 @@
 package clock
 
-import "time"
+import (
+	"sync"
+	"time"
+)
 
 // Clock tells the time and ticks.
 type Clock interface {
@@ -20,4 +23,28 @@ func (Real) Now() time.Time { return time.Now() }
 func (Real) Ticker(d time.Duration) (<-chan time.Time, func()) {
 	t := time.NewTicker(d)
 	return t.C, t.Stop
+}
+
+// Every calls fn with the time of each tick of c every d, in a goroutine of
+// its own, until stop is called. stop returns once fn has returned for the
+// last time, so nothing fn does happens after it; calling it again does
+// nothing.
+func Every(c Clock, d time.Duration, fn func(now time.Time)) (stop func()) {
+	tick, stopTicker := c.Ticker(d)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer stopTicker()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-tick:
+				fn(now)
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(quit); <-done }) }
 }

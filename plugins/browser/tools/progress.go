@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/yagent/yagent/internal/clock"
@@ -24,38 +23,21 @@ var waitClock clock.Clock = clock.Real{}
 // seconds (0 when there is none). stop returns once nothing more is
 // reported.
 func reportWaiting(ctx context.Context, what string, limit time.Duration) (stop func()) {
-	c := waitClock
-	start := c.Now()
-	tick, stopTicker := c.Ticker(waitBeat)
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer stopTicker()
-		last := 0.0
-		for {
-			var now time.Time
-			select {
-			case <-quit:
-				return
-			case now = <-tick:
-			}
-			waited := now.Sub(start)
-			secs := waited.Seconds()
-			if secs <= last {
-				continue // MCP wants progress to grow with each notification
-			}
-			last = secs
-			msg := fmt.Sprintf("waiting for %s (%s)", what, seconds(waited))
-			if limit > 0 {
-				msg = fmt.Sprintf("waiting for %s (%s of %s)", what, seconds(waited), seconds(limit))
-			}
-			sdk.ReportProgress(ctx, msg, secs, limit.Seconds())
+	start := waitClock.Now()
+	last := 0.0
+	return clock.Every(waitClock, waitBeat, func(now time.Time) {
+		waited := now.Sub(start)
+		secs := waited.Seconds()
+		if secs <= last {
+			return // MCP wants progress to grow with each notification
 		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(quit); wg.Wait() }) }
+		last = secs
+		msg := fmt.Sprintf("waiting for %s (%s)", what, seconds(waited))
+		if limit > 0 {
+			msg = fmt.Sprintf("waiting for %s (%s of %s)", what, seconds(waited), seconds(limit))
+		}
+		sdk.ReportProgress(ctx, msg, secs, limit.Seconds())
+	})
 }
 
 // seconds is like 1.5 s, 10 s.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -36,28 +35,9 @@ var progressClock clock.Clock = clock.Real{}
 func watchProgress(ctx context.Context, label string) runner.Watch {
 	return func(out runner.Output) func() {
 		r := newReporter(ctx, out, label, progressClock)
-		tick, stopTicker := r.clock.Ticker(progressPoll)
-		quit := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer stopTicker()
-			for {
-				select {
-				case <-quit:
-					return
-				case <-tick:
-					r.tick()
-				}
-			}
-		}()
-		var once sync.Once
-		return func() {
-			// Nothing is reported once this returns: the call's result
-			// is the last thing the client hears of it.
-			once.Do(func() { close(quit); wg.Wait() })
-		}
+		// Nothing is reported once the stop returns: the call's result is
+		// the last thing the client hears of it.
+		return clock.Every(r.clock, progressPoll, func(time.Time) { r.tick() })
 	}
 }
 
