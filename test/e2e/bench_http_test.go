@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/internal/proctest"
 )
 
 // BenchmarkReadOverFront: read_file of a 4 KiB file through `yagent serve`
@@ -51,13 +51,10 @@ func BenchmarkReadOverFront(b *testing.B) {
 	}
 	defer func() { _ = httpCmd.Process.Signal(os.Interrupt); _ = httpCmd.Wait() }()
 	var url string
-	sc := bufio.NewScanner(stderr)
-	for url == "" && sc.Scan() {
-		if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
-			url = m[1]
-		}
+	select {
+	case url = <-proctest.ServingURL(stderr):
+	case <-time.After(60 * time.Second):
 	}
-	go func() { _, _ = io.Copy(io.Discard, stderr) }()
 	if url == "" {
 		b.Fatal("no serving line from serve --http")
 	}

@@ -30,6 +30,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/internal/proctest"
 )
 
 // httpHost is a `yagent serve --http 127.0.0.1:0` process.
@@ -41,8 +43,6 @@ type httpHost struct {
 	token  string
 	client *http.Client // trusts the host's certificate under TLS
 }
-
-var servingLine = regexp.MustCompile(`serving MCP over HTTP at (https?://\S+/mcp)`)
 
 // serveHTTP starts `yagent serve --http` with YAGENT_TOKEN=token and waits
 // until /readyz answers 200.
@@ -73,17 +73,7 @@ func (e *env) serveHTTPWith(client *http.Client, token string, flags ...string) 
 		}
 		pw.Close()
 	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, pr)
-	}()
+	found := proctest.ServingURL(pr)
 	select {
 	case h.url = <-found:
 	case <-time.After(30 * time.Second):

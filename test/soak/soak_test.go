@@ -1,7 +1,6 @@
 package soak
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/internal/proctest"
 )
 
 // The run: warmUp calls, then measured calls in chunks, inFlight at a time.
@@ -191,8 +191,6 @@ func (s *server) startStdio(t *testing.T, yagent, home string) {
 
 const soakToken = "soak-token-0123456789"
 
-var servingLine = regexp.MustCompile(`serving MCP over HTTP at (http://\S+/mcp)`)
-
 type bearer struct{ base http.RoundTripper }
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -216,17 +214,7 @@ func (s *server) startHTTP(t *testing.T, yagent, home string) {
 		_ = s.cmd.Wait()
 		pw.Close()
 	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-				break
-			}
-		}
-		_, _ = io.Copy(io.Discard, pr)
-	}()
+	found := proctest.ServingURL(pr)
 	var url string
 	select {
 	case url = <-found:
