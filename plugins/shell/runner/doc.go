@@ -9,8 +9,11 @@
 //     host (sdk.Host.ReportProcessGroup) from start to end. The timeout
 //     (default 10 minutes) and the call's cancellation kill the whole group
 //     (cmd.Cancel = kill(-pgid, SIGKILL)). When the command exits, the call
-//     returns; cmd.WaitDelay bounds the wait for pipes that processes it
-//     left behind (`cmd &`, `nohup … &`) still hold open, and a cancel that
+//     returns. Processes it left behind (`cmd &`, `nohup … &`) may still
+//     hold its output pipe: the call reads on while their output flows and
+//     stops once it has been quiet for Options.OutputQuiet (200 ms), at
+//     most Options.WaitDelay (3 s) after the exit, then closes the pipe on
+//     them (they are not killed) and says so in the receipt. A cancel that
 //     comes after the call returned kills nothing.
 //   - Yielded: a foreground command still running after yield_time_ms
 //     (default 15 s; 2 s for known servers and watchers; earlier when the

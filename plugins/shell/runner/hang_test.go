@@ -3,7 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -160,5 +163,110 @@ func TestRunBash_OutputCapAccountsAndDrains(t *testing.T) {
 	}
 	if d.OmittedBytes != total-1000 {
 		t.Errorf("omitted_bytes = %d, want %d", d.OmittedBytes, total-1000)
+	}
+}
+
+// A command whose bash exits while a child it left behind holds the output
+// answers once the output has gone quiet (OutputQuiet), long before the
+// wait delay, with the held-open receipt and the real exit code, and the
+// child lives on. The wait delay is a minute here: a call that waited for
+// it would miss the 10 s bound.
+func TestRunBash_BackgroundHoldsPipesAnswersOnceQuiet(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{0, 3} {
+		t.Run(fmt.Sprintf("exit %d", code), func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, Options{WaitDelay: time.Minute, OutputQuiet: 100 * time.Millisecond})
+			pids := pidsFile(t)
+			cmd := fmt.Sprintf("sleep 97 & echo $! > '%s'; echo started; exit %d", pids, code)
+			o := await(t, f.runAsync(f.ctx(t.Context()), RunRequest{Command: cmd, Timeout: 2 * time.Minute, Yield: 2 * time.Minute}),
+				10*time.Second, "sleep 97 & echo started")
+			if o.err != nil {
+				t.Fatalf("Run: %v", o.err)
+			}
+			d := data(t, o.res)
+			if d.Status != endExited || d.ExitCode == nil || *d.ExitCode != code || !d.HeldOpen {
+				t.Errorf("data = %+v, want exited with code %d and output_held_open", d, code)
+			}
+			for _, want := range []string{"started\n", fmt.Sprintf("(exit code %d;", code), "kept its output open", "is_background=true"} {
+				if !strings.Contains(o.res.Text, want) {
+					t.Errorf("text = %q, want it to contain %q", o.res.Text, want)
+				}
+			}
+			if got := waitForPidsWritten(t, pids, 1); !alive(got[0]) {
+				t.Errorf("the background child %d is gone: the call must not kill what the command left running", got[0])
+			}
+		})
+	}
+}
+
+// Output that still flows after bash exited keeps the call waiting, up to
+// the wait delay: a child printing every 10 ms is read until WaitDelay
+// (1.5 s) has passed, not cut at the first quiet spell of 500 ms.
+func TestRunBash_HeldOutputThatFlowsIsReadUpToWaitDelay(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{WaitDelay: 1500 * time.Millisecond, OutputQuiet: 500 * time.Millisecond})
+	pids := pidsFile(t)
+	cmd := fmt.Sprintf("(echo $BASHPID > '%s'; while :; do echo tick; sleep 0.01; done) & echo started", pids)
+	o := await(t, f.runAsync(f.ctx(t.Context()), RunRequest{Command: cmd, Timeout: time.Minute, Yield: time.Minute}),
+		10*time.Second, "a child that keeps printing")
+	if o.err != nil {
+		t.Fatalf("Run: %v", o.err)
+	}
+	d := data(t, o.res)
+	if d.Status != endExited || !d.HeldOpen {
+		t.Fatalf("data = %+v, want exited with output_held_open", d)
+	}
+	if d.ElapsedMS < 1500 {
+		t.Errorf("elapsed_ms = %d, want at least the 1500 ms wait delay: output that flows must keep the call reading", d.ElapsedMS)
+	}
+	if n := strings.Count(o.res.Text, "tick\n"); n < 10 {
+		t.Errorf("text has %d ticks, want the child's output while it flowed: %q", n, clip(o.res.Text, 300))
+	}
+}
+
+// What a left-behind child writes after the call stopped waiting goes
+// nowhere: the call has closed its end of the pipe (the child's write
+// fails with EPIPE, here, where it ignores SIGPIPE), and the late output
+// is neither in the answer given nor in the next call's.
+func TestRunBash_LateOutputOfALeftBehindChildGoesNowhere(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{WaitDelay: time.Minute, OutputQuiet: 100 * time.Millisecond})
+	pids := pidsFile(t)
+	dir := t.TempDir()
+	fifo, status := filepath.Join(dir, "go"), filepath.Join(dir, "status")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := fmt.Sprintf("(echo $BASHPID > '%s'; trap '' PIPE; read x < '%s'; echo late-output; echo $? > '%s') & echo started",
+		pids, fifo, status)
+	o := await(t, f.runAsync(f.ctx(t.Context()), RunRequest{Command: cmd, Timeout: time.Minute, Yield: time.Minute}),
+		10*time.Second, "a child that writes later")
+	if o.err != nil {
+		t.Fatalf("Run: %v", o.err)
+	}
+	first := o.res.Text
+	child := waitForPidsWritten(t, pids, 1)
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = w.WriteString("now\n")
+	w.Close()
+	if left := waitDead(child); len(left) > 0 {
+		t.Fatalf("child %v still runs after writing into the closed output", left)
+	}
+	if b, _ := os.ReadFile(status); strings.TrimSpace(string(b)) == "0" {
+		t.Errorf("the child's late write succeeded: the call still holds the reading end of the output pipe")
+	}
+	if o.res.Text != first || strings.Contains(first, "late-output") {
+		t.Errorf("answer = %q, want it without the child's late output", first)
+	}
+	res, err := f.m.Run(f.ctx(t.Context()), RunRequest{Command: "echo next"})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Text != "next\n" {
+		t.Errorf("next call's output = %q, want exactly %q", res.Text, "next\n")
 	}
 }

@@ -17,6 +17,14 @@ import (
 // they can run in parallel.
 var runBashWaitDelay = 3 * time.Second
 
+// runBashOutputQuiet is how long the output of a command that has exited
+// may stay quiet while processes it left behind hold it open, before the
+// call stops waiting for them: `sleep 97 & echo started` answers this long
+// after bash exits, not runBashWaitDelay. Output that still flows starts
+// the spell again, up to runBashWaitDelay after the exit. It is the default
+// of Options.OutputQuiet.
+var runBashOutputQuiet = 200 * time.Millisecond
+
 // maxShellOutputBytes is how much of a command's output a shell call keeps:
 // the first and the last half, with the bytes in between counted and left
 // out. It is the shell's own number, shared with no other budget. It is the
@@ -42,6 +50,9 @@ type Options struct {
 	// WaitDelay bounds the wait for output pipes once the command has
 	// exited; default runBashWaitDelay.
 	WaitDelay time.Duration
+	// OutputQuiet ends that wait sooner, once the output has been quiet
+	// this long; default runBashOutputQuiet, never above WaitDelay.
+	OutputQuiet time.Duration
 	// MaxOutputBytes caps the output kept per call or task; default
 	// maxShellOutputBytes.
 	MaxOutputBytes int
@@ -79,6 +90,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.WaitDelay <= 0 {
 		o.WaitDelay = runBashWaitDelay
+	}
+	if o.OutputQuiet <= 0 {
+		o.OutputQuiet = runBashOutputQuiet
 	}
 	if o.MaxOutputBytes <= 0 {
 		o.MaxOutputBytes = maxShellOutputBytes

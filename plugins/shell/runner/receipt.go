@@ -61,14 +61,14 @@ func (t *task) data(status string, c output.Chunk) *Data {
 }
 
 // heldOpenNote explains an exit whose output pipes stayed open.
-func heldOpenNote(mode string, delay time.Duration) string {
+func heldOpenNote(mode string, waited time.Duration) string {
 	what := "output"
 	if mode == ModePTY {
 		what = "terminal"
 	}
 	return fmt.Sprintf("processes it started in the background kept its %s open, so the call stopped waiting %s after it exited: "+
 		"their later output is not shown and they may still be running. Start long-lived processes with is_background=true",
-		what, delay)
+		what, waited.Round(time.Millisecond))
 }
 
 // body is the output text of a result: the chunk, or a word saying there is
@@ -108,7 +108,7 @@ func (m *Manager) callResult(t *task) (*sdk.Result, error) {
 	case endExited:
 		switch {
 		case e.heldOpen:
-			text = withStatus(text, fmt.Sprintf("(exit code %d; %s.)", e.exitCode, heldOpenNote(t.mode, m.opts.WaitDelay)))
+			text = withStatus(text, fmt.Sprintf("(exit code %d; %s.)", e.exitCode, heldOpenNote(t.mode, e.heldFor)))
 		case e.exitCode != 0:
 			text = withStatus(text, fmt.Sprintf("(exit code %d)", e.exitCode))
 		}
@@ -145,7 +145,7 @@ func (m *Manager) endHeadline(t *task) string {
 	switch e.kind {
 	case endExited:
 		if e.heldOpen {
-			return fmt.Sprintf("%s exited with code %d; %s.", what, e.exitCode, heldOpenNote(t.mode, m.opts.WaitDelay))
+			return fmt.Sprintf("%s exited with code %d; %s.", what, e.exitCode, heldOpenNote(t.mode, e.heldFor))
 		}
 		return fmt.Sprintf("%s exited with code %d.", what, e.exitCode)
 	case endSignaled:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,12 +162,12 @@ func (m *Manager) startForeground(callCtx context.Context, t *task, dir string) 
 	t.out = output.NewBuffer(m.opts.MaxOutputBytes)
 
 	var cmd *exec.Cmd
-	var readerDone chan struct{}
+	var out outputEnd
 	var err error
 	if t.mode == ModePTY {
-		cmd, readerDone, err = m.startPTY(taskCtx, t, dir)
+		cmd, out, err = m.startPTY(taskCtx, t, dir)
 	} else {
-		cmd, err = m.startPipe(taskCtx, t, dir)
+		cmd, out, err = m.startPipe(taskCtx, t, dir)
 	}
 	if err != nil {
 		stopTimeout()
@@ -186,19 +185,11 @@ func (m *Manager) startForeground(callCtx context.Context, t *task, dir string) 
 		defer cancel(nil)
 		defer stopTimeout()
 		err := cmd.Wait()
-		if readerDone != nil {
-			// The terminal stays open while processes the command started
-			// still hold it: drain what is there, within the same bound.
-			select {
-			case <-readerDone:
-			case <-time.After(m.opts.WaitDelay):
-				if err == nil {
-					err = exec.ErrWaitDelay
-				}
-			}
-			t.closeMaster()
-		}
+		held, waited := m.drain(t, out)
 		t.end = classify(err, cmd.ProcessState, taskCtx, entry.stopped.Load())
+		if held && t.end.kind == endExited {
+			t.end.heldOpen, t.end.heldFor = true, waited
+		}
 		m.groups.unregister(t.pgid)
 		m.report(reportCtx, t.pgid, false)
 		m.untrack(t)
@@ -216,39 +207,48 @@ func (m *Manager) startForeground(callCtx context.Context, t *task, dir string) 
 	return nil
 }
 
-// startPipe starts t with its output on pipes and stdin on /dev/null: a
-// pipe-mode command never waits on a stdin nobody writes.
-func (m *Manager) startPipe(ctx context.Context, t *task, dir string) (*exec.Cmd, error) {
+// startPipe starts t with its output on a pipe and stdin on /dev/null: a
+// pipe-mode command never waits on a stdin nobody writes. The pipe is ours,
+// not exec's, so that Wait returns as bash exits and drain decides how long
+// to wait for what bash left holding the pipe.
+func (m *Manager) startPipe(ctx context.Context, t *task, dir string) (*exec.Cmd, outputEnd, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, outputEnd{}, fmt.Errorf("open the output pipe: %w", err)
+	}
 	cmd := exec.CommandContext(ctx, m.opts.Shell, "-c", t.command)
 	cmd.Dir = dir
 	cmd.Env = m.env(false)
-	cmd.Stdout = t.out // one writer for both: a single pipe, in order
-	cmd.Stderr = t.out
+	cmd.Stdout = w // one pipe for both, in order
+	cmd.Stderr = w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = killTree(t, cmd)
 	cmd.WaitDelay = m.opts.WaitDelay
-	if err := m.launch(ctx, t, cmd); err != nil {
-		return nil, err
+	err = m.launch(ctx, t, cmd)
+	w.Close() // the command holds its own copy
+	if err != nil {
+		r.Close()
+		return nil, outputEnd{}, err
 	}
-	return cmd, nil
+	return cmd, copyOutput(t, r, func() { r.Close() }), nil
 }
 
 // startPTY starts t on a new terminal, as leader of a new session (and so of
 // its own process group).
-func (m *Manager) startPTY(ctx context.Context, t *task, dir string) (*exec.Cmd, chan struct{}, error) {
+func (m *Manager) startPTY(ctx context.Context, t *task, dir string) (*exec.Cmd, outputEnd, error) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
-		return nil, nil, fmt.Errorf("open a terminal: %w", err)
+		return nil, outputEnd{}, fmt.Errorf("open a terminal: %w", err)
 	}
 	defer tty.Close()
 	size := terminalSize
 	if err := pty.Setsize(ptmx, &size); err != nil {
 		ptmx.Close()
-		return nil, nil, fmt.Errorf("size the terminal: %w", err)
+		return nil, outputEnd{}, fmt.Errorf("size the terminal: %w", err)
 	}
 	master, err := pollable(ptmx)
 	if err != nil {
-		return nil, nil, err
+		return nil, outputEnd{}, err
 	}
 	cmd := exec.CommandContext(ctx, m.opts.Shell, "-c", t.command)
 	cmd.Dir = dir
@@ -259,15 +259,11 @@ func (m *Manager) startPTY(ctx context.Context, t *task, dir string) (*exec.Cmd,
 	cmd.WaitDelay = m.opts.WaitDelay
 	if err := m.launch(ctx, t, cmd); err != nil {
 		master.Close()
-		return nil, nil, err
+		return nil, outputEnd{}, err
 	}
 	t.master = master
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		io.Copy(t.out, master) // ends with EIO once no process holds the terminal
-	}()
-	return cmd, readerDone, nil
+	// The copy ends with EIO once no process holds the terminal.
+	return cmd, copyOutput(t, master, t.closeMaster), nil
 }
 
 // pollable returns a non-blocking duplicate of a PTY master, so that Close

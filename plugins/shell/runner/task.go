@@ -40,8 +40,9 @@ type endState struct {
 	exitCode int
 	signal   syscall.Signal
 	// heldOpen: the command exited but processes it started kept its output
-	// open until the wait delay passed.
+	// open, and the call stopped waiting for them heldFor after the exit.
 	heldOpen bool
+	heldFor  time.Duration
 	// cause says who cancelled, for endCancelled.
 	cause error
 	// err is the wait error as exec returned it. Only endFailed shows it,
@@ -220,9 +221,6 @@ func classify(err error, ps *os.ProcessState, taskCtx context.Context, stopped b
 	switch {
 	case err == nil:
 		e.kind = endExited
-	case errors.Is(err, exec.ErrWaitDelay):
-		e.kind = endExited
-		e.heldOpen = true
 	case killed && (stopped || errors.Is(cause, errStopping)):
 		e.kind = endStopped
 	case killed && taskCtx.Err() != nil && errors.Is(cause, errTimedOut):
