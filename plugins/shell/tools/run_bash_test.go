@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"slices"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/plugins/shell/runner"
 	"github.com/yagent/yagent/sdk"
@@ -138,6 +141,33 @@ func BenchmarkRunBash_True(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRunBash_BackgroundHoldsPipes runs `sleep 97 & echo started`
+// through the tool with the default wait delay and quiet spell, and
+// reports the median time from call to answer: bash exits at once, the
+// sleep holds the output pipe. Each answer must be the held-open receipt;
+// the sleep it left (in bash's process group) is killed after each call.
+func BenchmarkRunBash_BackgroundHoldsPipes(b *testing.B) {
+	tool := RunBash(runner.New(runner.Options{StateDir: b.TempDir()}))
+	ctx := newCallCtx(b, b.TempDir())
+	in := json.RawMessage(`{"command":"sleep 97 & echo started"}`)
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := tool.Call(ctx, in)
+		took = append(took, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := res.Data.(*runner.Data)
+		_ = syscall.Kill(-d.PID, syscall.SIGKILL)
+		if !d.HeldOpen || d.ExitCode == nil || *d.ExitCode != 0 {
+			b.Fatalf("data = %+v, want exit code 0 with output_held_open", d)
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
 }
 
 func BenchmarkExecBash_True(b *testing.B) {
