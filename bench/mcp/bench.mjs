@@ -2,9 +2,13 @@
 // starts each server over stdio on the same temporary workspace and
 // measures start to first tools/list, read_file latency, read throughput
 // with calls in flight, resident memory, and how each server's edit tool
-// handles a corpus of imperfect edits. Writes a Markdown fragment.
+// handles a corpus of imperfect edits. The servers: yagent, the floor
+// (bench/floor: the MCP Go SDK serving read_file from its own process) and
+// @modelcontextprotocol/server-filesystem. Writes a Markdown fragment with
+// every figure as a ratio of yagent to the floor and to server-filesystem,
+// and prints a verdict per target to stdout.
 //
-//   node bench.mjs --yagent ../../bin/yagent --corpus ../../plugins/fs/testdata/corpus --out mcp.md
+//   node bench.mjs --yagent ../../bin/yagent --floor ../../bin/bench/floor --corpus ../../plugins/fs/testdata/corpus --out mcp.md
 //
 // Options: --rounds N (5), --starts N (15), --reads N (300), --inflight N
 // (32), --calls N (3000 per throughput round), --json FILE (raw figures).
@@ -21,6 +25,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 function parseArgs(argv) {
   const opts = {
     yagent: path.resolve(here, "../../bin/yagent"),
+    floor: path.resolve(here, "../../bin/bench/floor"),
     corpus: path.resolve(here, "../../plugins/fs/testdata/corpus"),
     out: "",
     json: "",
@@ -49,6 +54,7 @@ const sdkVersion = JSON.parse(
 
 // The servers under test. Each reads the same 4 KB file and edits the same
 // copies of the corpus sources; only the tool names and parameters differ.
+// The floor has no edit tool.
 function servers(workspace, home) {
   return [
     {
@@ -62,6 +68,15 @@ function servers(workspace, home) {
         tool === "multi_edit"
           ? { name: "multi_edit", arguments: { path: p, edits } }
           : { name: "search_replace_in_file", arguments: { path: p, ...edits[0] } },
+    },
+    {
+      name: "floor",
+      label: "the floor (`bench/floor`: the MCP Go SDK serving `read_file` from its own process, no plugin)",
+      command: opts.floor,
+      args: ["-root", workspace],
+      env: { HOME: home, PATH: process.env.PATH },
+      read: (p) => ({ name: "read_file", arguments: { path: p } }),
+      edit: null,
     },
     {
       name: "server-filesystem",
@@ -107,6 +122,14 @@ function median(v) {
   const n = s.length;
   if (n === 0) return NaN;
   return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+// rotate is the servers in a turn's order: each goes first as often as the
+// others over the turns, so that no one always meets a cold or a warm
+// machine.
+function rotate(list, turn) {
+  const k = turn % list.length;
+  return [...list.slice(k), ...list.slice(0, k)];
 }
 
 function p99(v) {
@@ -291,8 +314,41 @@ function fmt(v, digits = 2) {
   return v.toFixed(digits);
 }
 
-function ratio(a, b) {
-  return Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? `${(a / b).toFixed(2)}×` : "–";
+// ratios are a / b turn by turn (the same start, the same round).
+function ratios(a, b) {
+  const out = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (b[i] > 0) out.push(a[i] / b[i]);
+  return out;
+}
+
+// The targets yagent is held to, each a median of per-turn ratios: a
+// measure, the server it is compared with, and the bound.
+function targets(fig) {
+  const Y = fig.yagent;
+  const F = fig.floor;
+  const O = fig["server-filesystem"];
+  return [
+    { what: "read 4 KB p50", vs: "floor", r: median(ratios(Y.med, F.med)), op: "<=", bound: 1.3 },
+    { what: "read 4 KB p50", vs: "server-filesystem", r: median(ratios(Y.med, O.med)), op: "<=", bound: 0.85 },
+    { what: `throughput with ${opts.inflight} in flight`, vs: "floor", r: median(ratios(Y.tput, F.tput)), op: ">=", bound: 0.8 },
+    { what: `throughput with ${opts.inflight} in flight`, vs: "server-filesystem", r: median(ratios(Y.tput, O.tput)), op: ">=", bound: 1.2 },
+    { what: "very first start (empty spec cache)", vs: "server-filesystem", r: median(ratios(Y.coldStart, O.start)), op: "<=", bound: 1.0 },
+  ];
+}
+
+const met = (t) => Number.isFinite(t.r) && (t.op === "<=" ? t.r <= t.bound : t.r >= t.bound);
+
+// verdicts is one line per target: the ratio measured, the bound, met or
+// not. A report, not an assertion: the run succeeds either way.
+function verdicts(fig) {
+  return targets(fig).map(
+    (t) =>
+      `bench/mcp: ${t.what}, yagent/${t.vs} ${fmtRatio(t.r)} (target ${t.op === "<=" ? "≤" : "≥"} ${t.bound}×): ${met(t) ? "met" : "NOT MET"}`,
+  );
+}
+
+function fmtRatio(r) {
+  return Number.isFinite(r) ? `${r.toFixed(2)}×` : "–";
 }
 
 async function main() {
@@ -311,12 +367,14 @@ async function main() {
     const fig = Object.fromEntries(
       srvs.map((s) => [s.name, { start: [], tools: 0, med: [], p99: [], tput: [], rss: [], procs: 0, edits: [], trimmed: [] }]),
     );
+    // A figure of a turn (a start, a round) is kept at the same index for
+    // each server, so that the ratios can be taken turn by turn.
     // A first start of each, not measured: yagent fills its spec cache
     // (later starts are warm, as on a user's machine), node warms the page cache.
     for (const s of srvs) fig[s.name].tools = (await startToList(s)).tools;
     const coldStart = [];
     for (let i = 0; i < opts.starts; i++) {
-      for (const s of i % 2 ? [...srvs].reverse() : srvs) fig[s.name].start.push((await startToList(s)).ms);
+      for (const s of rotate(srvs, i)) fig[s.name].start.push((await startToList(s)).ms);
       // yagent on a machine where it never ran: an empty spec cache, every
       // plugin launched to describe itself.
       const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "yagent-bench-mcp-cold-"));
@@ -325,7 +383,7 @@ async function main() {
     }
     fig[srvs[0].name].coldStart = coldStart;
     for (let r = 0; r < opts.rounds; r++) {
-      for (const s of r % 2 ? [...srvs].reverse() : srvs) {
+      for (const s of rotate(srvs, r)) {
         const conn = await connect(s);
         try {
           const lat = await readLatency(conn, s, file4k);
@@ -342,7 +400,7 @@ async function main() {
         }
       }
     }
-    for (const s of srvs) {
+    for (const s of srvs.filter((s) => s.edit)) {
       const conn = await connect(s);
       try {
         fig[s.name].edits = await editCorpus(conn, s, workspace, cases, "as-is");
@@ -354,7 +412,8 @@ async function main() {
     if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(fig, null, 1));
     const md = render(srvs, fig, cases);
     if (opts.out) fs.writeFileSync(opts.out, md);
-    else process.stdout.write(md);
+    else process.stdout.write(md + "\n");
+    process.stdout.write(verdicts(fig).join("\n") + "\n");
   } finally {
     fs.rmSync(workspace, { recursive: true, force: true });
     fs.rmSync(home, { recursive: true, force: true });
@@ -362,37 +421,55 @@ async function main() {
 }
 
 function render(srvs, fig, cases) {
-  const [y, o] = srvs.map((s) => s.name);
-  const Y = fig[y];
-  const O = fig[o];
+  const Y = fig.yagent;
+  const F = fig.floor;
+  const O = fig["server-filesystem"];
   const L = [];
   L.push("## MCP servers side by side");
   L.push("");
   L.push(
     `One client, the MCP TypeScript SDK ${sdkVersion} (\`bench/mcp/bench.mjs\`), starts each server over stdio ` +
       `on the same temporary workspace. Servers: ${srvs.map((s) => s.label).join("; ")}. ` +
-      `Start: process spawn to the answer of the first \`tools/list\`, median of ${opts.starts} starts each, ` +
-      `alternating, after one unmeasured start (yagent's spec cache is then warm, as on any start after the first; ` +
-      `its very first start, with an empty cache, is shown too). ` +
+      `Start: process spawn to the answer of the first \`tools/list\`, ${opts.starts} starts each, the three in turn ` +
+      `(each first as often as the others), after one unmeasured start (yagent's spec cache is then warm, as on any start ` +
+      `after the first; its very first start, with an empty cache, is measured in each turn too). ` +
       `Reads: \`read_file\` / \`read_text_file\` of a 4096-byte file, ${opts.reads} sequential calls after 20 warm-up calls; ` +
-      `throughput: ${opts.calls} calls with ${opts.inflight} in flight; RSS: the server's process tree after the throughput run. ` +
-      `Each figure is the median over ${opts.rounds} rounds; the ratio is yagent / server-filesystem (below 1 favours yagent ` +
-      `for times and memory, above 1 for throughput).`,
+      `throughput: ${opts.calls} calls with ${opts.inflight} in flight; RSS: the server's process tree after the throughput run; ` +
+      `${opts.rounds} round${opts.rounds === 1 ? "" : "s"}, the three servers in turn in each. ` +
+      `A figure is the median over the starts or rounds; a ratio is the median of the per-turn ratios of yagent to the other ` +
+      `(below 1 favours yagent for times and memory, above 1 for throughput); the target, where there is one, is in brackets.`,
   );
   L.push("");
-  L.push(`| measure | yagent | server-filesystem | ratio |`);
-  L.push(`|---|---:|---:|---:|`);
-  const row = (name, a, b, unit) => L.push(`| ${name} | ${fmt(a)} ${unit} | ${fmt(b)} ${unit} | ${ratio(a, b)} |`);
-  row("start to first tools/list (median)", median(Y.start), median(O.start), "ms");
-  row("start to first tools/list, yagent's very first start (empty spec cache)", median(Y.coldStart), median(O.start), "ms");
-  row("read 4 KB, median latency", median(Y.med), median(O.med), "ms");
-  row("read 4 KB, p99 latency", median(Y.p99), median(O.p99), "ms");
-  row(`read 4 KB, throughput with ${opts.inflight} in flight`, median(Y.tput), median(O.tput), "calls/s");
-  row("resident memory after the reads", median(Y.rss), median(O.rss), "MiB");
+  L.push(`| measure | yagent | floor | server-filesystem | yagent / floor | yagent / server-filesystem |`);
+  L.push(`|---|---:|---:|---:|---:|---:|`);
+  const want = new Map(targets(fig).map((t) => [`${t.what}|${t.vs}`, t]));
+  const ratioCell = (what, vs, a, b) => {
+    const r = median(ratios(a, b));
+    const t = want.get(`${what}|${vs}`);
+    return t ? `${fmtRatio(r)} (${t.op === "<=" ? "≤" : "≥"} ${t.bound}×: ${met(t) ? "met" : "**not met**"})` : fmtRatio(r);
+  };
+  const row = (name, what, y, f, o, unit) =>
+    L.push(
+      `| ${name} | ${fmt(median(y))} ${unit} | ${fmt(median(f))} ${unit} | ${fmt(median(o))} ${unit} | ` +
+        `${ratioCell(what, "floor", y, f)} | ${ratioCell(what, "server-filesystem", y, o)} |`,
+    );
+  row("start to first tools/list", "start", Y.start, F.start, O.start, "ms");
+  row(
+    "start to first tools/list, yagent's very first start (empty spec cache; the others as above)",
+    "very first start (empty spec cache)",
+    Y.coldStart,
+    F.start,
+    O.start,
+    "ms",
+  );
+  row("read 4 KB, median latency", "read 4 KB p50", Y.med, F.med, O.med, "ms");
+  row("read 4 KB, p99 latency", "read 4 KB p99", Y.p99, F.p99, O.p99, "ms");
+  row(`read 4 KB, throughput with ${opts.inflight} in flight`, `throughput with ${opts.inflight} in flight`, Y.tput, F.tput, O.tput, "calls/s");
+  row("resident memory after the reads", "rss", Y.rss, F.rss, O.rss, "MiB");
   L.push("");
   L.push(
-    `Tools listed: yagent ${Y.tools} (default profile \`coder\`), server-filesystem ${O.tools}. ` +
-      `yagent's figure is its whole tree: the host and the ${Y.procs - 1} plugin process(es) the calls started.`,
+    `Tools listed: yagent ${Y.tools} (default profile \`coder\`), the floor ${F.tools}, server-filesystem ${O.tools}. ` +
+      `yagent's memory is its whole tree: the host and the ${Y.procs - 1} plugin process(es) the calls started.`,
   );
   L.push("");
   L.push("### Imperfect edits");
@@ -400,7 +477,7 @@ function render(srvs, fig, cases) {
   L.push(
     `The cases of \`plugins/fs/testdata/corpus\` (real files from the Go distribution, edits the way models get ` +
       `them wrong), each on a fresh copy: yagent's \`search_replace_in_file\` (\`multi_edit\` for the two-edit cases) ` +
-      `against server-filesystem's \`edit_file\`. **exact**: the file is byte for byte the intended result; ` +
+      `against server-filesystem's \`edit_file\` (the floor has no edit tool). **exact**: the file is byte for byte the intended result; ` +
       `**wrong-place**: the file changed but is not the intended result (the edit landed elsewhere or changed other ` +
       `bytes); **refused**: an error and the file untouched. Where the old text is ambiguous or absent, refusing is ` +
       `the right answer (marked ✓).`,
