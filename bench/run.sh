@@ -46,7 +46,7 @@ if ! skipped go; then
 	for pkg in $pkgs; do
 		case "$pkg" in
 		./test/e2e)
-			gobench "$pkg" -bench "^(BenchmarkCallOverhead|BenchmarkServeStartToList|BenchmarkReadOverFront)$" -count "$COUNT"
+			gobench "$pkg" -bench "^(BenchmarkCallOverhead|BenchmarkServeStartToList|BenchmarkReadOverFront|BenchmarkServeRunBash_BackgroundHoldsPipes)$" -count "$COUNT"
 			if ! skipped heavy; then
 				gobench "$pkg" -bench "$e2e_heavy" -benchtime 1x -count "$HEAVY_COUNT"
 			fi
