@@ -26,8 +26,8 @@ const defaultListDepth = 2
 var listDirDoc string
 
 type listDirInput struct {
-	Path  string `json:"path,omitempty" jsonschema:"The folder to list: relative to the workspace, or absolute. Default: the workspace."`
-	Depth int    `json:"depth,omitempty" jsonschema:"How many levels to show: 1 lists the folder itself. Default 2, at most 5."`
+	Path  string `json:"path,omitempty"`
+	Depth int    `json:"depth,omitempty"`
 }
 
 // ListDirData is list_dir's structured result.

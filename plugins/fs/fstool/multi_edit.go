@@ -12,14 +12,14 @@ import (
 var multiEditDoc string
 
 type multiEditStep struct {
-	OldString  string `json:"old_string" jsonschema:"The exact text to replace, as the file reads after the edits before this one."`
-	NewString  string `json:"new_string" jsonschema:"The text to put in its place."`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence (exact matches only). Default false."`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
 type multiEditInput struct {
-	Path  string          `json:"path" jsonschema:"The file to edit: relative to the workspace, or absolute."`
-	Edits []multiEditStep `json:"edits" jsonschema:"The replacements, applied in order, each to the result of the one before; all or nothing."`
+	Path  string          `json:"path"`
+	Edits []multiEditStep `json:"edits"`
 }
 
 func (s *Service) multiEditTool() sdk.Tool {

@@ -33,9 +33,9 @@ var (
 var readFileDoc string
 
 type readFileInput struct {
-	Path   string `json:"path" jsonschema:"The file to read: relative to the workspace, or absolute."`
-	Offset int    `json:"offset,omitempty" jsonschema:"1-based line to start at. Default 1."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many lines to read. Default and maximum 2000 (and at most 256 KiB)."`
+	Path   string `json:"path"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
 }
 
 // ReadFileData is read_file's structured result.

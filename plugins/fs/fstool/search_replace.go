@@ -12,10 +12,10 @@ import (
 var searchReplaceDoc string
 
 type searchReplaceInput struct {
-	Path       string `json:"path" jsonschema:"The file to edit: relative to the workspace, or absolute."`
-	OldString  string `json:"old_string" jsonschema:"The exact text to replace, copied from the file with a few lines of context so it matches one place."`
-	NewString  string `json:"new_string" jsonschema:"The text to put in its place."`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence of old_string (exact matches only). Default false: old_string must match exactly one place."`
+	Path       string `json:"path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all,omitempty"`
 }
 
 func (s *Service) searchReplaceTool() sdk.Tool {

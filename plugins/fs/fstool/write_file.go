@@ -20,8 +20,8 @@ import (
 var writeFileDoc string
 
 type writeFileInput struct {
-	Path    string `json:"path" jsonschema:"The file to write: relative to the workspace, or absolute. Missing folders are created."`
-	Content string `json:"content" jsonschema:"The whole new content of the file."`
+	Path    string `json:"path"`
+	Content string `json:"content"`
 }
 
 // WriteFileData is write_file's structured result.
