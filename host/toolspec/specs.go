@@ -41,7 +41,7 @@ var staticSpecs = []Static{
 	{Name: "shell_cancel", Family: FamilyShell, Effect: sdk.EffectExec, Tier: Warm,
 		Brief: "Stop a shell task."},
 	{Name: "shell_tasks", Family: FamilyShell, Effect: sdk.EffectNone, Tier: Cold, ReadOnly: true,
-		Brief: "List this session's shell tasks."},
+		Brief: "List shell tasks."},
 
 	// search
 	{Name: "grep", Family: FamilySearch, Effect: sdk.EffectRead, Roles: path(sdk.RolePathRead), Tier: Warm, ReadOnly: true,

@@ -17,12 +17,12 @@ const RunBashName = "run_bash"
 var runBashDescription string
 
 type runBashInput struct {
-	Command      string `json:"command" jsonschema:"The bash command line to run, in the workspace root."`
-	IsBackground bool   `json:"is_background,omitempty" jsonschema:"Start it detached, for servers and other long-lived processes: it keeps running after this call, its output goes to a log read with shell_wait."`
-	IsDangerous  bool   `json:"is_dangerous,omitempty" jsonschema:"Set it when the command deletes, overwrites or publishes something hard to undo, or acts outside the workspace: the user is asked first."`
-	TimeoutMS    int    `json:"timeout_ms,omitempty" jsonschema:"Kill the command and everything it started after this many milliseconds, also after it yielded to a task. Default 600000 (10 minutes)."`
-	YieldTimeMS  int    `json:"yield_time_ms,omitempty" jsonschema:"Wait this many milliseconds before handing a still-running command back as a task. Default 15000; 2000 for known servers and watchers."`
-	Mode         string `json:"mode,omitempty" jsonschema:"auto (default): a terminal for commands that need one (sudo, ssh, editors, pagers, bare REPLs), pipes otherwise; pipe: stdin is empty; pty: a terminal, to answer prompts with write_stdin."`
+	Command      string `json:"command"`
+	IsBackground bool   `json:"is_background,omitempty"`
+	IsDangerous  bool   `json:"is_dangerous,omitempty"`
+	TimeoutMS    int    `json:"timeout_ms,omitempty"`
+	YieldTimeMS  int    `json:"yield_time_ms,omitempty"`
+	Mode         string `json:"mode,omitempty"`
 }
 
 // RunBash returns the run_bash tool.

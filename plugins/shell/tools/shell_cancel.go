@@ -15,7 +15,7 @@ const ShellCancelName = "shell_cancel"
 var shellCancelDescription string
 
 type shellCancelInput struct {
-	TaskID string `json:"task_id" jsonschema:"The task id run_bash returned."`
+	TaskID string `json:"task_id"`
 }
 
 // ShellCancel returns the shell_cancel tool.

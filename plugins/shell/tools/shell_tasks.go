@@ -21,7 +21,7 @@ func ShellTasks(m *runner.Manager) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        ShellTasksName,
 		Description: shellTasksDescription,
-		Brief:       "List this session's shell tasks.",
+		Brief:       "List shell tasks.",
 		Effect:      sdk.EffectNone,
 		ReadOnly:    true,
 	}, func(ctx context.Context, _ shellTasksInput) (*sdk.Result, error) {

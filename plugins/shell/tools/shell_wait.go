@@ -17,8 +17,8 @@ const ShellWaitName = "shell_wait"
 var shellWaitDescription string
 
 type shellWaitInput struct {
-	TaskID    string `json:"task_id" jsonschema:"The task id run_bash returned."`
-	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"Wait at most this many milliseconds for the task to end. Default 30000, at most 600000."`
+	TaskID    string `json:"task_id"`
+	TimeoutMS int    `json:"timeout_ms,omitempty"`
 }
 
 // ShellWait returns the shell_wait tool.

@@ -17,9 +17,9 @@ const WriteStdinName = "write_stdin"
 var writeStdinDescription string
 
 type writeStdinInput struct {
-	TaskID string   `json:"task_id" jsonschema:"The task id run_bash returned."`
-	Input  string   `json:"input,omitempty" jsonschema:"Text to type, sent as is and before the keys."`
-	Keys   []string `json:"keys,omitempty" jsonschema:"Keys to press after the text, in order: enter, tab, esc, ctrl-c, ctrl-d, up, down, left, right, backspace, space."`
+	TaskID string   `json:"task_id"`
+	Input  string   `json:"input,omitempty"`
+	Keys   []string `json:"keys,omitempty"`
 }
 
 // WriteStdin returns the write_stdin tool.
