@@ -49,13 +49,13 @@ var staticSpecs = []Static{
 	{Name: "search_files", Family: FamilySearch, Effect: sdk.EffectRead, Roles: path(sdk.RolePathRead), Tier: Warm, ReadOnly: true,
 		Brief: "Find files by glob pattern."},
 	{Name: "code_outline", Family: FamilySearch, Effect: sdk.EffectRead, Roles: path(sdk.RolePathRead), Tier: Cold, ReadOnly: true,
-		Brief: "List the definitions in a source file."},
+		Brief: "A source file's definitions."},
 	{Name: "find_symbol", Family: FamilySearch, Effect: sdk.EffectRead, Tier: Cold, ReadOnly: true,
-		Brief: "Find where a name is defined in the workspace."},
+		Brief: "Where a name is defined."},
 	{Name: "find_references", Family: FamilySearch, Effect: sdk.EffectRead, Tier: Cold, ReadOnly: true,
-		Brief: "Find where a name is used in the workspace."},
+		Brief: "Where a name is used."},
 	{Name: "web_fetch", Family: FamilySearch, Effect: sdk.EffectNetwork, Roles: map[string]sdk.Role{"url": sdk.RoleURL}, Tier: Cold, ReadOnly: true,
-		Brief: "Fetch a web page as Markdown."},
+		Brief: "Fetch a URL as Markdown."},
 
 	// browser: all Serial (one CDP connection and current tab per session), never ReadOnly.
 	{Name: "browser_navigate", Family: FamilyBrowser, Effect: sdk.EffectBrowser, Roles: map[string]sdk.Role{"url": sdk.RoleURL}, Tier: Cold, Serial: true,

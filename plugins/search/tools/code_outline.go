@@ -14,8 +14,8 @@ import (
 var codeOutlineDescription string
 
 type codeOutlineInput struct {
-	Path   string `json:"path" jsonschema:"The source file, relative to the workspace or absolute."`
-	Symbol string `json:"symbol,omitempty" jsonschema:"Optional: a Go function or method in the file (Run, Server.Start) to list what it calls; for other languages, narrows the outline to that name."`
+	Path   string `json:"path"`
+	Symbol string `json:"symbol,omitempty"`
 }
 
 // OutlineResult is the structured result of code_outline.
@@ -30,7 +30,7 @@ func CodeOutline(cfg Config) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        "code_outline",
 		Description: codeOutlineDescription,
-		Brief:       "List the definitions in a source file.",
+		Brief:       "A source file's definitions.",
 		Effect:      sdk.EffectRead,
 		ReadOnly:    true,
 		Roles:       map[string]sdk.Role{"path": sdk.RolePathRead},

@@ -16,7 +16,7 @@ var findReferencesDescription string
 const refsShown = 300
 
 type findReferencesInput struct {
-	Name string `json:"name" jsonschema:"The identifier whose uses to find, or Type.Name for one type's method or field (Go)."`
+	Name string `json:"name"`
 }
 
 // FindReferences returns the find_references tool.
@@ -24,7 +24,7 @@ func FindReferences(cfg Config) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        "find_references",
 		Description: findReferencesDescription,
-		Brief:       "Find where a name is used in the workspace.",
+		Brief:       "Where a name is used.",
 		Effect:      sdk.EffectRead,
 		ReadOnly:    true,
 	}, func(ctx context.Context, in findReferencesInput) (*sdk.Result, error) {

@@ -16,7 +16,7 @@ var findSymbolDescription string
 const findSymbolMax = 200
 
 type findSymbolInput struct {
-	Name string `json:"name" jsonschema:"The identifier to find, or Type.Name for a method, field or nested definition."`
+	Name string `json:"name"`
 }
 
 // FindSymbol returns the find_symbol tool.
@@ -24,7 +24,7 @@ func FindSymbol(cfg Config) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        "find_symbol",
 		Description: findSymbolDescription,
-		Brief:       "Find where a name is defined in the workspace.",
+		Brief:       "Where a name is defined.",
 		Effect:      sdk.EffectRead,
 		ReadOnly:    true,
 	}, func(ctx context.Context, in findSymbolInput) (*sdk.Result, error) {

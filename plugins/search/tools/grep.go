@@ -22,13 +22,13 @@ const (
 )
 
 type grepInput struct {
-	Pattern    string `json:"pattern" jsonschema:"Regular expression (RE2 syntax) to search for; the text itself when literal is true."`
-	Path       string `json:"path,omitempty" jsonschema:"File or folder to search, relative to the workspace or absolute. Default: the workspace."`
-	Glob       string `json:"glob,omitempty" jsonschema:"Only files matching this glob, e.g. *.go or src/**/*.ts or *.{js,ts}; !pattern excludes; comma-separated for several."`
-	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Match regardless of letter case."`
-	Literal    bool   `json:"literal,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression."`
-	Context    int    `json:"context,omitempty" jsonschema:"Lines to show before and after each match, 0-10."`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"Maximum matching lines to return (default 100, at most 2000)."`
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path,omitempty"`
+	Glob       string `json:"glob,omitempty"`
+	IgnoreCase bool   `json:"ignore_case,omitempty"`
+	Literal    bool   `json:"literal,omitempty"`
+	Context    int    `json:"context,omitempty"`
+	MaxResults int    `json:"max_results,omitempty"`
 }
 
 // Grep returns the grep tool.

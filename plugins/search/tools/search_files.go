@@ -26,9 +26,9 @@ const (
 )
 
 type searchFilesInput struct {
-	Pattern    string `json:"pattern" jsonschema:"Glob of paths relative to path: *.go matches names at any depth; src/**/*.ts matches the whole path; {a,b} alternatives."`
-	Path       string `json:"path,omitempty" jsonschema:"Folder to search, relative to the workspace or absolute. Default: the workspace."`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"Maximum paths to return (default 200, at most 5000)."`
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path,omitempty"`
+	MaxResults int    `json:"max_results,omitempty"`
 }
 
 // FilesResult is the structured result of search_files.

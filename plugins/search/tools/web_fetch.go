@@ -19,8 +19,8 @@ import (
 var webFetchDescription string
 
 type webFetchInput struct {
-	URL      string `json:"url" jsonschema:"The http or https URL to fetch."`
-	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"Most bytes to read from the response (default and maximum 5 MB)."`
+	URL      string `json:"url"`
+	MaxBytes int    `json:"max_bytes,omitempty"`
 }
 
 // WebFetch returns the web_fetch tool.
@@ -28,7 +28,7 @@ func WebFetch(cfg Config) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        "web_fetch",
 		Description: webFetchDescription,
-		Brief:       "Fetch a web page as Markdown.",
+		Brief:       "Fetch a URL as Markdown.",
 		Effect:      sdk.EffectNetwork,
 		ReadOnly:    true,
 		Roles:       map[string]sdk.Role{"url": sdk.RoleURL},
