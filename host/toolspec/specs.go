@@ -93,9 +93,9 @@ var staticSpecs = []Static{
 	{Name: "update_plan", Family: FamilyCognitive, Effect: sdk.EffectNone, Tier: Warm,
 		Brief: "Record the plan and each step's status."},
 	{Name: "todo_write", Family: FamilyCognitive, Effect: sdk.EffectNone, Tier: Cold,
-		Brief: "Replace the session's todo list."},
+		Brief: "Write the todo list."},
 	{Name: "todo_read", Family: FamilyCognitive, Effect: sdk.EffectNone, Tier: Cold, ReadOnly: true,
-		Brief: "Read the session's todo list."},
+		Brief: "Read the todo list."},
 	{Name: "use_skill", Family: FamilyCognitive, Effect: sdk.EffectRead, Tier: Cold, ReadOnly: true,
-		Brief: "Load a skill's instructions by name."},
+		Brief: "Load a skill by name."},
 }

@@ -14,7 +14,7 @@ const thinkName = "think"
 var thinkDescription string
 
 type thinkInput struct {
-	Thought string `json:"thought" jsonschema:"Your reasoning, in as many words as it takes."`
+	Thought string `json:"thought"`
 }
 
 // thinkTool acknowledges a thought and records nothing.

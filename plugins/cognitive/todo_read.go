@@ -19,7 +19,7 @@ func todoReadTool(st *store) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        todoReadName,
 		Description: todoReadDescription,
-		Brief:       "Read the session's todo list.",
+		Brief:       "Read the todo list.",
 		Effect:      sdk.EffectNone,
 		ReadOnly:    true,
 	}, func(ctx context.Context, _ todoReadInput) (*sdk.Result, error) {

@@ -15,14 +15,14 @@ const todoWriteName = "todo_write"
 var todoWriteDescription string
 
 type todo struct {
-	ID       string `json:"id" jsonschema:"A unique id for the item, such as \"1\" or \"fix-parser\"."`
-	Content  string `json:"content" jsonschema:"What is to be done."`
-	Status   string `json:"status" jsonschema:"pending, in_progress or completed."`
-	Priority string `json:"priority,omitempty" jsonschema:"high, medium or low (optional)."`
+	ID       string `json:"id"`
+	Content  string `json:"content"`
+	Status   string `json:"status"`
+	Priority string `json:"priority,omitempty"`
 }
 
 type todoWriteInput struct {
-	Todos []todo `json:"todos" jsonschema:"The whole todo list; replaces the previous one."`
+	Todos []todo `json:"todos"`
 }
 
 // Todo priorities.
@@ -33,7 +33,7 @@ func todoWriteTool(st *store) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        todoWriteName,
 		Description: todoWriteDescription,
-		Brief:       "Replace the session's todo list.",
+		Brief:       "Write the todo list.",
 		Effect:      sdk.EffectNone,
 		InputSchema: schemaWithEnums[todoWriteInput](map[string][]any{
 			"todos.status":   statuses,

@@ -15,13 +15,13 @@ const updatePlanName = "update_plan"
 var updatePlanDescription string
 
 type planStep struct {
-	Step   string `json:"step" jsonschema:"What this step does, in a short sentence."`
-	Status string `json:"status" jsonschema:"pending, in_progress or completed."`
+	Step   string `json:"step"`
+	Status string `json:"status"`
 }
 
 type updatePlanInput struct {
-	Explanation string     `json:"explanation,omitempty" jsonschema:"Why the plan changed (optional)."`
-	Plan        []planStep `json:"plan" jsonschema:"Every step of the plan, in order; replaces the previous plan."`
+	Explanation string     `json:"explanation,omitempty"`
+	Plan        []planStep `json:"plan"`
 }
 
 // updatePlanTool records the session's plan.

@@ -28,7 +28,7 @@ const skillFileName = "SKILL.md"
 var maxSkillFileBytes int64 = 1 << 20
 
 type useSkillInput struct {
-	Name string `json:"name" jsonschema:"The skill's name, as listed in its SKILL.md."`
+	Name string `json:"name"`
 }
 
 // skill is one skill found in a skill folder.
@@ -46,7 +46,7 @@ func useSkillTool(dirs []string) sdk.Tool {
 	return sdk.NewTool(sdk.Spec{
 		Name:        useSkillName,
 		Description: useSkillDescription,
-		Brief:       "Load a skill's instructions by name.",
+		Brief:       "Load a skill by name.",
 		Effect:      sdk.EffectRead,
 		ReadOnly:    true,
 	}, func(ctx context.Context, in useSkillInput) (*sdk.Result, error) {
