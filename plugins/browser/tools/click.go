@@ -16,7 +16,7 @@ var clickDescription string
 
 type clickInput struct {
 	element
-	DoubleClick bool `json:"double_click,omitempty" jsonschema:"Double-click instead of a single click."`
+	DoubleClick bool `json:"double_click,omitempty"`
 }
 
 // Click returns browser_click.

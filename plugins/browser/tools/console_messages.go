@@ -16,7 +16,7 @@ var consoleMessagesDescription string
 
 // ConsoleMessages returns browser_console_messages.
 func ConsoleMessages(m *session.Manager) sdk.Tool {
-	return sdk.NewTool(spec(ConsoleMessagesName, "Read the tab's console messages.", consoleMessagesDescription, schemaFor[noInput](nil)),
+	return sdk.NewTool(spec(ConsoleMessagesName, "The tab's console messages.", consoleMessagesDescription, schemaFor[noInput](nil)),
 		func(ctx context.Context, _ noInput) (*sdk.Result, error) {
 			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.ConsoleMessages(ctx)

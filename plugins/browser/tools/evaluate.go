@@ -16,7 +16,7 @@ const EvaluateName = "browser_evaluate"
 var evaluateDescription string
 
 type evaluateInput struct {
-	Expression string `json:"expression" jsonschema:"JavaScript to run in the page: an expression, statements (the last value is returned), or a function like () => document.title, which is called. await works."`
+	Expression string `json:"expression"`
 }
 
 // Evaluate returns browser_evaluate. It always asks the user first: any

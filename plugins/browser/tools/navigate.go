@@ -15,14 +15,14 @@ const NavigateName = "browser_navigate"
 var navigateDescription string
 
 type navigateInput struct {
-	URL string `json:"url" jsonschema:"The address to open, like https://example.com/page. A bare host name gets https:// (http:// for localhost)."`
+	URL string `json:"url"`
 }
 
 // Navigate returns browser_navigate. Its url has the role url: the host's
 // guard asks the user before schemes other than http and https, so every
 // URL that reaches the plugin is opened.
 func Navigate(m *session.Manager) sdk.Tool {
-	s := spec(NavigateName, "Open a URL in the browser tab.", navigateDescription, schemaFor[navigateInput](nil))
+	s := spec(NavigateName, "Open a URL.", navigateDescription, schemaFor[navigateInput](nil))
 	s.Roles = map[string]sdk.Role{"url": sdk.RoleURL}
 	return sdk.NewTool(s, func(ctx context.Context, in navigateInput) (*sdk.Result, error) {
 		u, err := sentURL(in.URL)

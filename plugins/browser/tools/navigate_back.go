@@ -18,7 +18,7 @@ type noInput struct{}
 
 // NavigateBack returns browser_navigate_back.
 func NavigateBack(m *session.Manager) sdk.Tool {
-	return sdk.NewTool(spec(NavigateBackName, "Go back to the previous page.", navigateBackDescription, schemaFor[noInput](nil)),
+	return sdk.NewTool(spec(NavigateBackName, "Go back a page.", navigateBackDescription, schemaFor[noInput](nil)),
 		func(ctx context.Context, _ noInput) (*sdk.Result, error) {
 			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.Back(ctx)

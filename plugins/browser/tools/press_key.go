@@ -15,7 +15,7 @@ const PressKeyName = "browser_press_key"
 var pressKeyDescription string
 
 type pressKeyInput struct {
-	Key string `json:"key" jsonschema:"A key name (Enter, Tab, Escape, Backspace, ArrowDown, PageDown, Home, F5), one character, or a combination like Control+a or Shift+Tab."`
+	Key string `json:"key"`
 }
 
 // PressKey returns browser_press_key.

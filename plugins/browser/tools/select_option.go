@@ -18,7 +18,7 @@ var selectOptionDescription string
 
 type selectOptionInput struct {
 	element
-	Values []string `json:"values" jsonschema:"The options to select, by value or by visible label; one for a single-choice select."`
+	Values []string `json:"values"`
 }
 
 // SelectOption returns browser_select_option.

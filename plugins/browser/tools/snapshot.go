@@ -16,7 +16,7 @@ var snapshotDescription string
 
 // Snapshot returns browser_snapshot.
 func Snapshot(m *session.Manager) sdk.Tool {
-	return sdk.NewTool(spec(SnapshotName, "Capture the page as an accessibility tree with element refs.", snapshotDescription, schemaFor[noInput](nil)),
+	return sdk.NewTool(spec(SnapshotName, "The page as a tree with element refs.", snapshotDescription, schemaFor[noInput](nil)),
 		func(ctx context.Context, _ noInput) (*sdk.Result, error) {
 			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {
 				return s.Snapshot(ctx)

@@ -25,9 +25,9 @@ const (
 )
 
 type tabsInput struct {
-	Action string `json:"action" jsonschema:"list, new, select or close."`
-	Index  *int   `json:"index,omitempty" jsonschema:"The tab to select or close, from list (0 is the first). close defaults to the current tab."`
-	URL    string `json:"url,omitempty" jsonschema:"For new: an http or https address to open in the new tab."`
+	Action string `json:"action"`
+	Index  *int   `json:"index,omitempty"`
+	URL    string `json:"url,omitempty"`
 }
 
 // Tabs returns browser_tabs.

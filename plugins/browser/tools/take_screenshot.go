@@ -15,15 +15,15 @@ const TakeScreenshotName = "browser_take_screenshot"
 var takeScreenshotDescription string
 
 type takeScreenshotInput struct {
-	Filename string `json:"filename,omitempty" jsonschema:"A file name for the PNG; only its base name is used, in the workspace's .yagent/screenshots folder. Default: page-<time>.png."`
-	FullPage bool   `json:"full_page,omitempty" jsonschema:"Capture the whole scrollable page instead of the visible part."`
+	Filename string `json:"filename,omitempty"`
+	FullPage bool   `json:"full_page,omitempty"`
 }
 
 // TakeScreenshot returns browser_take_screenshot. Whatever path the model
 // asks for, the file lands in <workspace>/.yagent/screenshots under a plain
 // base name: the browser never writes where the model points.
 func TakeScreenshot(m *session.Manager) sdk.Tool {
-	return sdk.NewTool(spec(TakeScreenshotName, "Take a screenshot of the page.", takeScreenshotDescription, schemaFor[takeScreenshotInput](nil)),
+	return sdk.NewTool(spec(TakeScreenshotName, "Screenshot the page.", takeScreenshotDescription, schemaFor[takeScreenshotInput](nil)),
 		func(ctx context.Context, in takeScreenshotInput) (*sdk.Result, error) {
 			workspace := sdk.CallFrom(ctx).Workspace
 			return m.Do(ctx, func(ctx context.Context, s *session.Session) (*sdk.Result, error) {

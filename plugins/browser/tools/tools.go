@@ -72,8 +72,8 @@ func bound(lo, hi float64) (*float64, *float64) { return &lo, &hi }
 
 // element is the part of an input that names an element.
 type element struct {
-	Ref      string `json:"ref,omitempty" jsonschema:"The element's ref from the latest browser_snapshot, like e12. Give ref or selector."`
-	Selector string `json:"selector,omitempty" jsonschema:"A CSS selector matching exactly one element, when there is no ref for it."`
+	Ref      string `json:"ref,omitempty" jsonschema:"A ref from the latest browser_snapshot, like e12. Give ref or selector."`
+	Selector string `json:"selector,omitempty" jsonschema:"A CSS selector matching exactly one element."`
 }
 
 func (e element) target() session.Element {

@@ -16,8 +16,8 @@ var typeDescription string
 
 type typeInput struct {
 	element
-	Text   string `json:"text" jsonschema:"The text to put in the field; it replaces what the field holds."`
-	Submit bool   `json:"submit,omitempty" jsonschema:"Press Enter after typing, to submit the form."`
+	Text   string `json:"text"`
+	Submit bool   `json:"submit,omitempty"`
 }
 
 // Type returns browser_type.

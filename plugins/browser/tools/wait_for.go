@@ -25,9 +25,9 @@ const (
 )
 
 type waitForInput struct {
-	Text     string `json:"text,omitempty" jsonschema:"Wait until this text appears on the page."`
-	TextGone string `json:"text_gone,omitempty" jsonschema:"Wait until this text is no longer on the page."`
-	TimeMS   int    `json:"time_ms,omitempty" jsonschema:"Alone: how long to wait, in milliseconds. With text or text_gone: the most to wait (default 10000)."`
+	Text     string `json:"text,omitempty"`
+	TextGone string `json:"text_gone,omitempty"`
+	TimeMS   int    `json:"time_ms,omitempty"`
 }
 
 // WaitFor returns browser_wait_for.
@@ -35,7 +35,7 @@ func WaitFor(m *session.Manager) sdk.Tool {
 	schema := schemaFor[waitForInput](func(s *jsonschema.Schema) {
 		s.Properties["time_ms"].Minimum, s.Properties["time_ms"].Maximum = bound(0, maxWaitMS)
 	})
-	return sdk.NewTool(spec(WaitForName, "Wait for text to appear or disappear, or for a time.", waitForDescription, schema),
+	return sdk.NewTool(spec(WaitForName, "Wait for text or a time.", waitForDescription, schema),
 		func(ctx context.Context, in waitForInput) (*sdk.Result, error) {
 			if in.Text == "" && in.TextGone == "" && in.TimeMS <= 0 {
 				return nil, sdk.Errorf(sdk.CodeInvalidInput, "say what to wait for: text, text_gone, or time_ms")
