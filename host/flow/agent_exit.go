@@ -23,9 +23,9 @@ type exitParam struct {
 // the other.
 func exitParams() []exitParam {
 	return []exitParam{
-		{name: "summary", required: true, schema: `{"type":"string","description":"What was done, what was not, and anything the user must know."}`},
-		{name: "handoff", schema: `{"type":["string","object"],"description":"Notes or state for whoever continues the work."}`},
-		{name: "blueprint", schema: `{"type":["string","object"],"description":"A plan or structure for the next phase of the work."}`},
+		{name: "summary", required: true, schema: `{"type":"string","description":"What was and was not done; what the user must know."}`},
+		{name: "handoff", schema: `{"type":["string","object"],"description":"State for who continues."}`},
+		{name: "blueprint", schema: `{"type":["string","object"],"description":"A plan for the next phase."}`},
 	}
 }
 
@@ -45,8 +45,7 @@ func AgentExit() (sdk.Spec, adapter.Executor) {
 	schema := fmt.Sprintf(`{"type":"object","properties":{%s},"required":[%s],"additionalProperties":false}`,
 		strings.Join(props, ","), strings.Join(req, ","))
 	spec := bind(toolspec.AgentExit, sdk.Spec{
-		Description: "Finish the task: report what was done in summary, and pass on a handoff or a blueprint when the work " +
-			"continues elsewhere. Call it once, last. The arguments are returned to the client as given.",
+		Description: "Finish the task: call it once, last. The arguments go back to the client as given.",
 		InputSchema: json.RawMessage(schema),
 	})
 	exec := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {

@@ -33,9 +33,8 @@ type Helper interface {
 // result says so; it is not an error.
 func AskUserForHelp(d *bus.Dispatcher, h Helper) (sdk.Spec, adapter.Executor) {
 	spec := bind(toolspec.AskUserForHelp, sdk.Spec{
-		Description: "Ask the user a question and wait for the answer. Use it when you are blocked on a decision only the " +
-			"user can make; ask one clear question.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string","description":"The question for the user."}},"required":["question"],"additionalProperties":false}`),
+		Description: "Ask the user one clear question and wait for the answer, when blocked on a decision only they can make.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"question":{"type":"string"}},"required":["question"],"additionalProperties":false}`),
 	})
 	exec := adapter.ExecutorFunc(func(ctx context.Context, info sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
 		var in struct {

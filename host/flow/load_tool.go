@@ -40,10 +40,9 @@ type Loader interface {
 // "name — brief" lines and whose executor asks l.
 func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 	var b strings.Builder
-	b.WriteString("Load the schemas of deferred tools, by name or by a keyword query over names and descriptions. " +
-		"Loaded tools are listed for the rest of the session and can be called directly.")
+	b.WriteString("Load deferred tools by `names` or keyword `query`; they stay listed.")
 	if len(catalog) > 0 {
-		b.WriteString("\n\nDeferred tools:")
+		b.WriteString(" Deferred:")
 		for _, c := range catalog {
 			fmt.Fprintf(&b, "\n%s — %s", c.Name, c.Brief)
 		}
@@ -51,8 +50,8 @@ func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 	spec := bind(toolspec.LoadTool, sdk.Spec{
 		Description: b.String(),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"names":{"type":"array","items":{"type":"string"},"description":"Tool names from the catalog."},` +
-			`"query":{"type":"string","description":"Keywords to search the deferred tools' names and descriptions."}` +
+			`"names":{"type":"array","items":{"type":"string"}},` +
+			`"query":{"type":"string"}` +
 			`},"additionalProperties":false}`),
 	})
 	exec := adapter.ExecutorFunc(func(ctx context.Context, _ sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
