@@ -288,14 +288,14 @@ func report(w io.Writer, got map[string]map[string]*listing) {
 	fmt.Fprintf(w, "encodes it (names, descriptions, schemas, annotations), read off an in-memory transport; the budget column is\n")
 	fmt.Fprintf(w, "the host's own measure (name, description and schema per tool), which `schema_budget_bytes` is compared with.\n")
 	fmt.Fprintf(w, "Under `deferred: auto` deferred mode is on when every tool's listing, by that measure, exceeds the budget.\n\n")
-	fmt.Fprintf(w, "| profile | as shipped | tools | with deferred on | tools | every tool (budget measure) | budget |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| profile | as shipped | tools | with deferred on | tools | deferred on (budget measure) | every tool (budget measure) | budget |\n|---|---|---|---|---|---|---|---|\n")
 	for _, p := range names {
 		s, on := got[p]["shipped"], got[p]["on"]
 		mode := "deferred off"
 		if s.deferred {
 			mode = "deferred on"
 		}
-		fmt.Fprintf(w, "| %s | %s (%s) | %d | %s | %d | %s | %d |\n", p, kb(s.result), mode, len(s.tools), kb(on.result), len(on.tools), kb(s.allSize), s.budget)
+		fmt.Fprintf(w, "| %s | %s (%s) | %d | %s | %d | %s | %s | %d |\n", p, kb(s.result), mode, len(s.tools), kb(on.result), len(on.tools), kb(on.budgetSize), kb(s.allSize), s.budget)
 	}
 	fmt.Fprintf(w, "\nLoading one Cold tool (deferred on): the bytes of `load_tool`'s answer, and what the tool adds to the next `tools/list`.\n\n")
 	fmt.Fprintf(w, "| profile | tool | load_tool answer | added to the listing |\n|---|---|---|---|\n")
