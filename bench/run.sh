@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs the benchmarks side by side and rewrites BENCHMARKS.md: the Go
 # benchmarks (bench/report turns them into tables), the MCP servers side by
-# side (bench/mcp) and the soak (test/soak). About 12 minutes on 2 cores.
+# side (bench/mcp), the tool listing's bytes (bench/listing) and the soak
+# (test/soak). About 12 minutes on 2 cores.
 #
 #   bench/run.sh                     everything
 #   COUNT=3 bench/run.sh             fewer runs of the quick Go benchmarks (default 5)
 #   HEAVY_COUNT=1 bench/run.sh       runs of the 1 GiB / 2 GB benchmarks (default 2)
-#   SKIP=mcp,soak bench/run.sh       leave parts out (go, heavy, mcp, soak); their
+#   SKIP=mcp,soak bench/run.sh       leave parts out (go, heavy, mcp, listing, soak); their
 #                                    sections then say so
 #
 # A part that fails still leaves its section (with the error) in
@@ -85,6 +86,21 @@ else
 	cat "$out/mcp.err" >&2
 fi
 
+listing="$out/listing.md"
+if skipped listing; then
+	printf '## Context: the tool listing'"'"'s bytes\n\nNot run this time (SKIP=listing).\n' >"$listing"
+else
+	stamp "bench/listing"
+	if ! go run ./bench/listing >"$listing" 2>"$out/listing.err"; then
+		failed+=("bench/listing")
+		{
+			printf '## Context: the tool listing'"'"'s bytes\n\nThe run failed:\n\n```\n'
+			tail -n 20 "$out/listing.err"
+			printf '```\n'
+		} >"$listing"
+	fi
+fi
+
 soak="$out/soak.md"
 if skipped soak; then
 	printf '## Soak\n\nNot run this time (SKIP=soak).\n' >"$soak"
@@ -126,6 +142,8 @@ fi
 	fi
 	echo
 	cat "$mcp"
+	echo
+	cat "$listing"
 	echo
 	cat "$soak"
 } >"$out/BENCHMARKS.md"
