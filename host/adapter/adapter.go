@@ -42,7 +42,7 @@ type Options struct {
 	// Sandbox sets each call's sdk.CallInfo.Sandbox from the guard's
 	// decision; approved says it was an ask the user, a pass or -y
 	// approved. nil = the attached guard's, when it is a SandboxPolicy.
-	Sandbox func(sess *session.Session, d Decision, approved bool) *sdk.Sandbox
+	Sandbox func(spec sdk.Spec, sess *session.Session, d Decision, approved bool) *sdk.Sandbox
 }
 
 // Adapter is one tool of the surface; Call is its pipeline. An Adapter is
@@ -314,10 +314,10 @@ func (a *Adapter) decided(ctx context.Context, rec *CallRecord, d Decision, ap *
 // this call's approval as they stand when it starts.
 func (a *Adapter) sandbox(sess *session.Session, d Decision, approved bool) *sdk.Sandbox {
 	if a.opts.Sandbox != nil {
-		return a.opts.Sandbox(sess, d, approved)
+		return a.opts.Sandbox(a.spec, sess, d, approved)
 	}
 	if sp, ok := a.guard.(SandboxPolicy); ok {
-		return sp.Sandbox(sess, d, approved)
+		return sp.Sandbox(a.spec, sess, d, approved)
 	}
 	return nil
 }

@@ -123,8 +123,9 @@ const (
 )
 
 // SandboxPolicy is implemented by a Guard that also sets the containment
-// of each call's processes (sdk.CallInfo.Sandbox). approved says d was an
-// ask that the user, a pass or -y approved for this call.
+// of each call's processes (sdk.CallInfo.Sandbox). spec is the called
+// tool's; approved says d was an ask that the user, a pass or -y approved
+// for this call.
 type SandboxPolicy interface {
-	Sandbox(sess *session.Session, d Decision, approved bool) *sdk.Sandbox
+	Sandbox(spec sdk.Spec, sess *session.Session, d Decision, approved bool) *sdk.Sandbox
 }

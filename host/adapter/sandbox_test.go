@@ -109,7 +109,7 @@ func TestAdapterCall_SandboxOption(t *testing.T) {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
 	ws := t.TempDir()
 	a := adapter.New(spec, "test", toolspec.Warm, rec, adapter.Options{Workspace: ws, Trusted: true,
-		Sandbox: func(_ *session.Session, d adapter.Decision, approved bool) *sdk.Sandbox {
+		Sandbox: func(_ sdk.Spec, _ *session.Session, d adapter.Decision, approved bool) *sdk.Sandbox {
 			gotApproved = append(gotApproved, approved)
 			return &sdk.Sandbox{Mode: sdk.SandboxRequired, Write: d.Paths}
 		}})

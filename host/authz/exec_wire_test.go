@@ -77,7 +77,7 @@ func TestPluginHost_ExecOverTheWire(t *testing.T) {
 	}()
 	sess := session.New("s")
 	sess.SetAnswerer(authz.Remote{})
-	info := sdk.CallInfo{ID: "c1", Tool: "run_it", SessionID: "s", Sandbox: g.Sandbox(sess, adapter.Decision{}, false)}
+	info := sdk.CallInfo{ID: "c1", Tool: "run_it", SessionID: "s", Sandbox: g.Sandbox(sdk.Spec{Roles: map[string]sdk.Role{"argv": sdk.RoleCommand}}, sess, adapter.Decision{}, false)}
 	run := func(argv ...string) (string, error) {
 		res, err := c.Call(session.NewContext(t.Context(), sess), "run_it", info, map[string]any{"argv": argv})
 		if err != nil {

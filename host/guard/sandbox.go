@@ -156,7 +156,12 @@ func cloneProgs(ps []sdk.ExecProgram) []sdk.ExecProgram {
 // guard allowed without asking may be read; those an ask approved for
 // this call (approved: by the user, a pass or -y) may be written too. nil
 // when the guard has no profile (the host sets no sandbox).
-func (g *WorkspaceGuard) Sandbox(sess *session.Session, d adapter.Decision, approved bool) *sdk.Sandbox {
+//
+// The exec rules' programs go to a tool that takes a command (a
+// RoleCommand parameter) alone: the exec rules judge commands, and finding
+// and stamping every rule program's files on each read or edit was most of
+// what such a call cost the host.
+func (g *WorkspaceGuard) Sandbox(spec sdk.Spec, sess *session.Session, d adapter.Decision, approved bool) *sdk.Sandbox {
 	if g.sandbox == nil {
 		return nil
 	}
@@ -165,11 +170,13 @@ func (g *WorkspaceGuard) Sandbox(sess *session.Session, d adapter.Decision, appr
 		return &sdk.Sandbox{Mode: sdk.SandboxOff}
 	}
 	sb := &sdk.Sandbox{
-		Mode:     mode,
-		Network:  g.sandbox.SandboxNetwork(),
-		Read:     slices.Concat(g.ReadRoots(sess), g.sandbox.Sandbox.Read),
-		Write:    slices.Clone(g.sandbox.Sandbox.Write),
-		Programs: g.ExecPrograms(),
+		Mode:    mode,
+		Network: g.sandbox.SandboxNetwork(),
+		Read:    slices.Concat(g.ReadRoots(sess), g.sandbox.Sandbox.Read),
+		Write:   slices.Clone(g.sandbox.Sandbox.Write),
+	}
+	if takesCommand(spec) {
+		sb.Programs = g.ExecPrograms()
 	}
 	switch {
 	case d.Action == adapter.Ask && approved:
@@ -346,4 +353,14 @@ func hashFile(p string) (string, error) {
 		return "", fmt.Errorf("hash %s: %w", p, err)
 	}
 	return hex.EncodeToString(hs.Sum(nil)), nil
+}
+
+// takesCommand reports whether spec has a parameter of RoleCommand.
+func takesCommand(spec sdk.Spec) bool {
+	for _, r := range spec.Roles {
+		if r == sdk.RoleCommand {
+			return true
+		}
+	}
+	return false
 }

@@ -144,13 +144,13 @@ func TestSandbox_PathsByApproval(t *testing.T) {
 		{"allow without asking", adapter.Decision{Action: adapter.Allow, Paths: []string{"/etc/x"}}, false, []string{"/etc/x", "/srv/approved", "/srv/r"}, []string{"/srv/w"}},
 		{"ask not approved", adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, false, []string{"/srv/approved", "/srv/r"}, []string{"/srv/w"}},
 	} {
-		sb := g.Sandbox(sess, tt.d, tt.approved)
+		sb := g.Sandbox(sdk.Spec{}, sess, tt.d, tt.approved)
 		if sb == nil || sb.Mode != sdk.SandboxOn || sb.Network || !slices.Equal(sb.Read, tt.read) || !slices.Equal(sb.Write, tt.write) {
 			t.Errorf("%s: Sandbox = %+v, want mode on, network off, read %q, write %q", tt.name, sb, tt.read, tt.write)
 		}
 	}
 	prof.Sandbox.Mode = config.SandboxOff
-	if sb := New(Options{Workspace: t.TempDir(), Profile: prof}).Sandbox(sess, adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true); sb == nil || sb.Mode != sdk.SandboxOff || len(sb.Write) > 0 {
+	if sb := New(Options{Workspace: t.TempDir(), Profile: prof}).Sandbox(sdk.Spec{}, sess, adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true); sb == nil || sb.Mode != sdk.SandboxOff || len(sb.Write) > 0 {
 		t.Errorf("off: Sandbox = %+v, want mode off and nothing else", sb)
 	}
 }
@@ -203,11 +203,11 @@ func TestSandbox_ApprovalOfAHoldingFolderOpensNothing(t *testing.T) {
 	prof := &config.Profile{Sandbox: config.SandboxRules{Mode: config.SandboxOn}}
 	g := New(Options{Workspace: ws, Home: home, Profile: prof})
 	d := adapter.Decision{Action: adapter.Ask, Paths: []string{"/", home, filepath.Dir(ws), root, "/srv/out.txt", ws}}
-	sb := g.Sandbox(session.New("s"), d, true)
+	sb := g.Sandbox(sdk.Spec{}, session.New("s"), d, true)
 	if want := []string{"/srv/out.txt", ws}; sb == nil || !slices.Equal(sb.Write, want) {
 		t.Errorf("Sandbox(approved %q).Write = %q, want %q", d.Paths, sb.Write, want)
 	}
-	sb = g.Sandbox(session.New("s"), adapter.Decision{Action: adapter.Allow, Paths: []string{home}}, false)
+	sb = g.Sandbox(sdk.Spec{}, session.New("s"), adapter.Decision{Action: adapter.Allow, Paths: []string{home}}, false)
 	if slices.Contains(sb.Read, home) {
 		t.Errorf("Sandbox(allowed %s).Read = %q: the home folder is opened", home, sb.Read)
 	}
@@ -284,5 +284,25 @@ func TestExecPrograms_InteractiveOnly(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("programs missing from the list: %v", want)
+	}
+}
+
+// TestSandbox_ProgramsForCommandsAlone: the exec rules' programs reach a
+// tool that takes a command, and no other: a read or an edit starts no
+// command for the rules to judge.
+func TestSandbox_ProgramsForCommandsAlone(t *testing.T) {
+	t.Parallel()
+	need(t, "/usr/bin/printenv")
+	prof := &config.Profile{Sandbox: config.SandboxRules{Mode: config.SandboxOn},
+		Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecDeny, Program: "printenv"}}}}
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	sess := session.New("s")
+	run := sdk.Spec{Name: "run_bash", Roles: map[string]sdk.Role{"command": sdk.RoleCommand}}
+	if sb := g.Sandbox(run, sess, adapter.Decision{Action: adapter.Allow}, false); sb == nil || len(sb.Programs) != 1 || sb.Programs[0].Name != "printenv" {
+		t.Errorf("Sandbox(run_bash) = %+v, want printenv among its programs", sb)
+	}
+	read := sdk.Spec{Name: "read_file", Roles: map[string]sdk.Role{"path": sdk.RolePathRead}}
+	if sb := g.Sandbox(read, sess, adapter.Decision{Action: adapter.Allow}, false); sb == nil || sb.Mode != sdk.SandboxOn || len(sb.Programs) != 0 {
+		t.Errorf("Sandbox(read_file) = %+v, want mode on and no programs", sb)
 	}
 }
