@@ -361,11 +361,10 @@ func toCallResult(r *adapter.Result) *mcp.CallToolResult {
 	if r.Code != "" {
 		structured["code"] = r.Code
 	}
-	if len(r.Data) > 0 {
-		var v any
-		if err := json.Unmarshal(r.Data, &v); err == nil {
-			structured["data"] = v
-		}
+	// Data goes out as it came: decoding it into maps only to encode it
+	// again was the largest part of building a result.
+	if len(r.Data) > 0 && json.Valid(r.Data) {
+		structured["data"] = r.Data
 	}
 	if len(r.Repairs) > 0 {
 		structured["repairs"] = r.Repairs

@@ -273,8 +273,9 @@ func decodeFrame(f frame) (jsonrpc.Message, *badFrame) {
 		return nil, bad(sniffID(data), jsonrpc.CodeInvalidParams,
 			"invalid params: the message nests %d levels deep, over the limit of %d; send flatter arguments", d, MaxDepth)
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+	if !json.Valid(data) {
+		var raw json.RawMessage
+		err := json.Unmarshal(data, &raw) // for its words only: Valid says no more than no
 		return nil, bad(nil, jsonrpc.CodeParseError, "parse error: the line is not one JSON value (%v); send one JSON-RPC message per line", err)
 	}
 	if i := invalidUTF8(data); i >= 0 {
