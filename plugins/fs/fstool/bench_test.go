@@ -110,3 +110,22 @@ func BenchmarkEdit_10MB(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkReadFile_4K reads a 4 KiB file whole, the call an agent makes
+// most: resolve, open, sniff, hash, window, remember.
+func BenchmarkReadFile_4K(b *testing.B) {
+	ws := b.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte(strings.Repeat(strings.Repeat("x", 63)+"\n", 64)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	e := &env{t: b, svc: New(), ws: ws}
+	ctx := e.ctx("bench")
+	tool := e.tool("read_file")
+	input := []byte(`{"path":"f.txt"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tool.Call(ctx, input); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

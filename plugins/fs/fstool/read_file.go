@@ -1,13 +1,14 @@
 package fstool
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
 	"fmt"
 	"hash"
 	"io"
-	"strings"
+	"sync"
 
 	"github.com/yagent/yagent/plugins/fs/internal/textenc"
 	"github.com/yagent/yagent/sdk"
@@ -104,12 +105,13 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 			in.Path, fi.Size(), maxFileSizeForRead)
 	}
 
-	head := make([]byte, textenc.SniffLen)
-	n, err := io.ReadFull(f, head)
+	head := sniffBufs.Get().(*[]byte)
+	defer sniffBufs.Put(head)
+	n, err := io.ReadFull(f, *head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, fmt.Errorf("read %s: %w", in.Path, err)
 	}
-	enc, binary, mime := textenc.Sniff(head[:n], int64(n) == fi.Size())
+	enc, binary, mime := textenc.Sniff((*head)[:n], int64(n) == fi.Size())
 	if binary {
 		data.Binary, data.MIMEType = true, mime
 		return &sdk.Result{
@@ -131,7 +133,7 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 	if _, err := io.CopyN(io.Discard, raw, int64(enc.BOMLen())); err != nil {
 		return nil, fmt.Errorf("read %s: %w", in.Path, err)
 	}
-	w, err := readWindow(textenc.NewReader(raw, enc), offset, limit, maxReadContentBytes, hashAll)
+	w, err := readWindow(textenc.NewReader(raw, enc), offset, limit, maxReadContentBytes, hashAll, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", in.Path, err)
 	}
@@ -161,20 +163,19 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 		total := w.total
 		data.TotalLines = &total
 	}
-	var text strings.Builder
-	text.Write(w.text)
+	text := w.text
 	if w.more || w.cutBy == "long_line" {
 		if w.more {
 			data.NextOffset = w.first + w.shown
 		}
 		data.Truncated = w.cutBy
 		res.Notes = append(res.Notes, sdk.Note{Kind: "truncated", Detail: w.cutBy})
-		if !strings.HasSuffix(text.String(), "\n") {
-			text.WriteByte('\n')
+		if !bytes.HasSuffix(text, []byte("\n")) {
+			text = append(text, '\n')
 		}
-		text.WriteString(continuation(w, limit, in.Limit))
+		text = append(text, continuation(w, limit, in.Limit)...)
 	}
-	res.Text = text.String()
+	res.Text = string(text)
 	res.Data = data
 	return res, nil
 }
@@ -206,3 +207,6 @@ func continuation(w window, limit, asked int) string {
 	return fmt.Sprintf("[read_file: showed lines %d-%d of %s (%s); the file goes on: call read_file with offset=%d to continue]",
 		w.first, last, of, why, last+1)
 }
+
+// sniffBufs keeps read_file's sniffing buffers across calls.
+var sniffBufs = sync.Pool{New: func() any { b := make([]byte, textenc.SniffLen); return &b }}

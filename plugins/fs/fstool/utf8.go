@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yagent/yagent/sdk"
 )
@@ -16,13 +17,22 @@ type validUTF8 struct{ sdk.Tool }
 func (v validUTF8) Call(ctx context.Context, input json.RawMessage) (*sdk.Result, error) {
 	res, err := v.Tool.Call(ctx, input)
 	if te, ok := sdk.AsToolError(err); ok {
-		te.Message = strings.ToValidUTF8(te.Message, "\uFFFD")
+		te.Message = validString(te.Message)
 	}
 	if res != nil {
-		res.Text = strings.ToValidUTF8(res.Text, "\uFFFD")
+		res.Text = validString(res.Text)
 		for i := range res.Notes {
-			res.Notes[i].Detail = strings.ToValidUTF8(res.Notes[i].Detail, "\uFFFD")
+			res.Notes[i].Detail = validString(res.Notes[i].Detail)
 		}
 	}
 	return res, err
+}
+
+// validString is s with each invalid byte sequence replaced by U+FFFD; s
+// itself, not a copy, when it is valid, as nearly every text is.
+func validString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -27,6 +28,10 @@ type window struct {
 
 const chunkSize = 256 << 10
 
+// lineReaders keeps the 64 KiB line readers of readWindow across calls:
+// allocating one per read was most of what reading a small file cost.
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // readWindow reads lines offset.. (1-based) of r: at most limit lines and
 // maxBytes bytes, whichever comes first. Lines split on "\n" only; a "\r"
 // stays in its line. Memory is bounded by the window and one chunk, not by
@@ -34,8 +39,14 @@ const chunkSize = 256 << 10
 // over-long line beyond the budget is dropped as it streams by. With
 // drain, the rest of the stream is read after the window, so total is
 // known (and a tee on r sees every byte).
-func readWindow(r io.Reader, offset, limit, maxBytes int, drain bool) (window, error) {
+//
+// sizeHint, the file's size when known (0 if not), sizes the text buffer
+// up front, so a whole small file is read without growing it.
+func readWindow(r io.Reader, offset, limit, maxBytes int, drain bool, sizeHint int64) (window, error) {
 	w := window{total: -1}
+	if sizeHint > 0 {
+		w.text = make([]byte, 0, min(sizeHint, int64(maxBytes))+1)
+	}
 	rest, skipped, err := skipLines(r, offset-1)
 	if err != nil {
 		return w, err
@@ -44,7 +55,9 @@ func readWindow(r io.Reader, offset, limit, maxBytes int, drain bool) (window, e
 		w.total = skipped
 		return w, nil
 	}
-	br := bufio.NewReaderSize(rest, 64<<10)
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(rest)
+	defer func() { br.Reset(nil); lineReaders.Put(br) }()
 	atEOF := false
 	pending := 0 // lines read past the window (one that did not fit)
 	for w.shown < limit {
