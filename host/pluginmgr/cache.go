@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/yagent/yagent/sdk"
@@ -118,6 +119,7 @@ type shaIndex struct {
 	Format  int                   `json:"format"`
 	Entries map[string]indexEntry `json:"entries"`
 
+	mu    sync.Mutex // sum runs for every plugin at once
 	dirty bool
 }
 
@@ -164,7 +166,10 @@ func (idx *shaIndex) sum(path string, hash func(string) (string, error), now fun
 	if err != nil {
 		return "", fileID{}, err
 	}
-	if e, ok := idx.Entries[path]; ok && e.fileID == id && id.memoizable() && shaPattern.MatchString(e.SHA256) {
+	idx.mu.Lock()
+	e, ok := idx.Entries[path]
+	idx.mu.Unlock()
+	if ok && e.fileID == id && id.memoizable() && shaPattern.MatchString(e.SHA256) {
 		return e.SHA256, id, nil
 	}
 	s, err := hash(path)
@@ -176,8 +181,10 @@ func (idx *shaIndex) sum(path string, hash func(string) (string, error), now fun
 	// ticks coarsely, and a second change within the same tick would keep
 	// the identity just recorded (git's "racy clean" problem).
 	if after, err := statID(path); err == nil && after == id && id.memoizable() && now().Sub(time.Unix(0, id.CtimeNS)) >= racyWindow {
+		idx.mu.Lock()
 		idx.Entries[path] = indexEntry{fileID: id, SHA256: s}
 		idx.dirty = true
+		idx.mu.Unlock()
 	}
 	return s, id, nil
 }

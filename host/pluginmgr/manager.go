@@ -154,22 +154,33 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 		}
 	}
 	idx := loadIndex(m.opts.CacheDir)
+	// The binaries are hashed side by side: on a first start, with no sum
+	// remembered, hashing them one after another was most of the wait.
+	type hashed struct {
+		sum string
+		id  fileID
+		err error
+	}
+	sums := make([]hashed, len(found))
+	var hashing sync.WaitGroup
+	for i, f := range found {
+		hashing.Go(func() {
+			h := &sums[i]
+			if _, byAdmin := m.managedPin(f.Name); byAdmin {
+				h.sum, h.id, h.err = hashWithID(f.Path, m.hashFile)
+			} else {
+				h.sum, h.id, h.err = idx.sum(f.Path, m.hashFile, m.now)
+			}
+		})
+	}
+	hashing.Wait()
 	plugins := make([]*Plugin, 0, len(found))
 	var launch []*Plugin
-	for _, f := range found {
+	for i, f := range found {
 		p := &Plugin{Name: f.Name, Path: f.Path, m: m, groups: map[int]bool{}}
 		plugins = append(plugins, p)
-		var (
-			sum string
-			id  fileID
-			err error
-		)
+		sum, id, err := sums[i].sum, sums[i].id, sums[i].err
 		managed, byAdmin := m.managedPin(f.Name)
-		if byAdmin {
-			sum, id, err = hashWithID(f.Path, m.hashFile)
-		} else {
-			sum, id, err = idx.sum(f.Path, m.hashFile, m.now)
-		}
 		if err != nil {
 			p.Refused = fmt.Errorf("plugin %s: %w", p.Name, err)
 			warnings = append(warnings, p.Refused.Error())
