@@ -324,12 +324,22 @@ const maxMessageBytes = 256 << 20
 // there is no bandwidth to probe.
 const windowBytes = 4 << 20
 
+// streamWorkers is how many goroutines each side keeps for the calls it
+// serves.
+const streamWorkers = 4
+
 // newGRPCServer is the gRPC server factory of both sides (go-plugin's
 // DefaultGRPCServer with the message limit lifted and a fixed window).
+//
+// Calls run on a few kept goroutines (a call that finds them all busy,
+// such as long commands, gets a new one, as without them): a goroutine
+// started for each call grew its stack anew every time, through the gRPC
+// handler, the tool and its JSON.
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
 	opts = append(opts,
 		grpc.MaxRecvMsgSize(maxMessageBytes), grpc.MaxSendMsgSize(maxMessageBytes),
-		grpc.InitialWindowSize(windowBytes), grpc.InitialConnWindowSize(windowBytes))
+		grpc.InitialWindowSize(windowBytes), grpc.InitialConnWindowSize(windowBytes),
+		grpc.NumStreamWorkers(streamWorkers))
 	return grpc.NewServer(opts...)
 }
 
