@@ -53,7 +53,7 @@ if ! skipped go; then
 			fi
 			;;
 		./plugins/fs/fstool)
-			gobench "$pkg" -bench '^BenchmarkEdit_10MB$' -count "$COUNT"
+			gobench "$pkg" -bench '^(BenchmarkEdit_10MB|BenchmarkReadFile_4K)$' -count "$COUNT"
 			if ! skipped heavy; then
 				YAGENT_BENCH_READ_SIZE=1G gobench "$pkg" -bench '^BenchmarkReadFile_WindowNearEnd$' -benchtime 2x -count "$HEAVY_COUNT"
 			fi
