@@ -146,6 +146,12 @@ fi
 	cat "$listing"
 	echo
 	cat "$soak"
+	# Sections measured by hand (before/after comparisons, A/B runs of
+	# settings): kept as written, each saying how it was measured.
+	if [ -f bench/manual.md ]; then
+		echo
+		cat bench/manual.md
+	fi
 } >"$out/BENCHMARKS.md"
 mv "$out/BENCHMARKS.md" BENCHMARKS.md
 stamp "wrote BENCHMARKS.md"
