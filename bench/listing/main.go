@@ -10,7 +10,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -142,7 +141,7 @@ func measure(profile string, m mode, plugins string) (*listing, error) {
 	for _, d := range all {
 		l.tiers[d.Name] = d.Tier
 	}
-	l.allSize = budgetSize(all)
+	l.allSize = surface.ListingSize(all)
 	raw, err := rec.list(ctx, cs)
 	if err != nil {
 		return nil, err
@@ -162,7 +161,7 @@ func measure(profile string, m mode, plugins string) (*listing, error) {
 			listed = append(listed, d)
 		}
 	}
-	l.budgetSize = budgetSize(listed)
+	l.budgetSize = surface.ListingSize(listed)
 
 	if cat := a.Surface.Catalog(); l.deferred && len(cat) > 0 {
 		l.cold = cat[0].Name
@@ -178,26 +177,6 @@ func measure(profile string, m mode, plugins string) (*listing, error) {
 		l.loadAdded = len(after) - len(raw)
 	}
 	return l, nil
-}
-
-// budgetSize is the surface's own measure of a listing (surface.listingSize):
-// the JSON of name, description and input_schema per tool, keys sorted.
-func budgetSize(defs []surface.ToolDef) int {
-	type wire struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		InputSchema any    `json:"input_schema"`
-	}
-	out := make([]wire, len(defs))
-	for i, d := range defs {
-		var schema any
-		dec := json.NewDecoder(bytes.NewReader(d.InputSchema))
-		dec.UseNumber()
-		_ = dec.Decode(&schema)
-		out[i] = wire{d.Name, d.Description, schema}
-	}
-	b, _ := json.Marshal(out)
-	return len(b)
 }
 
 func splitTools(raw json.RawMessage) ([]rawTool, error) {

@@ -87,8 +87,9 @@ func canonical(raw json.RawMessage) any {
 	return v
 }
 
-// listingSize is the number of bytes a listing of defs takes.
-func listingSize(defs []ToolDef) int { return len(providerJSON(defs)) }
+// ListingSize is the number of bytes a listing of defs takes by the
+// budget's measure (schema_budget_bytes is compared with it).
+func ListingSize(defs []ToolDef) int { return len(providerJSON(defs)) }
 
 // firstSentence returns the first sentence of a description, for a catalog
 // line when nothing better is known.

@@ -239,7 +239,7 @@ func (s *Surface) assemble(cands []candidate) error {
 	case config.DeferredOn:
 		s.deferred = true
 	case config.DeferredAuto:
-		s.deferred = listingSize(s.defs(s.sortedNames(), nil)) > prof.Budget()
+		s.deferred = ListingSize(s.defs(s.sortedNames(), nil)) > prof.Budget()
 	}
 	if s.deferred {
 		s.demote(prof.Budget())
@@ -343,7 +343,7 @@ func (s *Surface) demote(budget int) {
 		listed := s.defs(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return s.tiers[n] == toolspec.Cold }), nil)
 		spec, _ := flow.LoadTool(s, s.catalogLines())
 		listed = append(listed, ToolDef{Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema})
-		if listingSize(listed) <= budget {
+		if ListingSize(listed) <= budget {
 			return
 		}
 		var victim string

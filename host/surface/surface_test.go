@@ -152,14 +152,14 @@ func TestSurface_BudgetDemotesWarmOnly(t *testing.T) {
 	if got := names(roomy.List(session.New("s"))); !slices.Equal(got, []string{"hot_big", toolspec.LoadTool, "warm_big", "warm_mid", "warm_small"}) {
 		t.Fatalf("roomy List = %v; nothing should be demoted", got)
 	}
-	full := listingSize(roomy.List(session.New("s")))
+	full := ListingSize(roomy.List(session.New("s")))
 
 	// Just under the full listing: only the largest Warm schema moves.
 	one := build(full - 1500)
 	if tr := tiers(one); tr["warm_big"] != toolspec.Cold || tr["warm_mid"] != toolspec.Warm || tr["warm_small"] != toolspec.Warm {
 		t.Fatalf("tiers = %v; want only warm_big demoted", tr)
 	}
-	if size := listingSize(one.List(session.New("s"))); size > full-1500 {
+	if size := ListingSize(one.List(session.New("s"))); size > full-1500 {
 		t.Fatalf("listing is %d bytes, over the budget %d", size, full-1500)
 	}
 

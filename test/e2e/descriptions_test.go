@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -199,14 +197,8 @@ func TestDescriptionsKeepTheirFacts(t *testing.T) {
 
 func listedTools(t *testing.T, c *client) map[string]*mcp.Tool {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := c.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatalf("list tools: %v", err)
-	}
 	out := map[string]*mcp.Tool{}
-	for _, tl := range res.Tools {
+	for _, tl := range c.tools(t) {
 		out[tl.Name] = tl
 	}
 	return out

@@ -207,7 +207,8 @@ func (c *client) call(t *testing.T, name string, args any) *mcp.CallToolResult {
 	return res
 }
 
-func (c *client) toolNames(t *testing.T) []string {
+// tools lists the session's tools, in the order the server sent them.
+func (c *client) tools(t *testing.T) []*mcp.Tool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -215,8 +216,13 @@ func (c *client) toolNames(t *testing.T) []string {
 	if err != nil {
 		t.Fatalf("list tools: %v", err)
 	}
+	return res.Tools
+}
+
+func (c *client) toolNames(t *testing.T) []string {
+	t.Helper()
 	var names []string
-	for _, tl := range res.Tools {
+	for _, tl := range c.tools(t) {
 		names = append(names, tl.Name)
 	}
 	return names
