@@ -304,10 +304,6 @@ func decodeFrame(f frame) (jsonrpc.Message, *badFrame) {
 	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
 		return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
-	out := map[string]json.RawMessage{"jsonrpc": fields["jsonrpc"]}
-	if id != nil {
-		out["id"] = fields["id"]
-	}
 	_, hasResult := fields["result"]
 	_, hasError := fields["error"]
 	if rawMethod, ok := fields["method"]; ok {
@@ -318,33 +314,43 @@ func decodeFrame(f frame) (jsonrpc.Message, *badFrame) {
 		if hasResult || hasError {
 			return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: a request has no "result" or "error"`)
 		}
-		out["method"] = rawMethod
+		var params json.RawMessage
 		if p, ok := fields["params"]; ok && !bytes.Equal(p, []byte("null")) {
 			if p[0] != '{' && p[0] != '[' {
 				return nil, bad(id, jsonrpc.CodeInvalidParams, `invalid params: "params" must be an object, not %s`, jsonKind(p[0]))
 			}
-			out["params"] = p
+			params = p
 		}
-	} else {
-		// A response to one of the server's own requests (an
-		// elicitation, say).
-		switch {
-		case id == nil:
-			return nil, bad(nil, jsonrpc.CodeInvalidRequest, `invalid request: no "method"`)
-		case hasResult == hasError:
-			return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: no "method", and a response needs exactly one of "result" and "error"`)
-		case hasError:
-			var e struct {
-				Code    *int64  `json:"code"`
-				Message *string `json:"message"`
-			}
-			if err := json.Unmarshal(fields["error"], &e); err != nil || e.Code == nil || e.Message == nil {
-				return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "error" must be an object with an integer "code" and a string "message"`)
-			}
-			out["error"] = fields["error"]
-		default:
-			out["result"] = fields["result"]
+		// A request is built from the fields judged above, not encoded
+		// and decoded once more: the SDK's decoder takes a fresh 32 KiB
+		// buffer for every message it reads.
+		rid, err := requestID(id)
+		if err != nil {
+			return nil, bad(nil, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
 		}
+		return &jsonrpc.Request{ID: rid, Method: method, Params: params}, nil
+	}
+	// A response to one of the server's own requests (an elicitation, say).
+	out := map[string]json.RawMessage{"jsonrpc": fields["jsonrpc"]}
+	if id != nil {
+		out["id"] = fields["id"]
+	}
+	switch {
+	case id == nil:
+		return nil, bad(nil, jsonrpc.CodeInvalidRequest, `invalid request: no "method"`)
+	case hasResult == hasError:
+		return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: no "method", and a response needs exactly one of "result" and "error"`)
+	case hasError:
+		var e struct {
+			Code    *int64  `json:"code"`
+			Message *string `json:"message"`
+		}
+		if err := json.Unmarshal(fields["error"], &e); err != nil || e.Code == nil || e.Message == nil {
+			return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "error" must be an object with an integer "code" and a string "message"`)
+		}
+		out["error"] = fields["error"]
+	default:
+		out["result"] = fields["result"]
 	}
 	canonical, err := json.Marshal(out)
 	if err != nil {
@@ -355,6 +361,15 @@ func decodeFrame(f frame) (jsonrpc.Message, *badFrame) {
 		return nil, bad(id, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
 	}
 	return msg, nil
+}
+
+// requestID is the SDK's ID for what parseID returned, made as its own
+// decoder makes it (an integer passes as a float64, as JSON decodes it).
+func requestID(id any) (jsonrpc.ID, error) {
+	if n, ok := id.(int64); ok {
+		return jsonrpc.MakeID(float64(n))
+	}
+	return jsonrpc.MakeID(id)
 }
 
 // parseID accepts the ids JSON-RPC allows and the SDK keeps exactly: a

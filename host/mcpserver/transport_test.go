@@ -277,3 +277,35 @@ func FuzzFrameReader(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeFrame_RequestAsTheSDKDecodesIt: a request the front builds
+// from the fields it judged is the one the SDK's own decoder makes of the
+// same line.
+func TestDecodeFrame_RequestAsTheSDKDecodesIt(t *testing.T) {
+	t.Parallel()
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"s":"x"}}}`,
+		`{"jsonrpc":"2.0","id":"a-1","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping","params":null}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"method":"tools/call","params":{"name":"e","arguments":{}},"id":0,"jsonrpc":"2.0"}`,
+	} {
+		got, bad := decodeFrame(frame{data: []byte(line), size: len(line)})
+		if bad != nil {
+			t.Errorf("%s: refused: %s", line, bad.Message)
+			continue
+		}
+		want, err := jsonrpc.DecodeMessage([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: the SDK refuses it: %v", line, err)
+		}
+		g, ok := got.(*jsonrpc.Request)
+		w := want.(*jsonrpc.Request)
+		if bytes.Equal(w.Params, []byte("null")) {
+			w.Params = nil // the front passes "params": null on as no params
+		}
+		if !ok || g.ID != w.ID || g.Method != w.Method || !bytes.Equal(g.Params, w.Params) {
+			t.Errorf("%s: got %#v, want %#v", line, got, want)
+		}
+	}
+}
