@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,23 +50,37 @@ func AgentExit() (sdk.Spec, adapter.Executor) {
 		InputSchema: json.RawMessage(schema),
 	})
 	exec := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
-		var got map[string]json.RawMessage
-		if err := json.Unmarshal(input, &got); err != nil {
+		keys, got, err := objectFields(input)
+		if err != nil {
 			return nil, sdk.Errorf(sdk.CodeInvalidInput, "agent_exit arguments are not a JSON object: %v", err)
 		}
-		echo := make(map[string]json.RawMessage, len(params))
 		var b strings.Builder
 		b.WriteString("Exit recorded; the arguments below go back to the client as given. The session stays open: ending it is the client's choice.\n")
 		for _, p := range params {
-			v, ok := got[p.name]
-			if !ok {
-				echo[p.name] = json.RawMessage("null")
-				continue
+			if v, ok := got[p.name]; ok {
+				fmt.Fprintf(&b, "\n%s: %s", p.name, display(v))
 			}
-			echo[p.name] = v
-			fmt.Fprintf(&b, "\n%s: %s", p.name, display(v))
 		}
-		return &sdk.Result{Text: b.String(), Data: echo}, nil
+		// The echo is the arguments as the model wrote them, in its order,
+		// each value's text untouched (never decoded into Go values, which
+		// would round a long number); a declared key it left out is null.
+		echo := []byte{'{'}
+		add := func(k string, v json.RawMessage) {
+			if len(echo) > 1 {
+				echo = append(echo, ',')
+			}
+			kb, _ := json.Marshal(k)
+			echo = append(append(append(echo, kb...), ':'), v...)
+		}
+		for _, k := range keys {
+			add(k, got[k])
+		}
+		for _, p := range params {
+			if _, ok := got[p.name]; !ok {
+				add(p.name, json.RawMessage("null"))
+			}
+		}
+		return &sdk.Result{Text: b.String(), Data: json.RawMessage(append(echo, '}'))}, nil
 	})
 	return spec, exec
 }
@@ -85,4 +100,33 @@ func bind(name string, spec sdk.Spec) sdk.Spec {
 		panic(fmt.Sprintf("flow: %s is missing from the static registry", name))
 	}
 	return st.Bind(spec)
+}
+
+// objectFields reads a JSON object's members in their order, each value as
+// its raw text.
+func objectFields(raw json.RawMessage) ([]string, map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil {
+		return nil, nil, err
+	} else if d, ok := t.(json.Delim); !ok || d != '{' {
+		return nil, nil, fmt.Errorf("got %v", t)
+	}
+	var keys []string
+	vals := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		if _, dup := vals[k]; !dup {
+			keys = append(keys, k)
+		}
+		vals[k] = v
+	}
+	return keys, vals, nil
 }

@@ -99,7 +99,7 @@ func TestAgentExit_EchoesEveryDeclaredKey(t *testing.T) {
 func TestAgentExit_AbsentOptionalKeysEchoedAsNull(t *testing.T) {
 	t.Parallel()
 	res := exitAdapter(t).Call(t.Context(), session.New("s"), json.RawMessage(`{"summary":"done"}`))
-	if res.IsError() || string(res.Data) != `{"blueprint":null,"handoff":null,"summary":"done"}` {
+	if res.IsError() || string(res.Data) != `{"summary":"done","handoff":null,"blueprint":null}` {
 		t.Fatalf("Call = %s %s; want every declared key, absent ones null", res.Code, res.Data)
 	}
 	if !strings.Contains(res.Text, "session stays open") {
@@ -251,4 +251,24 @@ type helper struct {
 func (h *helper) Help(_ context.Context, sess *session.Session, _ string, q string) (string, error) {
 	h.sess, h.question = sess, q
 	return h.answer, nil
+}
+
+// TestAgentExit_EchoesValueForValue: the echo is the model's arguments as
+// it sent them: numbers not rounded through float64, keys in its order,
+// nested objects untouched; a declared key it left out is null, after them.
+func TestAgentExit_EchoesValueForValue(t *testing.T) {
+	t.Parallel()
+	a := exitAdapter(t)
+	raw := `{"handoff":{"z":1,"id":12345678901234567890,"a":[1.50,2e3]},"summary":"done"}`
+	res := a.Call(t.Context(), session.New("s"), json.RawMessage(raw))
+	if res.IsError() {
+		t.Fatalf("Call(%s) = %s: %s", raw, res.Code, res.Text)
+	}
+	want := `{"handoff":{"z":1,"id":12345678901234567890,"a":[1.50,2e3]},"summary":"done","blueprint":null}`
+	if string(res.Data) != want {
+		t.Errorf("echo = %s\nwant   %s", res.Data, want)
+	}
+	if !strings.Contains(res.Text, `12345678901234567890`) {
+		t.Errorf("the text lost the number:\n%s", res.Text)
+	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/host/adapter"
 )
 
 // front is a bare MCP server with one tool, echo, behind StdioTransport,
@@ -307,5 +309,20 @@ func TestDecodeFrame_RequestAsTheSDKDecodesIt(t *testing.T) {
 		if !ok || g.ID != w.ID || g.Method != w.Method || !bytes.Equal(g.Params, w.Params) {
 			t.Errorf("%s: got %#v, want %#v", line, got, want)
 		}
+	}
+}
+
+// TestToCallResult_DataGoesOutAsSent: a result's data reaches the client
+// byte for byte (agent_exit echoes the model's arguments through it): no
+// number rounded through float64, no key order changed.
+func TestToCallResult_DataGoesOutAsSent(t *testing.T) {
+	t.Parallel()
+	data := `{"id":12345678901234567890,"b":1.50,"a":[2e3]}`
+	b, err := json.Marshal(toCallResult(&adapter.Result{Text: "x", Data: json.RawMessage(data)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"data":`+data)) {
+		t.Errorf("result %s does not carry the data %s as sent", b, data)
 	}
 }
