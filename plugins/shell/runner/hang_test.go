@@ -272,3 +272,53 @@ func TestRunBash_LateOutputOfALeftBehindChildGoesNowhere(t *testing.T) {
 		t.Errorf("next call's output = %q, want exactly %q", res.Text, "next\n")
 	}
 }
+
+// TestShellWait_NoBareErrorText: the receipts of a command that yielded
+// and then ended are shell_wait's to give, and they hold the same rule as
+// run_bash's: a timeout says so and names its timeout, an exit its code, a
+// signal the command sent itself says it was not ours; never the wait
+// error's own text.
+func TestShellWait_NoBareErrorText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		command string
+		timeout time.Duration
+		status  string
+		want    string
+	}{
+		{name: "timeout", command: "sleep 100", timeout: 400 * time.Millisecond, status: endTimedOut, want: "timed out 400ms after it started"},
+		{name: "killed by its own signal", command: "sleep 0.3; kill -KILL $$", status: endSignaled, want: "killed by signal SIGKILL, which this tool did not send"},
+		{name: "non-zero exit", command: "sleep 0.3; exit 3", status: endExited, want: "exited with code 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, Options{WaitDelay: 100 * time.Millisecond})
+			ctx := f.ctx(t.Context())
+			res, err := f.m.Run(ctx, RunRequest{Command: tt.command, Timeout: tt.timeout, Yield: 50 * time.Millisecond})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			d := data(t, res)
+			if d.TaskID == "" || d.Status != "running" {
+				t.Fatalf("the command did not yield: %s", res.Text)
+			}
+			w, err := f.m.Wait(ctx, d.TaskID, 10*time.Second)
+			if err != nil {
+				t.Fatalf("Wait: %v", err)
+			}
+			if got := data(t, w).Status; got != tt.status {
+				t.Errorf("status = %q, want %q", got, tt.status)
+			}
+			if !strings.Contains(w.Text, tt.want) {
+				t.Errorf("shell_wait said %q, want it to contain %q", w.Text, tt.want)
+			}
+			for _, bare := range []string{"signal: killed", "exit status", "context deadline exceeded", "context canceled"} {
+				if strings.Contains(w.Text, bare) {
+					t.Errorf("shell_wait said %q, handing back the bare wait error %q", w.Text, bare)
+				}
+			}
+		})
+	}
+}
