@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/plugins/fs/internal/atomicfile"
 	"github.com/yagent/yagent/plugins/fs/internal/edit"
 	"github.com/yagent/yagent/plugins/fs/internal/textenc"
+	"github.com/yagent/yagent/plugins/fs/internal/udiff"
 	"github.com/yagent/yagent/plugins/fs/internal/wsroot"
 	"github.com/yagent/yagent/sdk"
 )
@@ -108,17 +109,20 @@ func (s *Service) writeFile(ctx context.Context, in writeFileInput) (*sdk.Result
 
 // shape gives new content the conventions of the file it replaces: its
 // encoding and byte order mark, and its line ending when the file used one
-// kind throughout. A new file gets UTF-8 and its name's line ending (CRLF
-// for .bat and .cmd).
+// kind throughout; a file that mixes them keeps the ending of each line the
+// content keeps (keepEndings). A new file gets UTF-8 and its name's line
+// ending (CRLF for .bat and .cmd).
 func shape(path, content string, existed bool, old []byte) (string, textenc.Encoding, []sdk.Note) {
 	var notes []sdk.Note
 	style := textenc.NewFileStyle(path)
 	enc := textenc.UTF8
+	var oldText string
 	if existed {
 		style = textenc.NoEndings
 		if e, err := textenc.Detect(old); err == nil {
 			enc = e
-			if oldText, err := textenc.Decode(old, e); err == nil {
+			if t, err := textenc.Decode(old, e); err == nil {
+				oldText = t
 				style = textenc.CountEndings(oldText).Style()
 			}
 			if enc != textenc.UTF8 {
@@ -140,11 +144,91 @@ func shape(path, content string, existed bool, old []byte) (string, textenc.Enco
 			content = conv
 		}
 	case textenc.Mixed:
-		if strings.Contains(content, "\n") {
+		if kept, ok := keepEndings(oldText, content); ok {
+			if kept != content {
+				notes = append(notes, sdk.Note{Kind: edit.KindLineEndings, Detail: mixedKept})
+			}
+			content = kept
+		} else if strings.Contains(content, "\n") {
 			notes = append(notes, sdk.Note{Kind: edit.KindLineEndings, Detail: edit.MixedNotConverted})
 		}
 	}
 	return content, enc, notes
+}
+
+// mixedKept notes that a file mixing line endings kept each line's own.
+const mixedKept = "mixed-kept-per-line"
+
+// keepEndings gives the lines of content that an old line survives in
+// (aligned as a line diff aligns them, compared without their breaks) that
+// old line's break, "\r\n" or "\n": only the lines the content really
+// changes get a break decided anew, so a rewrite of a file that mixes them
+// shows in a diff as the lines it changed. A changed or added line takes
+// the break of the kept line before it, or else after it; content's last
+// line keeps having none if it has none. ok is false when no line is kept:
+// there is then nothing to carry over, and content stays as written.
+func keepEndings(old, content string) (string, bool) {
+	split := func(s string) (texts, breaks []string) {
+		for len(s) > 0 {
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				texts, breaks = append(texts, s), append(breaks, "")
+				break
+			}
+			t, br := s[:i], "\n"
+			if strings.HasSuffix(t, "\r") {
+				t, br = t[:len(t)-1], "\r\n"
+			}
+			texts, breaks = append(texts, t), append(breaks, br)
+			s = s[i+1:]
+		}
+		return texts, breaks
+	}
+	oldTexts, oldBreaks := split(old)
+	newTexts, newBreaks := split(content)
+	match := udiff.Matches(oldTexts, newTexts)
+	// keptBreak is the break the old line that line j keeps ends with; ""
+	// for a changed line, or one the old text ended without a break.
+	keptBreak := func(j int) string {
+		if match[j] < 0 {
+			return ""
+		}
+		return oldBreaks[match[j]]
+	}
+	breaks := make([]string, len(newTexts))
+	kept := false
+	for j := range breaks {
+		if newBreaks[j] == "" {
+			continue // the last line, as written: with no break
+		}
+		if br := keptBreak(j); br != "" {
+			breaks[j], kept = br, true
+			continue
+		}
+		breaks[j] = newBreaks[j]
+		before, after := "", ""
+		for k := j - 1; k >= 0 && before == ""; k-- {
+			before = keptBreak(k)
+		}
+		for k := j + 1; k < len(breaks) && before == "" && after == ""; k++ {
+			after = keptBreak(k)
+		}
+		if before != "" {
+			breaks[j] = before
+		} else if after != "" {
+			breaks[j] = after
+		}
+	}
+	if !kept {
+		return content, false
+	}
+	var b strings.Builder
+	b.Grow(len(content) + len(newTexts))
+	for j, t := range newTexts {
+		b.WriteString(t)
+		b.WriteString(breaks[j])
+	}
+	return b.String(), true
 }
 
 func countTextLines(s string) int {

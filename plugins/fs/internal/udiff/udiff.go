@@ -242,3 +242,26 @@ func rangeOf(start, n int) string {
 	}
 	return fmt.Sprintf("%d,%d", start+1, n)
 }
+
+// Matches aligns the lines of b with those of a by the same shortest edit
+// script Unified shows: m[j] is the index of the line of a that line j of
+// b keeps, or -1 for a line b adds or changes.
+func Matches(a, b []string) []int {
+	al, bl := make([]line, len(a)), make([]line, len(b))
+	for i, s := range a {
+		al[i] = line{text: s}
+	}
+	for j, s := range b {
+		bl[j] = line{text: s}
+	}
+	m := make([]int, len(b))
+	for j := range m {
+		m[j] = -1
+	}
+	for _, o := range diffLines(al, bl) {
+		if o.kind == opEqual {
+			m[o.b] = o.a
+		}
+	}
+	return m
+}

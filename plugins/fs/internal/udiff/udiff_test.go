@@ -31,3 +31,15 @@ func TestUnified(t *testing.T) {
 		})
 	}
 }
+
+func TestMatches(t *testing.T) {
+	a := []string{"a", "b", "c", "d"}
+	b := []string{"a", "x", "c", "d", "e"}
+	got := Matches(a, b)
+	want := []int{0, -1, 2, 3, -1}
+	for j := range want {
+		if got[j] != want[j] {
+			t.Fatalf("Matches(%q, %q) = %v, want %v", a, b, got, want)
+		}
+	}
+}
