@@ -314,7 +314,7 @@ func TestAdapterCall_UnknownFieldListsValidOnes(t *testing.T) {
 			if res.Code != sdk.CodeInvalidInput || rec.calls != 0 {
 				t.Fatalf("Call = %s; want invalid_input", res.Code)
 			}
-			for _, want := range []string{"file_path: unknown field (did you mean path?)", "Valid fields: ", "path (string, required)", "limit (integer)"} {
+			for _, want := range []string{"file_path: unknown field (did you mean path? file_path is another tool's name for it)", "Valid fields: ", "path (string, required)", "limit (integer)"} {
 				if !strings.Contains(res.Text, want) {
 					t.Errorf("message lacks %q:\n%s", want, res.Text)
 				}

@@ -124,7 +124,9 @@ func (s *schema) collect(ve *jsonschema.ValidationError, args map[string]any, ou
 		valid := propertyNames(subschema(s.doc, loc))
 		for _, p := range k.Properties {
 			msg := "unknown field"
-			if sug := Suggest(p, valid); len(sug) > 0 {
+			if c := confusion(p, valid); c != "" {
+				msg += fmt.Sprintf(" (did you mean %s? %s is another tool's name for it)", c, p)
+			} else if sug := Suggest(p, valid); len(sug) > 0 {
 				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, " or "))
 			}
 			if len(loc) > 0 {
