@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/yagent/yagent/plugins/fs/internal/textenc"
 	"github.com/yagent/yagent/sdk"
@@ -124,18 +125,26 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 	}
 
 	hashAll := fi.Size() <= maxHashOnRead
-	var raw io.Reader = f
-	var h hash.Hash
-	if hashAll {
-		h = sha256.New()
-		raw = io.TeeReader(f, h)
-	}
-	if _, err := io.CopyN(io.Discard, raw, int64(enc.BOMLen())); err != nil {
-		return nil, fmt.Errorf("read %s: %w", in.Path, err)
-	}
-	w, err := readWindow(textenc.NewReader(raw, enc), offset, limit, maxReadContentBytes, hashAll, fi.Size())
+	// A file whose head is plain UTF-8 may turn out GB18030 further on, as
+	// the edit tools, which see it whole, would find: the pass checks the
+	// rest of such a file too, and one that is not UTF-8 after all is read
+	// again in the encoding the edit tools give it.
+	check := enc == textenc.UTF8 && hashAll && int64(n) < fi.Size()
+	w, sum, valid, err := readPass(f, enc, offset, limit, hashAll, check, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", in.Path, err)
+	}
+	if check && !valid {
+		whole, _, err := readAll("read_file", in.Path, t, maxHashOnRead)
+		if err != nil {
+			return nil, err
+		}
+		if e, err := textenc.Detect(whole); err == nil && e != textenc.UTF8 {
+			enc = e
+			if w, sum, _, err = readPass(bytes.NewReader(whole), enc, offset, limit, true, false, int64(len(whole))); err != nil {
+				return nil, fmt.Errorf("read %s: %w", in.Path, err)
+			}
+		}
 	}
 	if w.shown == 0 && offset > 1 {
 		return nil, sdk.Errorf(sdk.CodeInvalidInput, "offset %d is past the end of %s, which has %d lines", offset, in.Path, w.total)
@@ -144,7 +153,7 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 	st := stateOfInfo(fi)
 	if hashAll {
 		st = fileState{hashed: true, size: fi.Size()}
-		copy(st.sum[:], h.Sum(nil))
+		copy(st.sum[:], sum)
 	}
 	s.states.put(c.info.SessionID, t.Abs, st)
 
@@ -210,3 +219,78 @@ func continuation(w window, limit, asked int) string {
 
 // sniffBufs keeps read_file's sniffing buffers across calls.
 var sniffBufs = sync.Pool{New: func() any { b := make([]byte, textenc.SniffLen); return &b }}
+
+// readPass reads the window of r, a file's bytes in enc from their start:
+// hashed whole when hashAll (sum is then their sha256), and, with check,
+// checked to be UTF-8 all through (valid).
+func readPass(r io.Reader, enc textenc.Encoding, offset, limit int, hashAll, check bool, size int64) (w window, sum []byte, valid bool, err error) {
+	var sinks []io.Writer
+	var h hash.Hash
+	if hashAll {
+		h = sha256.New()
+		sinks = append(sinks, h)
+	}
+	var u utf8Check
+	if check {
+		sinks = append(sinks, &u)
+	}
+	if len(sinks) > 0 {
+		r = io.TeeReader(r, io.MultiWriter(sinks...))
+	}
+	if _, err := io.CopyN(io.Discard, r, int64(enc.BOMLen())); err != nil {
+		return w, nil, false, err
+	}
+	if w, err = readWindow(textenc.NewReader(r, enc), offset, limit, maxReadContentBytes, hashAll, size); err != nil {
+		return w, nil, false, err
+	}
+	if h != nil {
+		sum = h.Sum(nil)
+	}
+	return w, sum, u.valid(), nil
+}
+
+// utf8Check is a writer that tells whether all it was given is UTF-8, a
+// rune cut between two writes included.
+type utf8Check struct {
+	tail []byte // the start of a rune the last write cut
+	bad  bool
+}
+
+func (c *utf8Check) Write(p []byte) (int, error) {
+	n := len(p)
+	if c.bad {
+		return n, nil
+	}
+	for len(c.tail) > 0 && len(p) > 0 && !utf8.FullRune(c.tail) {
+		c.tail, p = append(c.tail, p[0]), p[1:]
+	}
+	if len(c.tail) > 0 {
+		if !utf8.FullRune(c.tail) {
+			return n, nil // still short of a whole rune: the next write goes on
+		}
+		if r, size := utf8.DecodeRune(c.tail); r == utf8.RuneError && size <= 1 {
+			c.bad = true
+			return n, nil
+		}
+		c.tail = c.tail[:0]
+	}
+	cut := len(p)
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p[:cut]) {
+		c.bad = true
+		return n, nil
+	}
+	c.tail = append(c.tail, p[cut:]...)
+	return n, nil
+}
+
+// valid reports whether everything written was UTF-8, ending on a whole
+// rune.
+func (c *utf8Check) valid() bool { return !c.bad && len(c.tail) == 0 }

@@ -307,6 +307,10 @@ func TestReadFile_Encodings(t *testing.T) {
 		{"utf-16le", "\xFF\xFEh\x00i\x00\n\x00", "hi\n", "utf-16le with BOM"},
 		{"utf-16be", "\xFE\xFF\x00h\x00i\x00\n", "hi\n", "utf-16be with BOM"},
 		{"gb18030", "\xc4\xe3\xba\xc3\n", "你好\n", "gb18030"},
+		// Past the first 8 KiB, which are ASCII: read as the edit tools,
+		// which see the whole file, decode it.
+		{"gb18030 after an ascii head", strings.Repeat("ascii line\n", 1000) + "\xc4\xe3\xba\xc3\n", strings.Repeat("ascii line\n", 1000) + "你好\n", "gb18030"},
+		{"utf-8 after an ascii head", strings.Repeat("ascii line\n", 1000) + "héllo\n", strings.Repeat("ascii line\n", 1000) + "héllo\n", ""},
 		{"plain", "plain\n", "plain\n", ""},
 	}
 	for _, tt := range tests {
@@ -332,4 +336,45 @@ func TestReadFile_NotFoundAndEmpty(t *testing.T) {
 	e.write("empty.txt", "")
 	res := e.run("read_file", map[string]any{"path": "empty.txt"})
 	mustContain(t, "result", res.Text, "empty")
+}
+
+// TestReadFile_EditsWhatItShowed: a GB18030 file whose head is ASCII reads
+// as the edit tools see it, and the text read is the text an edit finds.
+func TestReadFile_EditsWhatItShowed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	head := strings.Repeat("ascii line\n", 1000)
+	e.write("gb.txt", head+"\xc4\xe3\xba\xc3\n")
+	res := e.run("read_file", map[string]any{"path": "gb.txt"})
+	if !strings.Contains(res.Text, "你好") || strings.Contains(res.Text, "\uFFFD") {
+		t.Fatalf("read_file shows %q at the end", res.Text[len(res.Text)-20:])
+	}
+	e.run("search_replace_in_file", map[string]any{"path": "gb.txt", "old_string": "你好", "new_string": "再见"})
+	if got := e.read("gb.txt"); got != head+"\xd4\xd9\xbc\xfb\n" {
+		t.Errorf("after the edit the file ends %q, want GB18030 再见", got[len(got)-8:])
+	}
+}
+
+func TestUTF8Check_RunesCutBetweenWrites(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		parts []string
+		valid bool
+	}{
+		{"whole", []string{"héllo"}, true},
+		{"a rune cut in two", []string{"h\xc3", "\xa9llo"}, true},
+		{"a rune cut in three", []string{"\xe4", "\xbd", "\xa0"}, true},
+		{"a bad byte", []string{"ok", "\xff"}, false},
+		{"a rune never finished", []string{"ok\xe4\xbd"}, false},
+		{"GB18030", []string{"\xc4\xe3\xba\xc3"}, false},
+	} {
+		var c utf8Check
+		for _, p := range tc.parts {
+			_, _ = c.Write([]byte(p))
+		}
+		if c.valid() != tc.valid {
+			t.Errorf("%s: valid = %v, want %v", tc.name, c.valid(), tc.valid)
+		}
+	}
 }
