@@ -11,26 +11,28 @@ PROFILE   ?= full
 all: build
 
 ## build: bin/yagent, bin/plugins/yagent-plugin-* and the example plugins under bin/examples
+## (what it runs is echoed to stderr: make run's stdout is MCP's alone)
 build:
 	@mkdir -p $(BIN)/plugins $(BIN)/examples
-	$(GO) build -o $(BIN)/yagent ./cmd/yagent
+	@echo "$(GO) build -o $(BIN)/yagent ./cmd/yagent" >&2
+	@$(GO) build -o $(BIN)/yagent ./cmd/yagent
 	@for p in $(PLUGINS); do \
 		if [ -f plugins/$$p/main.go ]; then \
-			echo "$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p"; \
+			echo "$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p" >&2; \
 			$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p || exit 1; \
 		fi; \
 	done
 	@for e in $(EXAMPLES); do \
 		if [ -f examples/$$e/main.go ]; then \
 			n=$$(basename $$e); \
-			echo "$(GO) build -o $(BIN)/examples/yagent-plugin-$$n ./examples/$$e"; \
+			echo "$(GO) build -o $(BIN)/examples/yagent-plugin-$$n ./examples/$$e" >&2; \
 			$(GO) build -o $(BIN)/examples/yagent-plugin-$$n ./examples/$$e || exit 1; \
 		fi; \
 	done
 
 ## run: build everything and serve the merged surface of all plugins over MCP (stdio) on this folder
 run: build
-	$(BIN)/yagent serve --workspace "$(WORKSPACE)" --profile $(PROFILE)
+	@$(BIN)/yagent serve --workspace "$(WORKSPACE)" --profile $(PROFILE)
 
 ## test: build what the tests need, then every test with the race detector
 test: build

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMakeRun_StdoutIsMCPAlone: the README's `make run` serves MCP on its
+// stdout, and nothing else lands there: not make's echo of what it
+// builds, nor the build's own words. A client started on it reads JSON-RPC
+// from the first byte.
+func TestMakeRun_StdoutIsMCPAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every binary")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make here")
+	}
+	// Into a folder of its own, so the checkout's bin/ that other tests
+	// may be running is left alone.
+	cmd := exec.Command("make", "run", "BIN="+t.TempDir(), "WORKSPACE="+t.TempDir())
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	deadline := time.After(5 * time.Minute)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("make run's stdout ended before the answer to initialize; stderr:\n%s", stderr.String())
+			}
+			var msg struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+			}
+			if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.JSONRPC != "2.0" {
+				t.Fatalf("make run wrote a line that is not JSON-RPC on stdout: %q", line)
+			}
+			if string(msg.ID) == "1" {
+				stdin.Close()
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no answer to initialize within 5 minutes; stderr:\n%s", stderr.String())
+		}
+	}
+}
