@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -76,6 +78,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return root.ExecuteContext(ctx)
 }
 
+// logLevels are the levels --log-level takes, hclog's names.
+var logLevels = []string{"trace", "debug", "info", "warn", "error", "off"}
+
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	g := &globals{}
 	root := &cobra.Command{
@@ -95,7 +100,14 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	pf.BoolVarP(&g.fullYolo, "full-yolo", "Y", false, "approve every ask, remove ask_user_for_help, tell the model to decide alone")
 	pf.StringArrayVar(&g.pluginDirs, "plugin-dir", nil, "plugin folder to search (repeatable; replaces the default folders)")
 	pf.StringVar(&g.sandbox, "sandbox", "", "contain commands in the kernel sandbox: on, off (the guard's check only) or required (refuse where a layer is missing); default: the profile's")
-	pf.StringVar(&g.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn, error")
+	pf.StringVar(&g.logLevel, "log-level", "warn", "log level on stderr: "+strings.Join(logLevels, ", "))
+	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions(logLevels, cobra.ShellCompDirectiveNoFileComp))
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if !slices.Contains(logLevels, g.logLevel) {
+			return fmt.Errorf("--log-level %q is not a level: give one of %s", g.logLevel, strings.Join(logLevels, ", "))
+		}
+		return nil
+	}
 
 	root.AddCommand(
 		newServeCmd(g),
