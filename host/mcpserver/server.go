@@ -118,9 +118,6 @@ func New(surf *surface.Surface, opts *Options) *Server {
 	return s
 }
 
-// MCP returns the underlying SDK server.
-func (s *Server) MCP() *mcp.Server { return s.server }
-
 // Run serves one connection over t until the client leaves or ctx ends.
 // It returns once the ends of the sessions it served have run.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {

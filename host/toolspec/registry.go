@@ -137,12 +137,6 @@ func Lookup(name string) (Static, bool) {
 	return s, ok
 }
 
-// IsStatic reports whether name is a static tool.
-func IsStatic(name string) bool {
-	_, ok := registry[name]
-	return ok
-}
-
 // Brief returns the registry's one-line brief of name, "" when it has none.
 func Brief(name string) string { return registry[name].Brief }
 

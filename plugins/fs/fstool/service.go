@@ -86,20 +86,6 @@ func (s *Service) begin(ctx context.Context) (*call, error) {
 	return &call{info: info, res: res}, nil
 }
 
-// SweepWorkspace removes the temp files left by killed writes from the
-// workspace tree (at most maxSweepDirs folders, skipping .git and
-// node_modules). The plugin runs it on its first call for each workspace;
-// it is exported so a host or a test can run it on demand.
-func (s *Service) SweepWorkspace(ctx context.Context, workspace string) ([]string, error) {
-	res, err := wsroot.New(workspace, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Close()
-	_, root := res.Workspace()
-	return atomicfile.SweepTree(ctx, root, ".", maxSweepDirs)
-}
-
 func (s *Service) sweepWorkspace(ctx context.Context, res *wsroot.Resolver) {
 	ws, root := res.Workspace()
 	s.mu.Lock()

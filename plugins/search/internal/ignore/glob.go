@@ -15,7 +15,6 @@ type Glob struct {
 	kind   globKind
 	lit    string
 	re     *regexp.Regexp
-	hasSep bool
 }
 
 type globKind int
@@ -30,7 +29,7 @@ const (
 // CompileGlob compiles pattern. It fails on an unclosed { only; an unclosed
 // [ is taken literally, as git does.
 func CompileGlob(pattern string) (*Glob, error) {
-	g := &Glob{src: pattern, hasSep: strings.Contains(pattern, "/")}
+	g := &Glob{src: pattern}
 	if !strings.ContainsAny(pattern, `*?[{\`) {
 		g.kind, g.lit = globLiteral, pattern
 		return g, nil
@@ -57,9 +56,6 @@ func CompileGlob(pattern string) (*Glob, error) {
 
 // String returns the pattern g was compiled from.
 func (g *Glob) String() string { return g.src }
-
-// HasSeparator reports whether the pattern contains a slash.
-func (g *Glob) HasSeparator() bool { return g.hasSep }
 
 // Match reports whether path matches the whole glob.
 func (g *Glob) Match(path string) bool {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/yagent/yagent/plugins/search/internal/ignore"
@@ -213,12 +212,3 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// RelSlash returns target relative to base, slash-separated, or "" when
-// target is not inside base.
-func RelSlash(base, target string) string {
-	rel, err := filepath.Rel(base, target)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
-}
