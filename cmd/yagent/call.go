@@ -21,9 +21,10 @@ import (
 func newCallCmd(g *globals) *cobra.Command {
 	var asJSON, progress bool
 	cmd := &cobra.Command{
-		Use:   "call TOOL [JSON|-]",
-		Short: "Call one tool with JSON input (from the argument, or - for stdin)",
-		Args:  cobra.RangeArgs(1, 2),
+		Use:               "call TOOL [JSON|-]",
+		Short:             "Call one tool with JSON input (from the argument, or - for stdin)",
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: completeTools(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			input := []byte("{}")

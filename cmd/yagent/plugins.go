@@ -48,6 +48,7 @@ func newPluginsCmd(g *globals) *cobra.Command {
 the lock's other entries are kept. --reset starts a new lock file holding only
 these pins, keeping the old one beside it as <lock>.bad: the way to repair a lock
 file that cannot be read.`,
+		ValidArgsFunction: completePlugins(g),
 		RunE: func(cmd *cobra.Command, names []string) error {
 			a, err := openApp(cmd, g)
 			if err != nil {
@@ -74,9 +75,10 @@ file that cannot be read.`,
 	}
 	pin.Flags().BoolVar(&reset, "reset", false, "replace the lock file instead of adding to it (the old one is kept as <lock>.bad)")
 	unpin := &cobra.Command{
-		Use:   "unpin NAME...",
-		Short: "Remove the named plugins from the lock file",
-		Args:  cobra.MinimumNArgs(1),
+		Use:               "unpin NAME...",
+		Short:             "Remove the named plugins from the lock file",
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completePlugins(g),
 		RunE: func(cmd *cobra.Command, names []string) error {
 			// The lock file alone is edited: a pin whose binary is gone
 			// can be removed too.

@@ -96,6 +96,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.workspace, "workspace", "w", "", "folder the tools work in (default: the current folder)")
 	pf.StringVarP(&g.profile, "profile", "p", "", "profile name (default: coder)")
+	_ = root.RegisterFlagCompletionFunc("profile", completeProfiles(g))
 	pf.BoolVarP(&g.yolo, "yolo", "y", false, "approve every ask")
 	pf.BoolVarP(&g.fullYolo, "full-yolo", "Y", false, "approve every ask, remove ask_user_for_help, tell the model to decide alone")
 	pf.StringArrayVar(&g.pluginDirs, "plugin-dir", nil, "plugin folder to search (repeatable; replaces the default folders)")

@@ -38,6 +38,7 @@ func newToolsCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "list every tool, Cold ones included")
 	cmd.Flags().StringVar(&format, "format", "table", "table, json, openai or anthropic")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "openai", "anthropic"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
