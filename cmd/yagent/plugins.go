@@ -15,16 +15,40 @@ func newPluginsCmd(g *globals) *cobra.Command {
 		Short: "List plugins, pin and unpin their checksums, verify them against the lock file",
 		Args:  cobra.NoArgs,
 	}
+	var listOut, verifyOut string
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the plugins found, in search order",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(listOut); err != nil {
+				return err
+			}
 			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
 			}
 			defer a.Close(cmd.Context())
+			if listOut == outputJSON {
+				type entry struct {
+					Name    string `json:"name"`
+					Version string `json:"version"`
+					Tools   int    `json:"tools"`
+					Pinned  bool   `json:"pinned"`
+					Refused string `json:"refused,omitempty"`
+					SHA256  string `json:"sha256"`
+					Path    string `json:"path"`
+				}
+				out := []entry{}
+				for _, p := range a.All {
+					e := entry{Name: p.Name, Version: p.Version, Tools: len(p.Specs), Pinned: p.Pinned, SHA256: p.SHA256, Path: p.Path}
+					if p.Refused != nil {
+						e.Refused = p.Refused.Error()
+					}
+					out = append(out, e)
+				}
+				return writeJSON(cmd.OutOrStdout(), out)
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tVERSION\tTOOLS\tPINNED\tSHA256\tPATH")
 			for _, p := range a.All {
@@ -102,6 +126,9 @@ file that cannot be read.`,
 		Short: "Hash every plugin binary again and compare it with the lock file; exit 1 when a pinned one is missing or differs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(verifyOut); err != nil {
+				return err
+			}
 			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
@@ -113,9 +140,31 @@ file that cannot be read.`,
 			}
 			out := cmd.OutOrStdout()
 			bad := 0
-			for _, v := range lock.Verify(a.All, pluginmgr.SHA256File) {
+			verdicts := lock.Verify(a.All, pluginmgr.SHA256File)
+			for _, v := range verdicts {
 				if v.Bad() {
 					bad++
+				}
+			}
+			if verifyOut == outputJSON {
+				type entry struct {
+					Name     string `json:"name"`
+					Path     string `json:"path"`
+					Status   string `json:"status"`
+					Expected string `json:"expected,omitempty"`
+					Actual   string `json:"actual,omitempty"`
+				}
+				list := []entry{}
+				for _, v := range verdicts {
+					list = append(list, entry{Name: v.Name, Path: v.Path, Status: string(v.Status), Expected: v.Expected, Actual: v.Actual})
+				}
+				if err := writeJSON(out, list); err != nil {
+					return err
+				}
+			}
+			for _, v := range verdicts {
+				if verifyOut == outputJSON {
+					break
 				}
 				switch v.Status {
 				case pluginmgr.PinOK:
@@ -138,6 +187,8 @@ file that cannot be read.`,
 			return nil
 		},
 	}
+	outputFlag(list, &listOut)
+	outputFlag(verify, &verifyOut)
 	cmd.AddCommand(list, pin, unpin, verify)
 	cmd.RunE = list.RunE
 	return cmd

@@ -37,7 +37,7 @@ func newToolsCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "list every tool, Cold ones included")
-	cmd.Flags().StringVar(&format, "format", "table", "table, json, openai or anthropic")
+	cmd.Flags().StringVarP(&format, "format", "o", "table", "table, json, openai or anthropic")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"table", "json", "openai", "anthropic"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
