@@ -240,11 +240,20 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	a.All = plugins
 	a.LockFile = lock
 	var sources []surface.Source
+	// Why a plugin's tools are not on the surface, for the answer to a
+	// call of one of them.
+	unloaded := map[string]string{}
+	for _, f := range toolspec.Families() {
+		unloaded[f] = fmt.Sprintf("no plugin folder holds yagent-plugin-%s", f)
+	}
 	for _, p := range plugins {
+		delete(unloaded, p.Name)
 		if p.Refused != nil {
+			unloaded[p.Name] = p.Refused.Error()
 			continue // Load's warnings already say why
 		}
 		if !familyEnabled(prof, p.Name) {
+			unloaded[p.Name] = fmt.Sprintf("profile %s leaves its family off (families: %s)", prof.Name, strings.Join(enabledFamilies(prof), ", "))
 			continue
 		}
 		a.Loaded = append(a.Loaded, p)
@@ -270,6 +279,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		Observer:      adapter.Observers(append(a.observers, opts.Observer)...),
 		Logger:        logger,
 		OnListChanged: a.notifyListChanged,
+		Unloaded:      unloaded,
 	})
 	if err != nil {
 		_ = a.Plugins.Close(ctx)

@@ -59,6 +59,10 @@ type Options struct {
 	Helper flow.Helper
 	// OnListChanged is told when a session loads a Cold tool it had not.
 	OnListChanged func(sess *session.Session)
+	// Unloaded says, per plugin (a first-party plugin is named by its
+	// family), why its tools are not here: refused, its family off, not
+	// found. A call of such a tool is answered with the reason.
+	Unloaded map[string]string
 }
 
 // Skip is a tool left out of the surface, and why.
@@ -81,7 +85,9 @@ type Surface struct {
 	deferred bool
 	skipped  []Skip
 	warnings []string
-	locks    serialLocks
+	// off says why the profile leaves a tool out, by name.
+	off   map[string]string
+	locks serialLocks
 
 	// serialWait, when set (tests), is called when a Serial call must wait
 	// for another call of its session and family.
@@ -217,6 +223,7 @@ func (s *Surface) assemble(cands []candidate) error {
 	if err := checkProfile(prof); err != nil {
 		return err
 	}
+	s.off = map[string]string{}
 	for _, c := range cands {
 		name := c.a.Name()
 		switch {
@@ -229,6 +236,7 @@ func (s *Surface) assemble(cands []candidate) error {
 		case s.opts.FullYolo && name == toolspec.AskUserForHelp:
 			continue // -Y: nobody is there to ask
 		case !s.enabled(c.a):
+			s.off[name] = s.whyOff(c.a)
 			continue // the profile leaves it out
 		}
 		s.adapters[name] = c.a
@@ -293,6 +301,19 @@ func checkProfile(p *config.Profile) error {
 // enabled applies the profile: first-party families must be enabled (other
 // families are external plugins, governed by Grant and Deny alone); Deny
 // wins over Grant; Grant never removes the host-native tools.
+// whyOff says why the profile leaves a out, in the words of its keys.
+func (s *Surface) whyOff(a *adapter.Adapter) string {
+	p := s.opts.Profile
+	fam := a.Family()
+	switch {
+	case len(p.Families) > 0 && slices.Contains(toolspec.Families(), fam) && !slices.Contains(p.Families, fam):
+		return fmt.Sprintf("profile %s leaves its family, %s, off (families: %s)", p.Name, fam, strings.Join(p.Families, ", "))
+	case matchAny(p.Deny, a.Name()):
+		return fmt.Sprintf("profile %s denies it (deny: %s)", p.Name, strings.Join(p.Deny, ", "))
+	}
+	return fmt.Sprintf("profile %s grants only %s", p.Name, strings.Join(p.Grant, ", "))
+}
+
 func (s *Surface) enabled(a *adapter.Adapter) bool {
 	p := s.opts.Profile
 	if p == nil {
@@ -518,6 +539,16 @@ func (s *Surface) Call(ctx context.Context, sess *session.Session, name string, 
 }
 
 func (s *Surface) unknown(name string) *adapter.Result {
+	// A tool that exists but is off here: say why, rather than guess a
+	// spelling.
+	if why, ok := s.off[name]; ok {
+		return &adapter.Result{Code: sdk.CodeUnknownTool, Text: fmt.Sprintf("There is no tool named %q here: %s. Use the tools listed, or ask the user to change the profile.", name, why)}
+	}
+	if st, ok := toolspec.Lookup(name); ok {
+		if why, ok := s.opts.Unloaded[st.Family]; ok {
+			return &adapter.Result{Code: sdk.CodeUnknownTool, Text: fmt.Sprintf("There is no tool named %q here: it is a tool of the %s plugin, which is not loaded: %s. Use the tools listed, or ask the user to fix it.", name, st.Family, why)}
+		}
+	}
 	text := fmt.Sprintf("There is no tool named %q.", name)
 	if sug := Suggest(name, s.names); len(sug) > 0 {
 		text += fmt.Sprintf(" Did you mean %s?", strings.Join(sug, ", "))
