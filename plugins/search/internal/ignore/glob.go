@@ -11,10 +11,10 @@ import (
 // any number of directories, [...] and [!...] are classes, {a,b} are
 // alternatives and \ escapes the next character.
 type Glob struct {
-	src    string
-	kind   globKind
-	lit    string
-	re     *regexp.Regexp
+	src  string
+	kind globKind
+	lit  string
+	re   *regexp.Regexp
 }
 
 type globKind int

@@ -211,4 +211,3 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
-
