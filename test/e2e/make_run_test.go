@@ -26,7 +26,16 @@ func TestMakeRun_StdoutIsMCPAlone(t *testing.T) {
 	// may be running is left alone.
 	cmd := exec.Command("make", "run", "BIN="+t.TempDir(), "WORKSPACE="+t.TempDir())
 	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	// As a user types it in a shell, not as a make that runs this test
+	// (make test) would pass it on: a make started by another prints its
+	// "Entering directory" lines on stdout.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MAKELEVEL=") && !strings.HasPrefix(kv, "MAKEFLAGS=") && !strings.HasPrefix(kv, "MFLAGS=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "HOME="+t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder
