@@ -94,11 +94,7 @@ func TestRunBash_NoBareErrorText(t *testing.T) {
 			if !strings.Contains(text, tt.want) {
 				t.Errorf("text = %q, want it to contain %q", text, tt.want)
 			}
-			for _, bare := range []string{"signal: killed", "exit status", "context deadline exceeded", "context canceled"} {
-				if strings.Contains(text, bare) {
-					t.Errorf("text = %q hands back the bare wait error %q", text, bare)
-				}
-			}
+			noBareWaitError(t, text)
 		})
 	}
 }
@@ -314,11 +310,17 @@ func TestShellWait_NoBareErrorText(t *testing.T) {
 			if !strings.Contains(w.Text, tt.want) {
 				t.Errorf("shell_wait said %q, want it to contain %q", w.Text, tt.want)
 			}
-			for _, bare := range []string{"signal: killed", "exit status", "context deadline exceeded", "context canceled"} {
-				if strings.Contains(w.Text, bare) {
-					t.Errorf("shell_wait said %q, handing back the bare wait error %q", w.Text, bare)
-				}
-			}
+			noBareWaitError(t, w.Text)
 		})
+	}
+}
+
+// noBareWaitError fails t when text hands back a wait error's own words.
+func noBareWaitError(t *testing.T, text string) {
+	t.Helper()
+	for _, bare := range []string{"signal: killed", "exit status", "context deadline exceeded", "context canceled"} {
+		if strings.Contains(text, bare) {
+			t.Errorf("%q hands back the bare wait error %q", text, bare)
+		}
 	}
 }
