@@ -2,7 +2,7 @@
 GO       ?= go
 BIN      := bin
 PLUGINS  := fs shell search browser cognitive
-EXAMPLES := hello hello/clash
+EXAMPLES := hello
 WORKSPACE ?= $(CURDIR)
 PROFILE   ?= full
 

@@ -52,7 +52,7 @@ if ! skipped go; then
 				gobench "$pkg" -bench "$e2e_heavy" -benchtime 1x -count "$HEAVY_COUNT"
 			fi
 			;;
-		./plugins/fs/fstool)
+		./plugins/fs/tools)
 			gobench "$pkg" -bench '^(BenchmarkEdit_10MB|BenchmarkReadFile_4K)$' -count "$COUNT"
 			if ! skipped heavy; then
 				YAGENT_BENCH_READ_SIZE=1G gobench "$pkg" -bench '^BenchmarkReadFile_WindowNearEnd$' -benchtime 2x -count "$HEAVY_COUNT"

@@ -14,8 +14,8 @@ import (
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/host/flow"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/hosttools"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
@@ -56,7 +56,7 @@ type Options struct {
 	Logger   *slog.Logger
 	// Helper routes ask_user_for_help's questions (the authorization
 	// loop); nil = straight to the session's answerer.
-	Helper flow.Helper
+	Helper hosttools.Helper
 	// OnListChanged is told when a session loads a Cold tool it had not.
 	OnListChanged func(sess *session.Session)
 	// Unloaded says, per plugin (a first-party plugin is named by its
@@ -157,8 +157,8 @@ func (s *Surface) rebuild(sources []Source) error {
 			cands = append(cands, candidate{a: a, plugin: src.Plugin})
 		}
 	}
-	exitSpec, exitExec := flow.AgentExit()
-	askSpec, askExec := flow.AskUserForHelp(s.opts.Bus, s.opts.Helper)
+	exitSpec, exitExec := hosttools.AgentExit()
+	askSpec, askExec := hosttools.AskUserForHelp(s.opts.Bus, s.opts.Helper)
 	for _, h := range []struct {
 		spec sdk.Spec
 		exec adapter.Executor
@@ -251,7 +251,7 @@ func (s *Surface) assemble(cands []candidate) error {
 	}
 	if s.deferred {
 		s.demote(prof.Budget())
-		spec, exec := flow.LoadTool(s, s.catalogLines())
+		spec, exec := hosttools.LoadTool(s, s.catalogLines())
 		s.adapters[toolspec.LoadTool] = s.hostAdapter(spec, exec)
 		s.tiers[toolspec.LoadTool] = toolspec.Hot
 	}
@@ -362,7 +362,7 @@ func (s *Surface) demote(budget int) {
 	for {
 		names := s.sortedNames()
 		listed := s.defs(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return s.tiers[n] == toolspec.Cold }), nil)
-		spec, _ := flow.LoadTool(s, s.catalogLines())
+		spec, _ := hosttools.LoadTool(s, s.catalogLines())
 		listed = append(listed, ToolDef{Name: spec.Name, Description: spec.Description, InputSchema: spec.InputSchema})
 		if ListingSize(listed) <= budget {
 			return
@@ -443,11 +443,11 @@ func catalogBrief(a *adapter.Adapter) string {
 	return firstSentence(a.Spec().Description)
 }
 
-func (s *Surface) catalogLines() []flow.CatalogLine {
-	var out []flow.CatalogLine
+func (s *Surface) catalogLines() []hosttools.CatalogLine {
+	var out []hosttools.CatalogLine
 	for _, n := range s.sortedNames() {
 		if s.tiers[n] == toolspec.Cold {
-			out = append(out, flow.CatalogLine{Name: n, Brief: catalogBrief(s.adapters[n])})
+			out = append(out, hosttools.CatalogLine{Name: n, Brief: catalogBrief(s.adapters[n])})
 		}
 	}
 	return out
@@ -565,15 +565,15 @@ func (s *Surface) listChanged(sess *session.Session) {
 	}
 }
 
-// LoadTools implements flow.Loader: the named tools and up to
+// LoadTools implements hosttools.Loader: the named tools and up to
 // maxQueryResults Cold tools matching query, marked loaded for sess.
-func (s *Surface) LoadTools(sess *session.Session, names []string, query string) ([]flow.LoadedTool, []flow.UnknownTool) {
+func (s *Surface) LoadTools(sess *session.Session, names []string, query string) ([]hosttools.LoadedTool, []hosttools.UnknownTool) {
 	var picked []string
-	var unknown []flow.UnknownTool
+	var unknown []hosttools.UnknownTool
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if _, ok := s.adapters[n]; !ok || n == toolspec.LoadTool {
-			unknown = append(unknown, flow.UnknownTool{Name: n, Suggestions: Suggest(n, s.names)})
+			unknown = append(unknown, hosttools.UnknownTool{Name: n, Suggestions: Suggest(n, s.names)})
 			continue
 		}
 		if !slices.Contains(picked, n) {
@@ -586,10 +586,10 @@ func (s *Surface) LoadTools(sess *session.Session, names []string, query string)
 		}
 	}
 	changed := false
-	tools := make([]flow.LoadedTool, 0, len(picked))
+	tools := make([]hosttools.LoadedTool, 0, len(picked))
 	for _, n := range picked {
 		spec := s.adapters[n].Spec()
-		tools = append(tools, flow.LoadedTool{Name: n, Description: spec.Description, InputSchema: spec.InputSchema})
+		tools = append(tools, hosttools.LoadedTool{Name: n, Description: spec.Description, InputSchema: spec.InputSchema})
 		if s.tiers[n] == toolspec.Cold && sess.MarkLoaded(n) {
 			changed = true
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/host/flow"
+	"github.com/yagent/yagent/host/hosttools"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
@@ -191,7 +191,7 @@ func TestSurface_BudgetDemotesWarmOnly(t *testing.T) {
 
 func TestSurface_FullYoloRemovesAskUser(t *testing.T) {
 	t.Parallel()
-	askSpec, askExec := flow.AskUserForHelp(nil, nil)
+	askSpec, askExec := hosttools.AskUserForHelp(nil, nil)
 	for _, fullYolo := range []bool{false, true} {
 		t.Run(fmt.Sprint("FullYolo=", fullYolo), func(t *testing.T) {
 			t.Parallel()

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"os"
-
+	"github.com/yagent/yagent/plugins/cognitive/tools"
 	"github.com/yagent/yagent/sdk"
 )
 
 func main() {
-	sdk.Serve(newPlugin(optionsFrom(sdk.Settings(), os.LookupEnv)))
+	sdk.Serve(tools.Plugin())
 }

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"github.com/yagent/yagent/plugins/fs/fstool"
+	"github.com/yagent/yagent/plugins/fs/tools"
 	"github.com/yagent/yagent/sdk"
 )
 
 func main() {
-	s := fstool.New()
+	s := tools.New()
 	sdk.Serve(sdk.Plugin{Name: "fs", Version: "0.1.0", Tools: s.Tools(), OnSessionEnd: s.EndSession})
 }

@@ -59,7 +59,7 @@ func setup() (int, error) {
 		{yagent, "./cmd/yagent"},
 		{filepath.Join(probeDir, "yagent-plugin-probe"), "./test/e2e/testplugin"},
 		{filepath.Join(binDir, "examples", "yagent-plugin-hello"), "./examples/hello"},
-		{filepath.Join(binDir, "examples", "yagent-plugin-clash"), "./examples/hello/clash"},
+		{filepath.Join(binDir, "examples", "yagent-plugin-clash"), "./test/e2e/testdata/clash"},
 	}
 	for _, fam := range []string{"fs", "shell", "search", "browser", "cognitive"} {
 		if _, err := os.Stat(filepath.Join(repoRoot, "plugins", fam, "main.go")); err == nil {

@@ -1,0 +1,96 @@
+package hosttools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
+)
+
+// CatalogLine is one deferred tool in load_tool's description.
+type CatalogLine struct {
+	Name, Brief string
+}
+
+// LoadedTool is one schema load_tool hands back.
+type LoadedTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// UnknownTool is a name load_tool could not find, with the names it resembles.
+type UnknownTool struct {
+	Name        string   `json:"name"`
+	Suggestions []string `json:"suggestions,omitempty"`
+}
+
+// Loader is what load_tool needs from the surface: find tools by name or
+// keyword and mark them loaded for the session.
+type Loader interface {
+	LoadTools(sess *session.Session, names []string, query string) (tools []LoadedTool, unknown []UnknownTool)
+}
+
+// LoadTool returns load_tool, whose description lists catalog as
+// "name — brief" lines and whose executor asks l.
+func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
+	var b strings.Builder
+	b.WriteString("Load deferred tools by `names` or keyword `query`; they stay listed.")
+	if len(catalog) > 0 {
+		b.WriteString(" Deferred:")
+		for _, c := range catalog {
+			fmt.Fprintf(&b, "\n%s — %s", c.Name, c.Brief)
+		}
+	}
+	spec := bind(toolspec.LoadTool, sdk.Spec{
+		Description: b.String(),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"names":{"type":"array","items":{"type":"string"}},` +
+			`"query":{"type":"string"}` +
+			`},"additionalProperties":false}`),
+	})
+	exec := adapter.ExecutorFunc(func(ctx context.Context, _ sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+		var in struct {
+			Names []string `json:"names"`
+			Query string   `json:"query"`
+		}
+		if err := json.Unmarshal(input, &in); err != nil {
+			return nil, sdk.Errorf(sdk.CodeInvalidInput, "load_tool input does not decode: %v", err)
+		}
+		if len(in.Names) == 0 && strings.TrimSpace(in.Query) == "" {
+			return nil, sdk.Errorf(sdk.CodeInvalidInput, "give names (tool names from the catalog in this tool's description) or a query (keywords)")
+		}
+		sess := session.FromContext(ctx)
+		if sess == nil {
+			sess = session.New("")
+		}
+		tools, unknown := l.LoadTools(sess, in.Names, in.Query)
+		var t strings.Builder
+		for _, lt := range tools {
+			fmt.Fprintf(&t, "## %s\n%s\nInput schema: %s\n\n", lt.Name, lt.Description, lt.InputSchema)
+		}
+		for _, u := range unknown {
+			fmt.Fprintf(&t, "No tool named %q", u.Name)
+			if len(u.Suggestions) > 0 {
+				fmt.Fprintf(&t, " (did you mean %s?)", strings.Join(u.Suggestions, ", "))
+			}
+			t.WriteString(".\n")
+		}
+		data := map[string]any{"tools": tools, "unknown": unknown}
+		if len(tools) == 0 {
+			msg := t.String()
+			if in.Query != "" {
+				msg += fmt.Sprintf("No deferred tool matches %q. The catalog in load_tool's description lists every deferred tool.", in.Query)
+			}
+			return nil, &sdk.ToolError{Code: sdk.CodeNotFound, Message: strings.TrimSpace(msg), Data: data}
+		}
+		t.WriteString("These tools are now loaded: call them directly.")
+		return &sdk.Result{Text: t.String(), Data: data}, nil
+	})
+	return spec, exec
+}
