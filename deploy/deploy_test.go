@@ -24,6 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/yagent/yagent/host/pluginmgr"
+	"github.com/yagent/yagent/internal/testbuild"
 )
 
 // The parts of the manifests these tests read.
@@ -321,11 +322,7 @@ func yagentBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "yagent")
-		cmd := exec.Command("go", "build", "-o", builtBin, "./cmd/yagent")
-		cmd.Dir = ".."
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/yagent: %v\n%s", err, out)
-		}
+		buildErr = testbuild.Build(testbuild.Host(dir))
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/internal/testbuild"
 )
 
 // pluginDir holds the plugins the scripts use, built from source by TestMain.
@@ -50,15 +50,12 @@ func fakeLayers(which string) {
 // the cognitive and hello plugins built from source in $PLUGINS.
 func TestScripts(t *testing.T) {
 	dir := t.TempDir()
-	for name, pkg := range map[string]string{
-		"yagent-plugin-cognitive": "../../plugins/cognitive",
-		"yagent-plugin-hello":     "../../examples/hello",
-		"yagent-plugin-probe":     "../../test/e2e/testplugin",
-	} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("build %s: %v\n%s", pkg, err, out)
-		}
+	if err := testbuild.Build(
+		testbuild.Plugin(dir, "cognitive"),
+		testbuild.Target{Pkg: "./examples/hello", Out: filepath.Join(dir, "yagent-plugin-hello")},
+		testbuild.Target{Pkg: "./test/e2e/testplugin", Out: filepath.Join(dir, "yagent-plugin-probe")},
+	); err != nil {
+		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",

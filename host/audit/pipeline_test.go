@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/internal/testbuild"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -28,14 +28,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, fam := range []string{"fs", "shell", "cognitive"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "yagent-plugin-"+fam), "./plugins/"+fam)
-		cmd.Dir = filepath.Join("..", "..")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build the %s plugin: %v\n%s", fam, err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
+	if err := testbuild.Build(testbuild.Plugins(dir, "fs", "shell", "cognitive")...); err != nil {
+		fmt.Fprintf(os.Stderr, "build the plugins: %v\n", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
 	}
 	pluginDir = dir
 	code := m.Run()

@@ -8,13 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/internal/testbuild"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -43,13 +43,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
-	build := exec.Command(goBin, "build", "-o", filepath.Join(dir, BinaryPrefix+"test"), "./testdata/testplugin")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := testbuild.Build(testbuild.Target{Pkg: "./host/pluginmgr/testdata/testplugin", Out: filepath.Join(dir, BinaryPrefix+"test")}); err != nil {
 		fmt.Fprintf(os.Stderr, "build the test plugin: %v\n", err)
 		os.RemoveAll(dir)
 		os.Exit(1)

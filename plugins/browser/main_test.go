@@ -8,8 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/host/pluginmgr"
+	"github.com/yagent/yagent/internal/testbuild"
 	"github.com/yagent/yagent/plugins/browser/chrome"
 	"github.com/yagent/yagent/sdk"
 )
@@ -42,13 +41,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
-	build := exec.Command(goBin, "build", "-o", filepath.Join(dir, pluginmgr.BinaryPrefix+"browser"), ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
+	if err := testbuild.Build(testbuild.Plugin(dir, "browser")); err != nil {
 		fmt.Fprintf(os.Stderr, "build the browser plugin: %v\n", err)
 		os.RemoveAll(dir)
 		os.Exit(1)

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yagent/yagent/internal/proctest"
+	"github.com/yagent/yagent/internal/testbuild"
 )
 
 // Paths shared by the tests, set by TestMain.
@@ -55,23 +56,14 @@ func setup() (int, error) {
 	yagent = filepath.Join(binDir, "yagent")
 	pluginsDir = filepath.Join(binDir, "plugins")
 	probeDir = filepath.Join(binDir, "probe")
-	builds := [][2]string{
-		{yagent, "./cmd/yagent"},
-		{filepath.Join(probeDir, "yagent-plugin-probe"), "./test/e2e/testplugin"},
-		{filepath.Join(binDir, "examples", "yagent-plugin-hello"), "./examples/hello"},
-		{filepath.Join(binDir, "examples", "yagent-plugin-clash"), "./test/e2e/testdata/clash"},
-	}
-	for _, fam := range []string{"fs", "shell", "search", "browser", "cognitive"} {
-		if _, err := os.Stat(filepath.Join(repoRoot, "plugins", fam, "main.go")); err == nil {
-			builds = append(builds, [2]string{filepath.Join(pluginsDir, "yagent-plugin-"+fam), "./plugins/" + fam})
-		}
-	}
-	for _, b := range builds {
-		cmd := exec.Command("go", "build", "-o", b[0], b[1])
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return 1, fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
-		}
+	builds := append([]testbuild.Target{
+		testbuild.Host(binDir),
+		{Pkg: "./test/e2e/testplugin", Out: filepath.Join(probeDir, "yagent-plugin-probe")},
+		{Pkg: "./examples/hello", Out: filepath.Join(binDir, "examples", "yagent-plugin-hello")},
+		{Pkg: "./test/e2e/testdata/clash", Out: filepath.Join(binDir, "examples", "yagent-plugin-clash")},
+	}, testbuild.Plugins(pluginsDir)...)
+	if err := testbuild.Build(builds...); err != nil {
+		return 1, err
 	}
 	return 0, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yagent/yagent/internal/testbuild"
 )
 
 // managedDirEnv names the variable through which a test build of yagent
@@ -74,19 +75,12 @@ func setup() (int, error) {
 		return 1, err
 	}
 	yagent = filepath.Join(binDir, "yagent")
-	builds := [][]string{
-		{"-ldflags", managedSeamFlag, "-o", yagent, "./cmd/yagent"},
-		{"-o", filepath.Join(binDir, "hostile", "yagent-plugin-naive"), "./test/hostile/testplugin"},
-	}
-	for _, fam := range []string{"fs", "shell", "search", "browser", "cognitive"} {
-		builds = append(builds, []string{"-o", filepath.Join(binDir, "plugins", "yagent-plugin-"+fam), "./plugins/" + fam})
-	}
-	for _, b := range builds {
-		cmd := exec.Command("go", append([]string{"build"}, b...)...)
-		cmd.Dir = repoRoot
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return 1, fmt.Errorf("go build %v: %v\n%s", b, err, out)
-		}
+	builds := append([]testbuild.Target{
+		testbuild.Host(binDir, "-ldflags", managedSeamFlag),
+		{Pkg: "./test/hostile/testplugin", Out: filepath.Join(binDir, "hostile", "yagent-plugin-naive")},
+	}, testbuild.Plugins(filepath.Join(binDir, "plugins"))...)
+	if err := testbuild.Build(builds...); err != nil {
+		return 1, err
 	}
 	return 0, nil
 }

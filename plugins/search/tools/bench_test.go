@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/yagent/yagent/internal/testbuild"
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 	"github.com/yagent/yagent/plugins/search/internal/nav"
 )
@@ -90,10 +91,8 @@ func BenchmarkFindReferencesSandbox(b *testing.B) {
 		b.Skip("the go command is needed to type-check")
 	}
 	loader := filepath.Join(b.TempDir(), "yagent-plugin-search")
-	build := exec.Command("go", "build", "-o", loader, "./plugins/search")
-	build.Dir = filepath.Join("..", "..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build ./plugins/search: %v\n%s", err, out)
+	if err := testbuild.Build(testbuild.Target{Pkg: "./plugins/search", Out: loader}); err != nil {
+		b.Fatal(err)
 	}
 	ws := testdataDir(b, "gomod")
 	tool := FindReferences(Config{LookPath: lookPath(), GoLoader: loader})
