@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -52,7 +53,16 @@ type StdioTransport struct {
 	MaxFrame int
 	// Logger is told about each bad frame; nil discards.
 	Logger *slog.Logger
+	// DrainTimeout bounds how long the end of In waits for the requests
+	// still in flight to be answered; 0 means DefaultDrainTimeout.
+	DrainTimeout time.Duration
 }
+
+// DefaultDrainTimeout bounds the wait, at the end of stdin, for the answers
+// of the requests already read. A client that writes its requests and
+// closes its end (`yagent serve < requests.jsonl`) gets every answer; one
+// whose call outlasts this bound loses that answer, and the session ends.
+const DefaultDrainTimeout = 30 * time.Second
 
 // Connect implements mcp.Transport.
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
@@ -71,12 +81,20 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	drain := t.DrainTimeout
+	if drain <= 0 {
+		drain = DefaultDrainTimeout
+	}
 	c := &frontConn{
 		in:       in,
 		out:      out,
 		logger:   logger,
+		drain:    drain,
 		incoming: make(chan readResult),
 		closed:   make(chan struct{}),
+		pending:  map[jsonrpc.ID]struct{}{},
+		asked:    map[jsonrpc.ID]struct{}{},
+		idle:     make(chan struct{}, 1),
 	}
 	go c.readLoop(newFrameReader(in, limit))
 	return c, nil
@@ -89,20 +107,118 @@ type readResult struct {
 
 // frontConn is one connection of StdioTransport. Lines are read on a
 // goroutine of their own so that Close unblocks Read.
+//
+// The end of In is held back from the SDK until every request read so far
+// has been answered: the SDK ends the session, and cancels the calls in
+// flight, on the first read error.
 type frontConn struct {
 	in       io.Reader
 	out      io.Writer
 	logger   *slog.Logger
+	drain    time.Duration
 	incoming chan readResult
 	closed   chan struct{}
 	once     sync.Once
 	writeMu  sync.Mutex
+
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]struct{} // the client's requests not yet answered
+	asked   map[jsonrpc.ID]struct{} // our requests the client has not answered
+	ended   bool                    // In has ended
+	idle    chan struct{}           // signalled when, In ended, waiting is pointless
+}
+
+// track records a message crossing the connection: inbound when the client
+// sent it, outbound when the server did.
+func (c *frontConn) track(msg jsonrpc.Message, inbound bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !m.ID.IsValid() {
+			if inbound && m.Method == "notifications/cancelled" {
+				// A cancelled request may go unanswered.
+				if id, ok := cancelledID(m.Params); ok {
+					delete(c.pending, id)
+					break
+				}
+			}
+			return
+		}
+		if inbound {
+			c.pending[m.ID] = struct{}{}
+		} else {
+			c.asked[m.ID] = struct{}{}
+		}
+	case *jsonrpc.Response:
+		if inbound {
+			delete(c.asked, m.ID)
+		} else {
+			delete(c.pending, m.ID)
+		}
+	}
+	if c.ended && c.pointless() {
+		select {
+		case c.idle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// cancelledID is the request a notifications/cancelled names.
+func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return jsonrpc.ID{}, false
+	}
+	v, err := parseID(p.RequestID)
+	if err != nil || v == nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := requestID(v)
+	return id, err == nil
+}
+
+// pointless says whether waiting longer for answers can change anything:
+// nothing is in flight, or a call waits on a question to a client that can
+// no longer answer. c.mu is held.
+func (c *frontConn) pointless() bool {
+	return len(c.pending) == 0 || len(c.asked) > 0
+}
+
+// awaitDrain waits, In having ended, until the requests in flight are
+// answered, the drain bound passes or the connection closes.
+func (c *frontConn) awaitDrain() {
+	c.mu.Lock()
+	c.ended = true
+	done, n := c.pointless(), len(c.pending)
+	c.mu.Unlock()
+	if done {
+		return
+	}
+	c.logger.Debug("stdin ended; answering the requests in flight", "requests", n, "bound", c.drain)
+	t := time.NewTimer(c.drain)
+	defer t.Stop()
+	select {
+	case <-c.idle:
+	case <-t.C:
+		c.mu.Lock()
+		n = len(c.pending)
+		c.mu.Unlock()
+		c.logger.Warn("stdin ended and requests are still unanswered; ending the session", "requests", n, "waited", c.drain)
+	case <-c.closed:
+	}
 }
 
 func (c *frontConn) readLoop(fr *frameReader) {
 	for {
 		f, err := fr.next()
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				c.awaitDrain()
+			}
 			select {
 			case c.incoming <- readResult{err: err}:
 			case <-c.closed:
@@ -124,6 +240,7 @@ func (c *frontConn) readLoop(fr *frameReader) {
 		if msg == nil {
 			continue // a blank line
 		}
+		c.track(msg, true)
 		select {
 		case c.incoming <- readResult{msg: msg}:
 		case <-c.closed:
@@ -153,7 +270,11 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
-	return c.writeRaw(b)
+	if err := c.writeRaw(b); err != nil {
+		return err
+	}
+	c.track(msg, false)
+	return nil
 }
 
 func (c *frontConn) writeRaw(b []byte) error {

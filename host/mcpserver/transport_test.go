@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -326,3 +329,119 @@ func TestToCallResult_DataGoesOutAsSent(t *testing.T) {
 		t.Errorf("result %s does not carry the data %s as sent", b, data)
 	}
 }
+
+// TestStdioTransport_EndOfInputAnswersCallsInFlight: a client that writes
+// its requests and closes stdin gets every answer; the call in flight is
+// not cancelled by the end of input.
+func TestStdioTransport_EndOfInputAnswersCallsInFlight(t *testing.T) {
+	t.Parallel()
+	entered, release := make(chan struct{}), make(chan struct{})
+	cancelled := make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(entered)
+			select {
+			case <-release:
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+			case <-ctx.Done():
+				close(cancelled)
+				return nil, ctx.Err()
+			}
+		})
+	draining := make(chan struct{})
+	logger := slog.New(signalHandler{msg: "stdin ended; answering the requests in flight", ch: draining, once: new(sync.Once)})
+	inR, inW := io.Pipe()
+	var out bytes.Buffer
+	run := make(chan error, 1)
+	go func() { run <- srv.Run(context.Background(), &StdioTransport{In: inR, Out: &out, Logger: logger}) }()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}`+"\n")
+	<-entered
+	inW.Close()
+	select {
+	case <-draining:
+	case <-cancelled:
+		t.Fatal("the end of stdin cancelled the call in flight")
+	case <-time.After(10 * time.Second):
+		t.Fatal("no drain 10s after stdin ended")
+	}
+	close(release)
+	select {
+	case err := <-run:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return 10s after the last answer")
+	}
+	if !strings.Contains(out.String(), `"id":2,"result":{"content":[{"type":"text","text":"done"}]}`) {
+		t.Errorf("the call's answer is not on stdout:\n%s", out.String())
+	}
+}
+
+// TestStdioTransport_EndOfInputWaitsOnlyWhenAnAnswerCanCome: the end of
+// stdin is passed on at once when nothing is in flight, when the request
+// in flight was cancelled, and when a call waits on a question the client
+// can no longer answer.
+func TestStdioTransport_EndOfInputWaitsOnlyWhenAnAnswerCanCome(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		in    string
+		reads int
+		ask   bool
+	}{
+		"nothing in flight": {in: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, reads: 1},
+		"cancelled": {in: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, reads: 2},
+		"asked the client": {in: `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}}`, reads: 1, ask: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			conn, err := (&StdioTransport{In: strings.NewReader(tc.in + "\n"), Out: io.Discard, DrainTimeout: time.Hour}).Connect(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			for range tc.reads {
+				if _, err := conn.Read(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.ask {
+				id, _ := jsonrpc.MakeID(float64(100))
+				if err := conn.Write(context.Background(), &jsonrpc.Request{ID: id, Method: "elicitation/create"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			done := make(chan error, 1)
+			go func() { _, err := conn.Read(context.Background()); done <- err }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, io.EOF) {
+					t.Errorf("want io.EOF, got %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the end of stdin is held back with no answer to wait for")
+			}
+		})
+	}
+}
+
+// signalHandler closes ch when a record with msg is logged.
+type signalHandler struct {
+	msg  string
+	ch   chan struct{}
+	once *sync.Once
+}
+
+func (h signalHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h signalHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.once.Do(func() { close(h.ch) })
+	}
+	return nil
+}
+func (h signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h signalHandler) WithGroup(string) slog.Handler      { return h }
