@@ -556,7 +556,25 @@ func (s *Surface) unknown(name string) *adapter.Result {
 	if s.deferred {
 		text += " Deferred tools are listed in load_tool's description; load_tool with a query finds them."
 	}
+	// A custom plugin that did not load may be the one that has it: its
+	// tools are not known until it runs.
+	if custom := s.unloadedCustom(); custom != "" {
+		text += " Plugins not loaded here, whose tools are unknown: " + custom + "."
+	}
 	return &adapter.Result{Code: sdk.CodeUnknownTool, Text: text}
+}
+
+// unloadedCustom names each custom plugin Options.Unloaded holds, with
+// its reason, sorted.
+func (s *Surface) unloadedCustom() string {
+	var out []string
+	for name, why := range s.opts.Unloaded {
+		if !slices.Contains(toolspec.Families(), name) {
+			out = append(out, fmt.Sprintf("%s (%s)", name, why))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
 }
 
 func (s *Surface) listChanged(sess *session.Session) {
