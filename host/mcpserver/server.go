@@ -15,7 +15,6 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
-	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -151,14 +150,12 @@ const sessionEndGrace = 10 * time.Second
 // Cold tool was loaded).
 //
 // The SDK sends list_changed to every connection when a tool is (re)added;
-// re-adding load_tool's unchanged definition is how a change is signalled.
-// Connections whose own list did not change re-list and see the same tools.
+// re-adding one unchanged definition, whichever it is, is how a change is
+// signalled. Connections whose own list did not change re-list and see the
+// same tools.
 func (s *Server) NotifyListChanged(*session.Session) {
-	for _, def := range s.surf.All() {
-		if def.Name == toolspec.LoadTool {
-			s.server.AddTool(toMCPTool(def), s.handle)
-			return
-		}
+	if defs := s.surf.All(); len(defs) > 0 {
+		s.server.AddTool(toMCPTool(defs[0]), s.handle)
 	}
 }
 
