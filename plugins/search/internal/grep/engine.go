@@ -131,12 +131,16 @@ type globSet struct {
 	positives int
 }
 
-// compileGlobs compiles globs; a glob containing commas outside braces is
-// taken as a list.
+// compileGlobs compiles globs; a glob containing commas outside braces and
+// bracket classes is taken as a list (ignore.SplitTopLevel).
 func compileGlobs(raw []string) (*globSet, error) {
 	var list []string
 	for _, g := range raw {
-		list = append(list, splitGlobList(g)...)
+		for _, part := range ignore.SplitTopLevel(g) {
+			if part = strings.TrimSpace(part); part != "" {
+				list = append(list, part)
+			}
+		}
 	}
 	if len(list) == 0 {
 		return nil, nil
@@ -160,32 +164,6 @@ func compileGlobs(raw []string) (*globSet, error) {
 		}
 	}
 	return gs, nil
-}
-
-func splitGlobList(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				if t := strings.TrimSpace(s[start:i]); t != "" {
-					out = append(out, t)
-				}
-				start = i + 1
-			}
-		}
-	}
-	if t := strings.TrimSpace(s[start:]); t != "" {
-		out = append(out, t)
-	}
-	return out
 }
 
 // keep decides an entry below the root by the globs: the last matching glob

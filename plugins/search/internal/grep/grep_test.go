@@ -74,6 +74,8 @@ var searchCases = []struct {
 		"important.log:1:hello from log"}},
 	{name: "glob list", q: Query{Pattern: "hello", Globs: []string{"*.go,*.md"}}, want: []string{
 		"deep/er/nest.go:3:func hello() {}", "sub/keep.md:1:hello keep"}},
+	{name: "glob list keeps a class's comma", q: Query{Pattern: "hello", Globs: []string{"*.[g,]o, *.md"}}, want: []string{
+		"deep/er/nest.go:3:func hello() {}", "sub/keep.md:1:hello keep"}},
 	{name: "hidden", q: Query{Pattern: "hello", Hidden: true}, want: append([]string{".dotfile:1:hello dot", ".hidden/h.txt:1:hello hidden"}, helloAll...)},
 	{name: "context", q: Query{Pattern: "needle", Context: 1}, want: []string{
 		"ctx.txt-2-line 2", "ctx.txt:3:needle 3", "ctx.txt-4-line 4", "ctx.txt:5:needle 5", "ctx.txt-6-line 6", "--",

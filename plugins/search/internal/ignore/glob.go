@@ -110,7 +110,7 @@ func globToRegexp(p string) (string, error) {
 			if end < 0 {
 				return "", fmt.Errorf("glob %q: '{' at byte %d is never closed; escape it as \\{", p, i)
 			}
-			alts := splitTopLevel(p[i+1 : end])
+			alts := SplitTopLevel(p[i+1 : end])
 			b.WriteString("(?:")
 			for k, alt := range alts {
 				if k > 0 {
@@ -184,12 +184,11 @@ func writeClassChar(b *strings.Builder, c byte) {
 	b.WriteByte(c)
 }
 
+// matchingBrace returns the index of the } closing the { at open, or -1.
 func matchingBrace(p string, open int) int {
 	depth := 0
-	for i := open; i < len(p); i++ {
+	for i := open; i < len(p); i += atomLen(p, i) {
 		switch p[i] {
-		case '\\':
-			i++
 		case '{':
 			depth++
 		case '}':
@@ -202,17 +201,23 @@ func matchingBrace(p string, open int) int {
 	return -1
 }
 
-func splitTopLevel(s string) []string {
+// SplitTopLevel splits s at the commas that stand outside braces, bracket
+// classes and escapes: "a,{b,c},[,]" is "a", "{b,c}" and "[,]". It is the
+// one splitter of brace alternatives and of comma-separated glob lists.
+// Parts are returned as they are, empty ones too ("{a,}" has two
+// alternatives). An unclosed { keeps the rest in one part, for CompileGlob
+// to report; a } closing nothing and an unclosed [ are plain characters.
+func SplitTopLevel(s string) []string {
 	var out []string
 	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); i += atomLen(s, i) {
 		switch s[i] {
-		case '\\':
-			i++
 		case '{':
 			depth++
 		case '}':
-			depth--
+			if depth > 0 {
+				depth--
+			}
 		case ',':
 			if depth == 0 {
 				out = append(out, s[start:i])
@@ -221,4 +226,20 @@ func splitTopLevel(s string) []string {
 		}
 	}
 	return append(out, s[start:])
+}
+
+// atomLen is the length of the escape or closed bracket class at p[i:],
+// 1 for any other byte: braces and commas inside those are not syntax.
+func atomLen(p string, i int) int {
+	switch p[i] {
+	case '\\':
+		if i+1 < len(p) {
+			return 2
+		}
+	case '[':
+		if _, n, ok := globClass(p[i:]); ok {
+			return n
+		}
+	}
+	return 1
 }
