@@ -37,7 +37,9 @@ func decide(name string, m map[string]int) {
 	_, _ = strings.CutPrefix(name, "write_")       // want: strings call
 	_ = m[exitName]                                // want: index
 	m["todo_"] = 1                                 // want: index
-	_ = []string{"read_file"}                      // want: literal
+	_ = []string{"read_file"}                      // want: list element
+	_ = [...]string{1: exitName}                   // want: list element
+	_ = fmt.Sprint("read_file")                    // want: literal
 	_ = "grep"                                     //yagent:not-a-tool-name the program
 }
 
@@ -48,6 +50,8 @@ func allowed(name string, st toolspec.Static, m map[string]int) {
 	_ = name == "browser"
 	_ = strings.HasPrefix(name, "x_")
 	_ = m[name]
+	_ = toolspec.Static{Name: toolspec.LoadTool}
+	_ = []string{toolspec.FamilyBrowser, "x_"}
 	_ = strings.Contains(name, "_")
 	switch st.Family {
 	case toolspec.FamilyShell:
