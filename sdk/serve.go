@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -87,7 +88,9 @@ type ServeOptions struct {
 //
 // Serve logs through go-hclog as JSON on stderr, at the level in
 // YAGENT_PLUGIN_LOG_LEVEL, and makes that logger hclog's default so tools
-// can use hclog.L(). An invalid Plugin (no name, duplicate or invalid specs)
+// can use hclog.L(); slog's default logger (and with it the log package's)
+// writes through it too. The host names the lines by the plugin and writes
+// them in its own format. An invalid Plugin (no name, duplicate or invalid specs)
 // is reported on stderr and exits with status 1. Run by hand, the binary
 // says it is a plugin and exits. When the host is gone (SIGTERM, which the
 // host has the kernel send on its death, or a change of parent) Serve runs
@@ -100,6 +103,7 @@ func Serve(p Plugin) {
 		JSONFormat: true,
 	})
 	hclog.SetDefault(logger)
+	slog.SetDefault(slog.New(NewSlogHandler(logger)))
 	if err := detachStdin(); err != nil {
 		logger.Warn("stdin still shared with the host", "error", err)
 	}
