@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
@@ -56,8 +54,12 @@ type Options struct {
 	Overrides map[string]any
 	// Log receives the host's and the plugins' logs; nil = discarded.
 	Log io.Writer
-	// LogLevel is "debug", "info", "warn" (default) or "error".
+	// LogLevel is hclog's: "trace", "debug", "info", "warn" (default),
+	// "error" or "off".
 	LogLevel string
+	// LogFormat is "text" (default: hclog's lines) or "json" (one JSON
+	// object a line), for the host's lines and the plugins' alike.
+	LogFormat string
 	// ProbeSandbox reports the kernel layers and the cgroup v2 folder; nil
 	// = sandbox.Probe and cgroup.Root (tests play other machines).
 	ProbeSandbox func() (sandbox.Layers, string, error)
@@ -127,16 +129,11 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	prof := loaded.Profile
 	startWarnings = append(startWarnings, loaded.Warnings...)
 
-	logOut := opts.Log
-	if logOut == nil {
-		logOut = io.Discard
+	logs, err := newLoggers(opts.Log, opts.LogLevel, opts.LogFormat)
+	if err != nil {
+		return nil, err
 	}
-	level := opts.LogLevel
-	if level == "" {
-		level = "warn"
-	}
-	hlog := hclog.NewInterceptLogger(&hclog.LoggerOptions{Name: "yagent", Output: logOut, Level: hclog.LevelFromString(level)})
-	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slogLevel(level)}))
+	hlog, logger := logs.plugins, logs.slog
 
 	a := &App{Workspace: ws, Profile: prof, logger: logger, Warnings: startWarnings}
 	probe := opts.ProbeSandbox
@@ -467,16 +464,4 @@ func familyEnabled(p *config.Profile, name string) bool {
 		}
 	}
 	return false
-}
-
-func slogLevel(s string) slog.Level {
-	switch strings.ToLower(s) {
-	case "debug", "trace":
-		return slog.LevelDebug
-	case "info":
-		return slog.LevelInfo
-	case "error":
-		return slog.LevelError
-	}
-	return slog.LevelWarn
 }
