@@ -40,9 +40,10 @@ var mcpLevels = map[hclog.Level]string{
 }
 
 // loggerName names who wrote a record: a plugin's lines come under
-// "yagent.plugin.yagent-plugin-<name>", the plugin name alone is enough.
+// "yagent.<name>", the plugin name alone is enough; the host's own are
+// "yagent".
 func loggerName(name string) string {
-	if _, plugin, ok := strings.Cut(name, "yagent-plugin-"); ok {
+	if plugin, ok := strings.CutPrefix(name, "yagent."); ok {
 		return plugin
 	}
 	return name

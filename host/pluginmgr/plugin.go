@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -347,7 +348,7 @@ func (p *Plugin) launch() (*instance, error) {
 	cmd.Env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") }), "PWD="+dir)
 	setParentDeathSignal(cmd)
 	tail := &stderrTail{}
-	logger := p.m.logger.Named("plugin")
+	logger := newPluginLogger(p.m.logger, p.Name, filepath.Base(p.Path))
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.ClientPluginSet(&pluginHost{p: p}),
@@ -360,8 +361,8 @@ func (p *Plugin) launch() (*instance, error) {
 		StartTimeout:     startTimeout,
 		Logger:           logger,
 		Stderr:           tail,
-		SyncStdout:       logger.Named(p.Name + ".stdout").StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
-		SyncStderr:       logger.Named(p.Name + ".stderr").StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+		SyncStdout:       logger.Named("stdout").StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+		SyncStderr:       logger.Named("stderr").StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
 	})
 	inst := &instance{client: client, tail: tail}
 	watching := false // the folder goes when the process does
