@@ -394,8 +394,8 @@ func (s *Surface) sortedNames() []string {
 }
 
 func (s *Surface) skip(tool, plugin, reason string) {
+	// Not logged: Skipped reports it, and the host warns of it once.
 	s.skipped = append(s.skipped, Skip{Tool: tool, Plugin: plugin, Reason: reason})
-	s.logger.Warn("tool skipped", "tool", tool, "plugin", plugin, "reason", reason)
 }
 
 func (s *Surface) warn(msg string) {

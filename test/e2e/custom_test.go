@@ -18,6 +18,9 @@ func TestCustomPlugin_ClashAndTrust(t *testing.T) {
 	if !strings.Contains(out, "skipped tool read_file of plugin clash") {
 		t.Errorf("the clash with read_file is not reported:\n%s", out)
 	}
+	if n := clashLines(out); n != 1 {
+		t.Errorf("yagent tools: the skipped read_file of plugin clash is told of in %d lines, want 1:\n%s", n, out)
+	}
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)
 		if len(f) >= 3 && f[0] == "read_file" && f[2] != "fs" {
@@ -33,6 +36,10 @@ func TestCustomPlugin_ClashAndTrust(t *testing.T) {
 	if !r.IsError || code(r) != "needs_auth" {
 		t.Fatalf("unpinned clash_probe: want needs_auth, got isError=%v code=%q %q", r.IsError, code(r), text(r))
 	}
+	// serve is past its start-up: its warnings are all written.
+	if errs := c.stderr.String(); clashLines(errs) != 1 {
+		t.Errorf("yagent serve: the skipped read_file of plugin clash is told of in %d lines, want 1:\n%s", clashLines(errs), errs)
+	}
 
 	if out, err := e.cli("plugins", "pin", "clash"); err != nil {
 		t.Fatalf("pin clash: %v\n%s", err, out)
@@ -42,4 +49,16 @@ func TestCustomPlugin_ClashAndTrust(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("pinned clash_probe reading inside the workspace: code=%q %q", code(r), text(r))
 	}
+}
+
+// clashLines counts the lines of out that tell of plugin clash's read_file,
+// whatever their wording: a warning, a log line.
+func clashLines(out string) int {
+	n := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "read_file") && strings.Contains(l, "clash") {
+			n++
+		}
+	}
+	return n
 }
