@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -24,6 +25,7 @@ type globals struct {
 	fullYolo   bool
 	pluginDirs []string
 	logLevel   string
+	logFormat  string
 	sandbox    string
 }
 
@@ -43,6 +45,7 @@ func (g *globals) appOptions(log io.Writer) app.Options {
 		PluginDirs: nilIfEmpty(g.pluginDirs),
 		Log:        log,
 		LogLevel:   g.logLevel,
+		LogFormat:  g.logFormat,
 		// A seam the CLI tests replace.
 		ProbeSandbox: probeLayers,
 	}
@@ -103,9 +106,14 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.sandbox, "sandbox", "", "contain commands in the kernel sandbox: on, off (the guard's check only) or required (refuse where a layer is missing); default: the profile's")
 	pf.StringVar(&g.logLevel, "log-level", "warn", "log level on stderr: "+strings.Join(logLevels, ", "))
 	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions(logLevels, cobra.ShellCompDirectiveNoFileComp))
+	pf.StringVar(&g.logFormat, "log-format", "text", "log format on stderr, the host's and the plugins' lines alike: text, or json (one JSON object a line; the start-up warnings and serve's banner become records too)")
+	_ = root.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions(app.LogFormats, cobra.ShellCompDirectiveNoFileComp))
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if !slices.Contains(logLevels, g.logLevel) {
 			return fmt.Errorf("--log-level %q is not a level: give one of %s", g.logLevel, strings.Join(logLevels, ", "))
+		}
+		if !slices.Contains(app.LogFormats, g.logFormat) {
+			return fmt.Errorf("--log-format %q is not a format: give one of %s", g.logFormat, strings.Join(app.LogFormats, ", "))
 		}
 		return nil
 	}
@@ -130,7 +138,18 @@ func openApp(cmd *cobra.Command, g *globals) (*app.App, error) {
 		return nil, err
 	}
 	for _, w := range a.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "yagent: warning:", w)
+		g.say(cmd, a, slog.LevelWarn, "yagent: warning: ", w)
 	}
 	return a, nil
+}
+
+// say writes one of the CLI's own lines on stderr: prefix and msg as text
+// or, under --log-format json, msg as a host log record at level, so that
+// stderr stays one JSON object a line (and --log-level applies to it).
+func (g *globals) say(cmd *cobra.Command, a *app.App, level slog.Level, prefix, msg string) {
+	if g.logFormat == "json" {
+		a.Logger().Log(cmd.Context(), level, msg)
+		return
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), prefix+msg)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -66,7 +67,6 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 				return serveHTTP(cmd, g, hf)
 			}
 			ctx := cmd.Context()
-			stderr := cmd.ErrOrStderr()
 			a, err := openApp(cmd, g)
 			if err != nil {
 				return err
@@ -74,8 +74,8 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 			defer a.Close(context.WithoutCancel(ctx))
 			srv := newMCPServer(a, 0)
 			defer srv.Close()
-			fmt.Fprintln(stderr, banner(a))
-			fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
+			g.say(cmd, a, slog.LevelInfo, "", banner(a))
+			g.say(cmd, a, slog.LevelInfo, "yagent: ", a.SandboxStatus)
 			defer killOnSecondInterrupt(a)()
 
 			err = srv.Run(ctx, &mcpserver.StdioTransport{Logger: a.Logger()})
@@ -251,8 +251,8 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	srv := newMCPServer(a, hf.sessionCalls)
 	defer srv.Close()
 	front.Attach(srv)
-	fmt.Fprintln(stderr, banner(a))
-	fmt.Fprintln(stderr, "yagent:", a.SandboxStatus)
+	g.say(cmd, a, slog.LevelInfo, "", banner(a))
+	g.say(cmd, a, slog.LevelInfo, "yagent: ", a.SandboxStatus)
 	defer killOnSecondInterrupt(a)()
 
 	select {
