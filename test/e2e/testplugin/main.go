@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"strconv"
 	"sync"
@@ -33,16 +34,21 @@ func main() {
 				}
 				return "stepped " + strconv.Itoa(in.N), nil
 			}),
-		sdk.NewTool(sdk.Spec{Name: "probe_warn", Description: "Log a warning with text, naming the call's session when asked.", Effect: sdk.EffectNone},
+		sdk.NewTool(sdk.Spec{Name: "probe_warn", Description: "Log a warning with text, naming the call's session when asked, through hclog or log/slog.", Effect: sdk.EffectNone},
 			func(ctx context.Context, in struct {
 				Text        string `json:"text"`
 				NameSession bool   `json:"name_session,omitempty"`
+				Slog        bool   `json:"slog,omitempty"`
 			}) (string, error) {
 				args := []any{"text", in.Text}
 				if in.NameSession {
 					args = append(args, "session", sdk.CallFrom(ctx).SessionID)
 				}
-				hclog.L().Warn("probe warning", args...)
+				if in.Slog {
+					slog.Warn("probe warning", args...)
+				} else {
+					hclog.L().Warn("probe warning", args...)
+				}
 				return "logged", nil
 			}),
 		sdk.NewTool(sdk.Spec{Name: "probe_stdin", Description: "Try to read the plugin's stdin.", Effect: sdk.EffectNone},
