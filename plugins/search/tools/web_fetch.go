@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yagent/yagent/internal/clock"
 	"github.com/yagent/yagent/plugins/search/internal/fetch"
 	"github.com/yagent/yagent/sdk"
 )
@@ -60,7 +61,7 @@ func runWebFetch(ctx context.Context, cfg Config, in webFetchInput) (*sdk.Result
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone() // as fetch does
 	}
-	opts.Transport = &progressTransport{base: base, p: &fetchProgress{ctx: ctx, now: fetchNow}}
+	opts.Transport = &progressTransport{base: base, p: &fetchProgress{ctx: ctx, now: fetchClock.Now}}
 	page, err := fetch.Fetch(ctx, in.URL, opts)
 	var se *fetch.StatusError
 	var other *fetch.OtherHostError
@@ -117,16 +118,8 @@ func head(s string, n int) string {
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
 
-// The clock of web_fetch's progress: tests replace them.
-var (
-	fetchNow = time.Now
-	// fetchTicker returns a channel ticking every d, with the time of each
-	// tick, and a function that stops it.
-	fetchTicker = func(d time.Duration) (<-chan time.Time, func()) {
-		t := time.NewTicker(d)
-		return t.C, t.Stop
-	}
-)
+// fetchClock is the clock of web_fetch's progress: tests replace it.
+var fetchClock clock.Clock = clock.Real{}
 
 // fetchEvery is how often at most web_fetch reports the download;
 // fetchBeat how often it says it still waits for an answer.
@@ -190,22 +183,10 @@ func (t *progressTransport) RoundTrip(req *http.Request) (*http.Response, error)
 func (p *fetchProgress) waiting(host string) (stop func()) {
 	p.report("connecting to "+host, 0, 0, false)
 	start := p.now()
-	tick, stopTicker := fetchTicker(fetchBeat)
-	quit, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		defer stopTicker()
-		for {
-			select {
-			case <-quit:
-				return
-			case now := <-tick:
-				waited := strings.TrimSuffix(fmt.Sprintf("%.1f", now.Sub(start).Seconds()), ".0")
-				p.report(fmt.Sprintf("waiting for %s to answer (%s s)", host, waited), 0, 0, false)
-			}
-		}
-	}()
-	return func() { close(quit); <-done }
+	return clock.Every(fetchClock, fetchBeat, func(now time.Time) {
+		waited := strings.TrimSuffix(fmt.Sprintf("%.1f", now.Sub(start).Seconds()), ".0")
+		p.report(fmt.Sprintf("waiting for %s to answer (%s s)", host, waited), 0, 0, false)
+	})
 }
 
 // progressBody reports the bytes read of an answer's body; it is read by

@@ -21,15 +21,26 @@ import (
 // tick on tick (nil: never) until the test ends. Tests calling it are not
 // parallel: the clock is the package's.
 func useFetchClock(t *testing.T, now func() time.Time, tick chan time.Time) (tickers, stops *atomic.Int32) {
-	oldNow, oldTicker := fetchNow, fetchTicker
-	tickers, stops = &atomic.Int32{}, &atomic.Int32{}
-	fetchNow = now
-	fetchTicker = func(time.Duration) (<-chan time.Time, func()) {
-		tickers.Add(1)
-		return tick, func() { stops.Add(1) }
-	}
-	t.Cleanup(func() { fetchNow, fetchTicker = oldNow, oldTicker })
-	return tickers, stops
+	old := fetchClock
+	c := &testClock{now: now, tick: tick, tickers: &atomic.Int32{}, stops: &atomic.Int32{}}
+	fetchClock = c
+	t.Cleanup(func() { fetchClock = old })
+	return c.tickers, c.stops
+}
+
+// testClock tells the time from now and ticks on tick, counting the
+// tickers made and stopped.
+type testClock struct {
+	now            func() time.Time
+	tick           chan time.Time
+	tickers, stops *atomic.Int32
+}
+
+func (c *testClock) Now() time.Time { return c.now() }
+
+func (c *testClock) Ticker(time.Duration) (<-chan time.Time, func()) {
+	c.tickers.Add(1)
+	return c.tick, func() { c.stops.Add(1) }
 }
 
 // frozen is a clock that never moves; stepping moves by step at each look.
