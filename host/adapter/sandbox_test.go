@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
@@ -72,7 +73,7 @@ func TestAdapterCall_SandboxWidensByApproval(t *testing.T) {
 			spec := sdk.Spec{Name: "probe", Description: "A probe.", Effect: tt.effect, Roles: map[string]sdk.Role{"path": tt.role},
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
 			a := adapter.New(spec, "test", toolspec.Warm, rec, adapter.Options{Workspace: ws, Trusted: true})
-			a.AttachGuard(guard.New(guard.Options{Workspace: ws, Home: root, Profile: prof}),
+			a.AttachGuard(guard.New(guard.Options{Workspace: ws, Home: root, Policy: fromconfig.Policy(prof)}),
 				authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{Yolo: tt.yolo}}))
 			sess := session.New("s")
 			if tt.user {

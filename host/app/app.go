@@ -19,6 +19,7 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/pluginmgr"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
@@ -174,7 +175,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		Loop:   authz.NewLoop(authz.LoopOptions{Bus: a.Bus, Logger: logger}),
 		Logger: logger,
 	})
-	g := guard.New(guard.Options{Workspace: ws, Profile: prof})
+	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof)})
 	if prof.SandboxMode() != config.SandboxOff {
 		// Hashing the exec rules' programs takes a few hundred ms the first
 		// time; done now, in the background, the first call does not wait.

@@ -9,6 +9,7 @@ import (
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -20,9 +21,9 @@ import (
 func TestAudit_ApprovalLines(t *testing.T) {
 	t.Parallel()
 	ws, dir := t.TempDir(), filepath.Join(t.TempDir(), "audit")
-	g := guard.New(guard.Options{Workspace: ws, Home: t.TempDir(), Profile: &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{
+	g := guard.New(guard.Options{Workspace: ws, Home: t.TempDir(), Policy: fromconfig.Policy(&config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{
 		{Action: config.ExecAsk, Program: "make"}, {Action: config.ExecDeny, Program: "shred"},
-	}}}})
+	}}})})
 	ap := authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{}, Loop: authz.NewLoop(authz.LoopOptions{})})
 	w := audit.NewWriter(audit.WriterOptions{Dir: dir})
 	ob := audit.New(audit.Options{Writer: w})

@@ -21,6 +21,7 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/host/toolspec"
@@ -125,7 +126,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	}
 	passes := &authz.Passes{Yolo: o.yolo, Projects: projects, Workspace: h.ws}
 	h.loop = authz.NewLoop(authz.LoopOptions{Bus: h.bus, Logger: logger, After: o.after})
-	g := guard.New(guard.Options{Workspace: h.ws, Profile: &config.Profile{Exec: config.ExecRules{Rules: o.rules}}})
+	g := guard.New(guard.Options{Workspace: h.ws, Policy: fromconfig.Policy(&config.Profile{Exec: config.ExecRules{Rules: o.rules}})})
 	ap := authz.NewApprover(authz.ApproverOptions{Passes: passes, Loop: h.loop, Logger: logger})
 	var adapters []*adapter.Adapter
 	for _, sp := range toolSpecs {

@@ -9,6 +9,7 @@ import (
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -40,7 +41,7 @@ func TestPluginHost_ExecJudged(t *testing.T) {
 		{Action: config.ExecDeny, Program: "printenv", Args: []string{"SECRET"}},
 		{Action: config.ExecAsk, Program: "printenv"},
 	}}}
-	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: fromconfig.Policy(prof)})
 	const askRule = "{action: ask, program: printenv}"
 	tests := []struct {
 		name       string

@@ -11,6 +11,7 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
@@ -56,7 +57,7 @@ func TestPluginHost_ExecOverTheWire(t *testing.T) {
 			{Action: config.ExecAsk, Program: "printenv"},
 		}},
 	}
-	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: fromconfig.Policy(prof)})
 	b := bus.New()
 	host := authz.NewPluginHost(authz.NewApprover(authz.ApproverOptions{Loop: authz.NewLoop(authz.LoopOptions{Bus: b})}), g)
 	c := plugintest.Start(t, execPlugin(), &plugintest.Options{Approve: func(ctx context.Context, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -16,17 +15,17 @@ import (
 func TestCheck_Basis(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	prof := &config.Profile{
+	prof := &Policy{
 		SkillDirs: []string{f.skills},
 		ReadPaths: []string{f.other},
-		Network:   config.NetworkRules{Allow: []string{"*.example.com"}},
-		Exec: config.ExecRules{Rules: []config.ExecRule{
-			{Action: config.ExecAllow, Program: "make", Args: []string{"test"}},
-			{Action: config.ExecAsk, Program: "git", Args: []string{"push"}},
-			{Action: config.ExecDeny, Program: "shred"},
+		Network:   NetworkRules{Allow: []string{"*.example.com"}},
+		Exec: ExecRules{Rules: []ExecRule{
+			{Action: ExecAllow, Program: "make", Args: []string{"test"}},
+			{Action: ExecAsk, Program: "git", Args: []string{"push"}},
+			{Action: ExecDeny, Program: "shred"},
 		}},
 	}
-	g := f.guard(func(o *Options) { o.Profile = prof })
+	g := f.guard(func(o *Options) { o.Policy = prof })
 	approved := filepath.Join(f.home, ".ssh")
 	sess := session.New("s")
 	sess.ApprovePaths(approved)

@@ -3,7 +3,6 @@ package guard
 import (
 	"testing"
 
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -12,7 +11,7 @@ import (
 func BenchmarkWorkspaceGuard_Check(b *testing.B) {
 	f := newFixture(b)
 	g := f.guard(func(o *Options) {
-		o.Profile.Exec = config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecAsk, Program: "git"}, {Action: config.ExecDeny, Program: "rm", Args: []string{"-rf"}}}}
+		o.Policy.Exec = ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "git"}, {Action: ExecDeny, Program: "rm", Args: []string{"-rf"}}}}
 	})
 	for _, bc := range []struct {
 		name string

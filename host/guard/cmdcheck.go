@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/yagent/yagent/host/config"
 )
 
 // checkCommand judges a shell command: the paths it names, its programs
@@ -37,7 +35,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	// the user is asked.
 	var denies []string
 	for _, r := range g.rules {
-		if r.Action == config.ExecDeny {
+		if r.Action == ExecDeny {
 			denies = append(denies, ruleText(r))
 		}
 	}
@@ -68,7 +66,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 			continue
 		}
 		for _, r := range g.rules {
-			if r.Action != config.ExecAllow && sameFile([]progFile{f}, files[r.Program]) {
+			if r.Action != ExecAllow && sameFile([]progFile{f}, files[r.Program]) {
 				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}, copied: src})
 			}
 		}
@@ -76,19 +74,19 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	for _, c := range s.calls {
 		rv := matchRules(g.rules, c, files)
 		switch rv.action {
-		case config.ExecDeny:
+		case ExecDeny:
 			v.rule(&v.denyRule, ruleText(rv.rule))
 			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), progText(c, rv.rule))
 			if !slices.Contains(v.denied, msg) {
 				v.denied = append(v.denied, msg)
 			}
-		case config.ExecAsk:
+		case ExecAsk:
 			if !s.readOnly {
 				v.rule(&v.askRule, ruleText(rv.rule))
 				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), progText(c, rv.rule)),
 					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
 			}
-		case config.ExecAllow:
+		case ExecAllow:
 			if rv.rule.Program != "" {
 				v.rule(&v.allowRule, ruleText(rv.rule))
 			}
@@ -165,7 +163,7 @@ func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget) {
 
 // progText names the program of c in a message: a copy, or another name
 // for the rule's program, says so.
-func progText(c call, r config.ExecRule) string {
+func progText(c call, r ExecRule) string {
 	switch name := path.Base(r.Program); {
 	case c.copied != "":
 		return fmt.Sprintf("%s (the command copies or links %s, which would run it under another name)", name, c.copied)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -104,8 +103,8 @@ func TestWorkspaceGuard_Commands(t *testing.T) {
 func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	deny := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecDeny, Program: "rm"}}}}
-	g := f.guard(func(o *Options) { o.Profile = deny })
+	deny := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "rm"}}}}
+	g := f.guard(func(o *Options) { o.Policy = deny })
 	for _, tc := range []struct {
 		cmd  string
 		want adapter.Action
@@ -181,14 +180,14 @@ func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 func TestWorkspaceGuard_ExecRules(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	rules := []config.ExecRule{
-		{Action: config.ExecAsk, Program: "git"},
-		{Action: config.ExecAsk, Program: "rm"},
-		{Action: config.ExecAllow, Program: "rm", Args: []string{"-i"}},
-		{Action: config.ExecAsk, Program: "npm", Args: []string{"publish"}},
-		{Action: config.ExecDeny, Program: "curl", Args: []string{"-T"}},
+	rules := []ExecRule{
+		{Action: ExecAsk, Program: "git"},
+		{Action: ExecAsk, Program: "rm"},
+		{Action: ExecAllow, Program: "rm", Args: []string{"-i"}},
+		{Action: ExecAsk, Program: "npm", Args: []string{"publish"}},
+		{Action: ExecDeny, Program: "curl", Args: []string{"-T"}},
 	}
-	g := f.guard(func(o *Options) { o.Profile = &config.Profile{Exec: config.ExecRules{Rules: rules}} })
+	g := f.guard(func(o *Options) { o.Policy = &Policy{Exec: ExecRules{Rules: rules}} })
 	for _, tc := range []struct {
 		cmd    string
 		danger bool
@@ -286,7 +285,7 @@ func TestWorkspaceGuard_Check(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
-		o.Profile.Network = config.NetworkRules{Allow: []string{"*.example.com", "go.dev"}}
+		o.Policy.Network = NetworkRules{Allow: []string{"*.example.com", "go.dev"}}
 	})
 	url := map[string]sdk.Role{"url": sdk.RoleURL}
 	for _, tc := range []struct {
@@ -365,18 +364,18 @@ func TestSafeSystemPaths(t *testing.T) {
 func TestWorkspaceGuard_UnknownProgramAsksWithoutDenyRules(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ask := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecAsk, Program: "rm"}}}}
-	deny := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecDeny, Program: "rm"}}}}
+	ask := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "rm"}}}}
+	deny := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "rm"}}}}
 	for _, tc := range []struct {
 		name    string
-		profile *config.Profile
+		profile *Policy
 		want    adapter.Action
 	}{
 		{"no rules", nil, adapter.Ask},
 		{"ask rule", ask, adapter.Ask},
 		{"deny rule", deny, adapter.Deny},
 	} {
-		g := f.guard(func(o *Options) { o.Profile = tc.profile })
+		g := f.guard(func(o *Options) { o.Policy = tc.profile })
 		if d := check(g, execTool, cmdArgs("$(echo rm) x")); d.Action != tc.want {
 			t.Errorf("%s: Check($(echo rm) x) = %v (%s), want %v", tc.name, d.Action, d.Reason, tc.want)
 		}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -134,7 +133,7 @@ func TestReadRoots_WorkspaceLinksDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkdir(t, filepath.Join(f.ws, "docs"))
-	prof := &config.Profile{
+	prof := &Policy{
 		SkillDirs: []string{filepath.Join(f.ws, ".yagent", "skills"), f.skills},
 		ReadPaths: []string{"escape", "docs"},
 	}
@@ -151,7 +150,7 @@ func TestReadRoots_WorkspaceLinksDropped(t *testing.T) {
 			t.Errorf("warnings %q do not name %s", warnings, want)
 		}
 	}
-	g := f.guard(func(o *Options) { o.Profile = prof })
+	g := f.guard(func(o *Options) { o.Policy = prof })
 	if d := check(g, spec(sdk.EffectRead, readRoles), readArgs(filepath.Join(f.other, "secret"))); d.Action != adapter.Ask {
 		t.Errorf("read through the dropped root: %v, want ask", d.Action)
 	}

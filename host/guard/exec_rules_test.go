@@ -11,11 +11,10 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 )
 
-func rulesProfile(rules ...config.ExecRule) *config.Profile {
-	return &config.Profile{Exec: config.ExecRules{Rules: rules}}
+func rulesProfile(rules ...ExecRule) *Policy {
+	return &Policy{Exec: ExecRules{Rules: rules}}
 }
 
 // printenvPath is the host's printenv, which the identity cases copy and link.
@@ -58,8 +57,8 @@ func TestExecRules_MatchPrograms(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prof := rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"})
-	g := f.guard(func(o *Options) { o.Profile = prof })
+	prof := rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"})
+	g := f.guard(func(o *Options) { o.Policy = prof })
 	for _, tc := range []struct {
 		cmd  string
 		want adapter.Action
@@ -169,13 +168,13 @@ func TestExecRules_FlagsAsSet(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	prof := rulesProfile(
-		config.ExecRule{Action: config.ExecDeny, Program: "rm", Args: []string{"-rf"}},
-		config.ExecRule{Action: config.ExecAsk, Program: "git", Args: []string{"push", "--force"}},
-		config.ExecRule{Action: config.ExecAllow, Program: "chmod", Args: []string{"-R"}},
-		config.ExecRule{Action: config.ExecAsk, Program: "chmod"},
-		config.ExecRule{Action: config.ExecDeny, Program: "find", Args: []string{"-delete"}},
+		ExecRule{Action: ExecDeny, Program: "rm", Args: []string{"-rf"}},
+		ExecRule{Action: ExecAsk, Program: "git", Args: []string{"push", "--force"}},
+		ExecRule{Action: ExecAllow, Program: "chmod", Args: []string{"-R"}},
+		ExecRule{Action: ExecAsk, Program: "chmod"},
+		ExecRule{Action: ExecDeny, Program: "find", Args: []string{"-delete"}},
 	)
-	g := f.guard(func(o *Options) { o.Profile = prof })
+	g := f.guard(func(o *Options) { o.Policy = prof })
 	for _, tc := range []struct {
 		cmd  string
 		want adapter.Action
@@ -234,7 +233,7 @@ func TestExecRules_HardLink(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	g := f.guard(func(o *Options) {
-		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "mytool"})
+		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "mytool"})
 	})
 	for _, cmd := range []string{"./h", "sub/../h x", "cd sub && ../h"} {
 		if d := check(g, execTool, cmdArgs(cmd)); d.Action != adapter.Deny {
@@ -250,7 +249,7 @@ func TestExecRules_DoubleDashOfOneDashPrograms(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
-		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "go", Args: []string{"test", "-race"}})
+		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "go", Args: []string{"test", "-race"}})
 	})
 	for _, tc := range []struct {
 		cmd  string
@@ -286,7 +285,7 @@ func TestCommandPaths_GlobTooManyMatches(t *testing.T) {
 		t.Errorf("chmod 777 many/* over %d matches = %v (%s), want ask", maxGlobMatches+1, d.Action, d.Reason)
 	}
 	deny := f.guard(func(o *Options) {
-		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"})
+		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"})
 	})
 	if d := check(deny, execTool, cmdArgs("cp many/* d/")); d.Action != adapter.Deny {
 		t.Errorf("cp many/* under a deny rule = %v (%s), want deny", d.Action, d.Reason)
@@ -307,9 +306,9 @@ func TestExecRules_NamedRuleSpeaks(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	for _, action := range []string{config.ExecAsk, config.ExecDeny} {
+	for _, action := range []string{ExecAsk, ExecDeny} {
 		g := f.guard(func(o *Options) {
-			o.Profile = rulesProfile(config.ExecRule{Action: action, Program: "shima"}, config.ExecRule{Action: action, Program: "shimb"})
+			o.Policy = rulesProfile(ExecRule{Action: action, Program: "shima"}, ExecRule{Action: action, Program: "shimb"})
 		})
 		d := check(g, execTool, cmdArgs("shimb x"))
 		if !strings.Contains(d.Reason, "program: shimb}") || strings.Contains(d.Reason, "same file") {
@@ -323,16 +322,16 @@ func TestExecRules_NamedRuleSpeaks(t *testing.T) {
 func TestExecRules_Interactive(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	var rules []config.ExecRule
+	var rules []ExecRule
 	for _, p := range []string{"python3", "node", "perl", "ruby", "irb", "php", "lua", "R", "sqlite3", "psql", "mysql", "gdb"} {
-		rules = append(rules, config.ExecRule{Action: config.ExecAsk, Program: p, Interactive: true})
+		rules = append(rules, ExecRule{Action: ExecAsk, Program: p, Interactive: true})
 	}
 	write(t, filepath.Join(f.ws, "s.py"), "print(1)\n")
 	write(t, filepath.Join(f.ws, "schema.sql"), "select 1;\n")
 	if err := os.Symlink("/dev/tty", filepath.Join(f.ws, "tty")); err != nil {
 		t.Fatal(err)
 	}
-	g := f.guard(func(o *Options) { o.Profile = rulesProfile(rules...) })
+	g := f.guard(func(o *Options) { o.Policy = rulesProfile(rules...) })
 	for _, tc := range []struct {
 		cmd  string
 		want adapter.Action
@@ -490,7 +489,7 @@ func TestCommand_FIFOsDoNotStall(t *testing.T) {
 		}
 	}
 	g := f.guard(func(o *Options) {
-		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"}, config.ExecRule{Action: config.ExecAsk, Program: "git"})
+		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"}, ExecRule{Action: ExecAsk, Program: "git"})
 	})
 	done := make(chan adapter.Decision, 2)
 	go func() {
@@ -517,7 +516,7 @@ func TestCommand_Bounded(t *testing.T) {
 	write(t, filepath.Join(f.ws, "loop.sh"), strings.Repeat(". ./loop.sh\n", 20))
 	plain := f.guard(nil)
 	deny := f.guard(func(o *Options) {
-		o.Profile = rulesProfile(config.ExecRule{Action: config.ExecDeny, Program: "printenv"})
+		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"})
 	})
 	if d := check(plain, execTool, cmdArgs("ls sub/*")); d.Action != adapter.Allow {
 		t.Errorf("one glob: %v (%s), want allow", d.Action, d.Reason)

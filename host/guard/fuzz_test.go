@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -27,9 +26,9 @@ func FuzzCommandAnalysis(f *testing.F) {
 		f.Add(s)
 	}
 	fx := newFixture(f)
-	rules := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecDeny, Program: "rm"}, {Action: config.ExecAsk, Program: "git"}}}}
+	rules := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "rm"}, {Action: ExecAsk, Program: "git"}}}}
 	plain := fx.guard(nil)
-	ruled := fx.guard(func(o *Options) { o.Profile = rules })
+	ruled := fx.guard(func(o *Options) { o.Policy = rules })
 	f.Fuzz(func(t *testing.T, cmd string) {
 		s := analyzeCommand(cmd, fx.ws, fx.home)
 		if s.readOnly {
@@ -74,7 +73,7 @@ func FuzzPathGuard(f *testing.F) {
 		f.Add(s)
 	}
 	fx := newFixture(f)
-	g := fx.guard(func(o *Options) { o.Profile = nil })
+	g := fx.guard(func(o *Options) { o.Policy = nil })
 	f.Fuzz(func(t *testing.T, p string) {
 		for _, write := range []bool{false, true} {
 			sp := spec(sdk.EffectRead, readRoles)

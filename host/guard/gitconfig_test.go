@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 )
 
 // TestReadOnly_GitConfig: the classifier turns an ask rule on git into
@@ -67,7 +66,7 @@ func TestReadOnly_GitConfig(t *testing.T) {
 				write(t, filepath.Join(f.ws, p), c)
 			}
 			g := f.guard(func(o *Options) {
-				o.Profile = rulesProfile(config.ExecRule{Action: config.ExecAsk, Program: "git"})
+				o.Policy = rulesProfile(ExecRule{Action: ExecAsk, Program: "git"})
 			})
 			cmd := tc.cmd
 			if cmd == "" {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -20,9 +19,10 @@ import (
 type Options struct {
 	// Workspace is the workspace root; relative paths resolve against it.
 	Workspace string
-	// Profile supplies read_paths, skill_dirs, network.allow and the exec
-	// rules; nil = none.
-	Profile *config.Profile
+	// Policy supplies read_paths, skill_dirs, network.allow, the exec
+	// rules and the sandbox settings (fromconfig.Policy of the profile);
+	// nil = none.
+	Policy *Policy
 	// Home is the user's home folder, for "~"; "" = os.UserHomeDir().
 	Home string
 }
@@ -36,11 +36,11 @@ type WorkspaceGuard struct {
 	readRoots []string
 	safe      safeList
 	netAllow  []string
-	rules     []config.ExecRule
+	rules     []ExecRule
 	warnings  []string
 	// sandbox is the profile whose sandbox settings Sandbox reads; nil
 	// when there is no profile.
-	sandbox *config.Profile
+	sandbox *Policy
 	hashes  *hashCache
 	progs   *progCache
 }
@@ -54,9 +54,9 @@ func New(opts Options) *WorkspaceGuard {
 		home, _ = os.UserHomeDir()
 	}
 	g := &WorkspaceGuard{ws: resolveRoot(opts.Workspace), home: home, safe: newSafeList()}
-	g.protected = filepath.Join(g.ws, config.ProjectDir(""))
-	g.readRoots, g.warnings = readRoots(g.ws, home, opts.Profile)
-	if p := opts.Profile; p != nil {
+	g.protected = filepath.Join(g.ws, projectDir)
+	g.readRoots, g.warnings = readRoots(g.ws, home, opts.Policy)
+	if p := opts.Policy; p != nil {
 		g.netAllow = slices.Clone(p.Network.Allow)
 		g.rules = slices.Clone(p.Exec.Rules)
 		g.sandbox = p

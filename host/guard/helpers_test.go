@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -91,7 +90,7 @@ func write(t testing.TB, p, s string) {
 }
 
 func (f fixture) guard(mut func(*Options)) *WorkspaceGuard {
-	o := Options{Workspace: f.ws, Home: f.home, Profile: &config.Profile{SkillDirs: []string{f.skills}}}
+	o := Options{Workspace: f.ws, Home: f.home, Policy: &Policy{SkillDirs: []string{f.skills}}}
 	if mut != nil {
 		mut(&o)
 	}

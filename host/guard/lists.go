@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 )
 
@@ -65,7 +64,7 @@ func (s safeList) holds(r string) bool {
 // A configured folder named inside the workspace that resolves outside it
 // (a .yagent/skills symlink the repository ships) is workspace content, not
 // policy: it is dropped, and a warning names it.
-func readRoots(ws, home string, prof *config.Profile) (roots, warnings []string) {
+func readRoots(ws, home string, prof *Policy) (roots, warnings []string) {
 	if m := worktreeMain(ws, home); m != "" {
 		roots = append(roots, m)
 	}

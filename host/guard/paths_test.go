@@ -110,7 +110,7 @@ func TestWorkspaceGuard_ReadWhitelist(t *testing.T) {
 	write(t, filepath.Join(f.ws, ".git"), "gitdir: "+gitdir+"\n")
 	write(t, filepath.Join(main, "go.mod"), "module x\n")
 
-	g := f.guard(func(o *Options) { o.Profile.ReadPaths = []string{extra} })
+	g := f.guard(func(o *Options) { o.Policy.ReadPaths = []string{extra} })
 	sess := session.New("s")
 	sess.ApprovePaths(f.other)
 	for _, tc := range []struct {

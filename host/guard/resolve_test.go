@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -16,7 +15,7 @@ func TestCheck_SendsWhatItJudged(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
-		o.Profile = &config.Profile{Network: config.NetworkRules{Allow: []string{"localhost", "example.com"}}}
+		o.Policy = &Policy{Network: NetworkRules{Allow: []string{"localhost", "example.com"}}}
 	})
 	ws := f.ws
 	netRoles := map[string]sdk.Role{"url": sdk.RoleURL}

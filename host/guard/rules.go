@@ -5,14 +5,12 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/yagent/yagent/host/config"
 )
 
 // ruleVerdict is what the exec rules say about one simple command.
 type ruleVerdict struct {
-	action string // config.ExecAllow (also: no rule), ExecAsk or ExecDeny
-	rule   config.ExecRule
+	action string // ExecAllow (also: no rule), ExecAsk or ExecDeny
+	rule   ExecRule
 }
 
 // ruleFiles maps a rule's program to the files it names (see programFiles).
@@ -20,10 +18,10 @@ type ruleFiles map[string][]progFile
 
 // filesOf returns the files of every ask and deny rule's program: a call
 // is matched against them by device and inode, whatever name it uses.
-func filesOf(rules []config.ExecRule) ruleFiles {
+func filesOf(rules []ExecRule) ruleFiles {
 	out := ruleFiles{}
 	for _, r := range rules {
-		if r.Action == config.ExecAllow {
+		if r.Action == ExecAllow {
 			continue
 		}
 		if _, ok := out[r.Program]; !ok {
@@ -42,15 +40,15 @@ func filesOf(rules []config.ExecRule) ruleFiles {
 // Among rules that decide alike, one naming the program the command calls
 // is preferred to one matched only by the file it runs, so the message
 // speaks of the program the model wrote.
-func matchRules(rules []config.ExecRule, c call, files ruleFiles) ruleVerdict {
-	best := ruleVerdict{action: config.ExecAllow}
+func matchRules(rules []ExecRule, c call, files ruleFiles) ruleVerdict {
+	best := ruleVerdict{action: ExecAllow}
 	bestLen := -1
-	var deny *config.ExecRule
+	var deny *ExecRule
 	for i, r := range rules {
 		if !progMatches(r, c, files) || !argsMatch(r, c) {
 			continue
 		}
-		if r.Action == config.ExecDeny {
+		if r.Action == ExecDeny {
 			if deny == nil || byName(r, c) && !byName(*deny, c) {
 				deny = &rules[i]
 			}
@@ -59,19 +57,19 @@ func matchRules(rules []config.ExecRule, c call, files ruleFiles) ruleVerdict {
 		n := len(r.Args)
 		switch {
 		case n > bestLen,
-			n == bestLen && r.Action == config.ExecAsk && best.action != config.ExecAsk,
+			n == bestLen && r.Action == ExecAsk && best.action != ExecAsk,
 			n == bestLen && r.Action == best.action && byName(r, c) && !byName(best.rule, c):
 			best, bestLen = ruleVerdict{action: r.Action, rule: r}, n
 		}
 	}
 	if deny != nil {
-		return ruleVerdict{action: config.ExecDeny, rule: *deny}
+		return ruleVerdict{action: ExecDeny, rule: *deny}
 	}
 	return best
 }
 
 // byName reports whether c calls r's program by its name.
-func byName(r config.ExecRule, c call) bool {
+func byName(r ExecRule, c call) bool {
 	name := path.Base(r.Program)
 	return c.prog == name || slices.Contains(c.names, name)
 }
@@ -79,19 +77,19 @@ func byName(r config.ExecRule, c call) bool {
 // progMatches reports whether c runs r's program: by name, or for an ask
 // or deny rule by the file it runs (a path, a symlink, a hard link, a
 // copy hash -p bound).
-func progMatches(r config.ExecRule, c call, files ruleFiles) bool {
+func progMatches(r ExecRule, c call, files ruleFiles) bool {
 	if byName(r, c) {
 		return true
 	}
-	return r.Action != config.ExecAllow && sameFile(c.files, files[r.Program])
+	return r.Action != ExecAllow && sameFile(c.files, files[r.Program])
 }
 
 // argsMatch reports whether c's arguments hold what r names: r's options
 // as a set (-rf = -fr = -r -f = --recursive --force, anywhere before "--",
 // as GNU programs permute), and r's other words as a prefix of c's
 // operands. An interactive rule also needs the call to start a REPL.
-func argsMatch(r config.ExecRule, c call) bool {
-	strict := r.Action == config.ExecAllow
+func argsMatch(r ExecRule, c call) bool {
+	strict := r.Action == ExecAllow
 	got := parseArgv(c.prog, r.Program, c.args)
 	if r.Interactive && (c.stdinFed || !interactive(path.Base(r.Program), c.args)) {
 		return false
@@ -292,7 +290,7 @@ var valueOpts = map[string]string{
 var singleDash = map[string]bool{"find": true, "java": true, "go": true, "gdb": true, "sqlite3": true, "xdotool": true}
 
 // ruleText shows a rule as a profile line would say it.
-func ruleText(r config.ExecRule) string {
+func ruleText(r ExecRule) string {
 	s := fmt.Sprintf("{action: %s, program: %s", r.Action, r.Program)
 	if len(r.Args) > 0 {
 		s += ", args: [" + strings.Join(r.Args, ", ") + "]"

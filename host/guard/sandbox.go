@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
@@ -61,7 +60,7 @@ func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
 	seen := map[string]bool{}
 	for _, r := range g.rules {
 		name := path.Base(r.Program)
-		if r.Action == config.ExecAllow || seen[name] {
+		if r.Action == ExecAllow || seen[name] {
 			continue
 		}
 		seen[name] = true
@@ -83,9 +82,9 @@ func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
 
 // onlyInteractive reports whether every ask and deny rule on the program
 // name is an ask limited to its REPL.
-func onlyInteractive(rules []config.ExecRule, name string) bool {
+func onlyInteractive(rules []ExecRule, name string) bool {
 	for _, r := range rules {
-		if path.Base(r.Program) == name && r.Action != config.ExecAllow && !(r.Action == config.ExecAsk && r.Interactive) {
+		if path.Base(r.Program) == name && r.Action != ExecAllow && !(r.Action == ExecAsk && r.Interactive) {
 			return false
 		}
 	}
@@ -166,7 +165,7 @@ func (g *WorkspaceGuard) Sandbox(spec sdk.Spec, sess *session.Session, d adapter
 		return nil
 	}
 	mode := g.sandbox.SandboxMode()
-	if mode == config.SandboxOff {
+	if mode == SandboxOff {
 		return &sdk.Sandbox{Mode: sdk.SandboxOff}
 	}
 	sb := &sdk.Sandbox{
@@ -223,29 +222,29 @@ func sortedSet(s []string) []string {
 // or a byte-identical copy of a rule's program is that program). terminal
 // false means stdin is fed, so an interactive rule does not match. An
 // empty program (one that could not be identified) gets the strictest
-// rule of the profile. It returns the action (config.ExecAllow, ExecAsk or
+// rule of the profile. It returns the action (ExecAllow, ExecAsk or
 // ExecDeny) and, for ask and deny, the rule as a profile line says it.
 func (g *WorkspaceGuard) JudgeExec(program string, argv, interpreters []string, terminal bool) (action, rule string) {
 	return verdictText(g.judgeExec(program, argv, interpreters, terminal))
 }
 
 func verdictText(rv ruleVerdict) (action, rule string) {
-	if rv.action == config.ExecAllow {
-		return config.ExecAllow, ""
+	if rv.action == ExecAllow {
+		return ExecAllow, ""
 	}
 	return rv.action, ruleText(rv.rule)
 }
 
 func (g *WorkspaceGuard) judgeExec(program string, argv, interpreters []string, terminal bool) ruleVerdict {
 	if program == "" {
-		for _, want := range []string{config.ExecDeny, config.ExecAsk} {
+		for _, want := range []string{ExecDeny, ExecAsk} {
 			for _, r := range g.rules {
 				if r.Action == want {
 					return ruleVerdict{action: want, rule: r}
 				}
 			}
 		}
-		return ruleVerdict{action: config.ExecAllow}
+		return ruleVerdict{action: ExecAllow}
 	}
 	c := call{prog: path.Base(program), stdinFed: !terminal}
 	addName := func(p string) {
@@ -278,13 +277,13 @@ func (g *WorkspaceGuard) judgeExec(program string, argv, interpreters []string, 
 // reading program's name still asks.
 func (g *WorkspaceGuard) JudgeExecIn(program string, argv, interpreters []string, terminal bool, dir string) (action, rule string) {
 	rv := g.judgeExec(program, argv, interpreters, terminal)
-	if rv.action == config.ExecAsk && g.readOnlyExec(program, argv, dir, rv.rule) {
-		return config.ExecAllow, ""
+	if rv.action == ExecAsk && g.readOnlyExec(program, argv, dir, rv.rule) {
+		return ExecAllow, ""
 	}
 	return verdictText(rv)
 }
 
-func (g *WorkspaceGuard) readOnlyExec(program string, argv []string, dir string, r config.ExecRule) bool {
+func (g *WorkspaceGuard) readOnlyExec(program string, argv []string, dir string, r ExecRule) bool {
 	name := path.Base(program)
 	if program == "" || len(argv) == 0 || path.Base(r.Program) != name {
 		return false

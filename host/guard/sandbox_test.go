@@ -8,14 +8,13 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
 
-func execGuard(t *testing.T, rules ...config.ExecRule) *WorkspaceGuard {
+func execGuard(t *testing.T, rules ...ExecRule) *WorkspaceGuard {
 	t.Helper()
-	return New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: &config.Profile{Exec: config.ExecRules{Rules: rules}}})
+	return New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: &Policy{Exec: ExecRules{Rules: rules}}})
 }
 
 func need(t *testing.T, files ...string) {
@@ -34,10 +33,10 @@ func need(t *testing.T, files ...string) {
 func TestJudgeExec(t *testing.T) {
 	t.Parallel()
 	need(t, "/usr/bin/printenv", "/usr/bin/python3", "/usr/bin/env")
-	denyPrintenv := config.ExecRule{Action: config.ExecDeny, Program: "printenv"}
-	askEnv := config.ExecRule{Action: config.ExecAsk, Program: "env", Args: []string{"-i"}}
-	askPy := config.ExecRule{Action: config.ExecAsk, Program: "python3", Interactive: true}
-	g := execGuard(t, denyPrintenv, askEnv, askPy, config.ExecRule{Action: config.ExecAllow, Program: "ls"})
+	denyPrintenv := ExecRule{Action: ExecDeny, Program: "printenv"}
+	askEnv := ExecRule{Action: ExecAsk, Program: "env", Args: []string{"-i"}}
+	askPy := ExecRule{Action: ExecAsk, Program: "python3", Interactive: true}
+	g := execGuard(t, denyPrintenv, askEnv, askPy, ExecRule{Action: ExecAllow, Program: "ls"})
 
 	copyDir := t.TempDir()
 	copied := filepath.Join(copyDir, "innocent")
@@ -64,18 +63,18 @@ func TestJudgeExec(t *testing.T) {
 		terminal     bool
 		want, rule   string
 	}{
-		{"deny by name", "/usr/bin/printenv", []string{"printenv", "FOO"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
-		{"deny by argv0 alone", "/opt/other/tool", []string{"printenv"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
-		{"deny a byte-identical copy", copied, []string{"innocent", "HOME"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
-		{"a modified copy is another program", modified, []string{"modified"}, nil, false, config.ExecAllow, ""},
-		{"ask by args", "/usr/bin/env", []string{"env", "-i", "sh"}, nil, false, config.ExecAsk, ruleText(askEnv)},
-		{"args not held allow", "/usr/bin/env", []string{"env", "FOO=1", "sh"}, nil, false, config.ExecAllow, ""},
-		{"interactive at a terminal asks", "/usr/bin/python3", []string{"python3"}, nil, true, config.ExecAsk, ruleText(askPy)},
-		{"interactive with stdin fed allows", "/usr/bin/python3", []string{"python3"}, nil, false, config.ExecAllow, ""},
-		{"a script run is not interactive", "/usr/bin/python3", []string{"python3", "s.py"}, nil, true, config.ExecAllow, ""},
-		{"interpreter of a script by name", script, []string{"./s.py"}, []string{"/usr/bin/python3"}, true, config.ExecAsk, ruleText(askPy)},
-		{"no rule allows", "/usr/bin/true", []string{"true"}, nil, true, config.ExecAllow, ""},
-		{"unidentified gets the deny", "", []string{"x"}, nil, false, config.ExecDeny, ruleText(denyPrintenv)},
+		{"deny by name", "/usr/bin/printenv", []string{"printenv", "FOO"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
+		{"deny by argv0 alone", "/opt/other/tool", []string{"printenv"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
+		{"deny a byte-identical copy", copied, []string{"innocent", "HOME"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
+		{"a modified copy is another program", modified, []string{"modified"}, nil, false, ExecAllow, ""},
+		{"ask by args", "/usr/bin/env", []string{"env", "-i", "sh"}, nil, false, ExecAsk, ruleText(askEnv)},
+		{"args not held allow", "/usr/bin/env", []string{"env", "FOO=1", "sh"}, nil, false, ExecAllow, ""},
+		{"interactive at a terminal asks", "/usr/bin/python3", []string{"python3"}, nil, true, ExecAsk, ruleText(askPy)},
+		{"interactive with stdin fed allows", "/usr/bin/python3", []string{"python3"}, nil, false, ExecAllow, ""},
+		{"a script run is not interactive", "/usr/bin/python3", []string{"python3", "s.py"}, nil, true, ExecAllow, ""},
+		{"interpreter of a script by name", script, []string{"./s.py"}, []string{"/usr/bin/python3"}, true, ExecAsk, ruleText(askPy)},
+		{"no rule allows", "/usr/bin/true", []string{"true"}, nil, true, ExecAllow, ""},
+		{"unidentified gets the deny", "", []string{"x"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,11 +91,11 @@ func TestJudgeExec(t *testing.T) {
 // program gets the ask; with neither, it runs.
 func TestJudgeExec_UnidentifiedStrictest(t *testing.T) {
 	t.Parallel()
-	ask := config.ExecRule{Action: config.ExecAsk, Program: "curl"}
-	if a, r := execGuard(t, ask, config.ExecRule{Action: config.ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != config.ExecAsk || r != ruleText(ask) {
+	ask := ExecRule{Action: ExecAsk, Program: "curl"}
+	if a, r := execGuard(t, ask, ExecRule{Action: ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != ExecAsk || r != ruleText(ask) {
 		t.Errorf("JudgeExec(unidentified) with an ask rule = %s %s, want ask %s", a, r, ruleText(ask))
 	}
-	if a, _ := execGuard(t, config.ExecRule{Action: config.ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != config.ExecAllow {
+	if a, _ := execGuard(t, ExecRule{Action: ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != ExecAllow {
 		t.Errorf("JudgeExec(unidentified) with only allow rules = %s, want allow", a)
 	}
 }
@@ -106,8 +105,8 @@ func TestJudgeExec_UnidentifiedStrictest(t *testing.T) {
 func TestExecPrograms_HashedOnce(t *testing.T) {
 	t.Parallel()
 	need(t, "/usr/bin/printenv")
-	g := execGuard(t, config.ExecRule{Action: config.ExecDeny, Program: "printenv"}, config.ExecRule{Action: config.ExecAllow, Program: "ls"},
-		config.ExecRule{Action: config.ExecAsk, Program: "printenv", Args: []string{"HOME"}})
+	g := execGuard(t, ExecRule{Action: ExecDeny, Program: "printenv"}, ExecRule{Action: ExecAllow, Program: "ls"},
+		ExecRule{Action: ExecAsk, Program: "printenv", Args: []string{"HOME"}})
 	progs := g.ExecPrograms()
 	if len(progs) != 1 || progs[0].Name != "printenv" || len(progs[0].Files) == 0 {
 		t.Fatalf("ExecPrograms() = %+v, want printenv alone, with its files", progs)
@@ -130,8 +129,8 @@ func TestExecPrograms_HashedOnce(t *testing.T) {
 // the profile's sandbox paths always apply.
 func TestSandbox_PathsByApproval(t *testing.T) {
 	t.Parallel()
-	prof := &config.Profile{Sandbox: config.SandboxRules{Mode: config.SandboxOn, Network: config.NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
-	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn, Network: NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sess := session.New("s")
 	sess.ApprovePaths("/srv/approved")
 	for _, tt := range []struct {
@@ -149,8 +148,8 @@ func TestSandbox_PathsByApproval(t *testing.T) {
 			t.Errorf("%s: Sandbox = %+v, want mode on, network off, read %q, write %q", tt.name, sb, tt.read, tt.write)
 		}
 	}
-	prof.Sandbox.Mode = config.SandboxOff
-	if sb := New(Options{Workspace: t.TempDir(), Profile: prof}).Sandbox(sdk.Spec{}, sess, adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true); sb == nil || sb.Mode != sdk.SandboxOff || len(sb.Write) > 0 {
+	prof.Sandbox.Mode = SandboxOff
+	if sb := New(Options{Workspace: t.TempDir(), Policy: prof}).Sandbox(sdk.Spec{}, sess, adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true); sb == nil || sb.Mode != sdk.SandboxOff || len(sb.Write) > 0 {
 		t.Errorf("off: Sandbox = %+v, want mode off and nothing else", sb)
 	}
 }
@@ -161,7 +160,7 @@ func TestSandbox_PathsByApproval(t *testing.T) {
 func TestExecPrograms_FollowsChanges(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PATH", dir)
-	g := execGuard(t, config.ExecRule{Action: config.ExecDeny, Program: "yagent-test-prog"})
+	g := execGuard(t, ExecRule{Action: ExecDeny, Program: "yagent-test-prog"})
 	if p := g.ExecPrograms(); len(p) != 1 || len(p[0].Files) != 0 {
 		t.Fatalf("ExecPrograms() = %+v, want the rule's program with no file yet", p)
 	}
@@ -200,8 +199,8 @@ func TestSandbox_ApprovalOfAHoldingFolderOpensNothing(t *testing.T) {
 	root := t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "home", "src", "ws")
 	mkdir(t, ws)
-	prof := &config.Profile{Sandbox: config.SandboxRules{Mode: config.SandboxOn}}
-	g := New(Options{Workspace: ws, Home: home, Profile: prof})
+	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn}}
+	g := New(Options{Workspace: ws, Home: home, Policy: prof})
 	d := adapter.Decision{Action: adapter.Ask, Paths: []string{"/", home, filepath.Dir(ws), root, "/srv/out.txt", ws}}
 	sb := g.Sandbox(sdk.Spec{}, session.New("s"), d, true)
 	if want := []string{"/srv/out.txt", ws}; sb == nil || !slices.Equal(sb.Write, want) {
@@ -244,18 +243,18 @@ func TestJudgeExecIn_ReadOnlySoftensLikeTheCommandCheck(t *testing.T) {
 	if err := os.WriteFile(fakeCat, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	prof := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecAsk, Program: "git"}, {Action: config.ExecAsk, Program: "rm"}}}}
-	g := New(Options{Workspace: clean, Home: t.TempDir(), Profile: prof})
+	prof := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "git"}, {Action: ExecAsk, Program: "rm"}}}}
+	g := New(Options{Workspace: clean, Home: t.TempDir(), Policy: prof})
 	for _, tc := range []struct {
 		name, prog, dir string
 		argv            []string
 		want            string
 	}{
-		{"git status in a clean repository", git, clean, []string{"git", "status", "--short"}, config.ExecAllow},
-		{"git status where the config runs a program", git, hooked, []string{"git", "status"}, config.ExecAsk},
-		{"git status in an unknown folder", git, "", []string{"git", "status"}, config.ExecAsk},
-		{"git push", git, clean, []string{"git", "push"}, config.ExecAsk},
-		{"a copy of rm named cat", fakeCat, clean, []string{"cat", "x"}, config.ExecAsk},
+		{"git status in a clean repository", git, clean, []string{"git", "status", "--short"}, ExecAllow},
+		{"git status where the config runs a program", git, hooked, []string{"git", "status"}, ExecAsk},
+		{"git status in an unknown folder", git, "", []string{"git", "status"}, ExecAsk},
+		{"git push", git, clean, []string{"git", "push"}, ExecAsk},
+		{"a copy of rm named cat", fakeCat, clean, []string{"cat", "x"}, ExecAsk},
 	} {
 		if got, rule := g.JudgeExecIn(tc.prog, tc.argv, nil, false, tc.dir); got != tc.want {
 			t.Errorf("%s: JudgeExecIn = %s %s, want %s", tc.name, got, rule, tc.want)
@@ -268,13 +267,13 @@ func TestJudgeExecIn_ReadOnlySoftensLikeTheCommandCheck(t *testing.T) {
 // for it; one with any other ask or deny rule is not.
 func TestExecPrograms_InteractiveOnly(t *testing.T) {
 	t.Parallel()
-	prof := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{
-		{Action: config.ExecAsk, Program: "python3", Interactive: true},
-		{Action: config.ExecAsk, Program: "perl", Interactive: true},
-		{Action: config.ExecDeny, Program: "perl", Args: []string{"-e"}},
-		{Action: config.ExecAsk, Program: "printenv"},
+	prof := &Policy{Exec: ExecRules{Rules: []ExecRule{
+		{Action: ExecAsk, Program: "python3", Interactive: true},
+		{Action: ExecAsk, Program: "perl", Interactive: true},
+		{Action: ExecDeny, Program: "perl", Args: []string{"-e"}},
+		{Action: ExecAsk, Program: "printenv"},
 	}}}
-	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	want := map[string]bool{"python3": true, "perl": false, "printenv": false}
 	for _, p := range g.ExecPrograms() {
 		if w, ok := want[p.Name]; ok && p.Interactive != w {
@@ -293,9 +292,9 @@ func TestExecPrograms_InteractiveOnly(t *testing.T) {
 func TestSandbox_ProgramsForCommandsAlone(t *testing.T) {
 	t.Parallel()
 	need(t, "/usr/bin/printenv")
-	prof := &config.Profile{Sandbox: config.SandboxRules{Mode: config.SandboxOn},
-		Exec: config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecDeny, Program: "printenv"}}}}
-	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Profile: prof})
+	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn},
+		Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "printenv"}}}}
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sess := session.New("s")
 	run := sdk.Spec{Name: "run_bash", Roles: map[string]sdk.Role{"command": sdk.RoleCommand}}
 	if sb := g.Sandbox(run, sess, adapter.Decision{Action: adapter.Allow}, false); sb == nil || len(sb.Programs) != 1 || sb.Programs[0].Name != "printenv" {
