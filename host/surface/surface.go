@@ -169,39 +169,20 @@ func (s *Surface) rebuild(sources []Source) error {
 	return s.assemble(cands)
 }
 
-// bind turns one plugin spec into an adapter, or says why it is skipped.
+// bind turns one plugin spec into an adapter, or says why it is skipped:
+// toolspec.Admit decides, then the schema must compile.
 func (s *Surface) bind(src Source, spec sdk.Spec) (*adapter.Adapter, string) {
-	if spec.Name == "" {
-		return nil, "the spec has no name"
-	}
-	if src.Exec == nil {
+	if spec.Name != "" && src.Exec == nil {
 		return nil, "the plugin has no executor"
 	}
-	var tier toolspec.Tier
-	trusted := true
-	if st, ok := toolspec.Lookup(spec.Name); ok {
-		if st.Family == toolspec.FamilyHost {
-			return nil, "a host-native tool; only the host serves it"
-		}
-		if src.Family != st.Family {
-			return nil, fmt.Sprintf("a static %s tool; only the %s family's plugin may serve it, not family %q", st.Family, st.Family, src.Family)
-		}
-		spec, tier = st.Bind(spec), st.Tier
-	} else {
-		tier = toolspec.Cold
-		valid := spec.Effect.Valid()
-		for _, r := range spec.Roles {
-			valid = valid && r.Valid()
-		}
-		if !src.Pinned || !valid {
-			if src.Pinned {
-				s.warn(fmt.Sprintf("tool %s of plugin %s declares an unknown effect or role; it is treated as exec", spec.Name, src.Plugin))
-			}
-			spec.Effect, spec.Roles, spec.ReadOnly = sdk.EffectExec, nil, false
-			trusted = false
-		}
+	ad, reason := toolspec.Admit(spec, src.Plugin, src.Family, src.Pinned)
+	if reason != "" {
+		return nil, reason
 	}
-	a := adapter.New(spec, src.Family, tier, src.Exec, s.adapterOptions(trusted))
+	if ad.Warning != "" {
+		s.warn(ad.Warning)
+	}
+	a := adapter.New(ad.Spec, src.Family, ad.Tier, src.Exec, s.adapterOptions(ad.Trusted))
 	if err := a.SchemaError(); err != nil {
 		return nil, err.Error()
 	}
