@@ -225,7 +225,7 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 			approved = d.Paths
 		case Deny:
 			a.decided(ctx, rec, d, nil, false)
-			return errorResult(sdk.CodeDenied, fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", name, d.Reason))
+			return errorResult(sdk.CodeDenied, RefusedText(name, d))
 		default:
 			if a.approver == nil {
 				a.decided(ctx, rec, d, &Approval{Unanswered: true, By: ByNobody}, false)
@@ -394,16 +394,37 @@ func (a *Adapter) ctxResult(err error) *Result {
 // needsAuth fails a call closed: it needs the user's authorization and
 // nobody answered (why, when known, says what happened).
 func (a *Adapter) needsAuth(d Decision, why string) *Result {
+	return errorResult(sdk.CodeNeedsAuth, NeedsAuthText(a.spec.Name, d, why))
+}
+
+// NeedsAuthText is what the model reads when a call of tool that asks (d)
+// fails closed with needs_auth: nobody could be asked, or nobody answered
+// (why, when known, says what happened). sdk/plugintest says the same.
+func NeedsAuthText(tool string, d Decision, why string) string {
 	nobody := "nobody can be asked in this session"
 	if why = strings.TrimSpace(why); why != "" {
 		nobody = "nobody answered: " + why
 	}
-	text := fmt.Sprintf("%s needs the user's authorization (%s), and %s, so the call did not run. To allow such calls, the user can start yagent with -y", a.spec.Name, d.Reason, nobody)
+	text := fmt.Sprintf("%s needs the user's authorization (%s), and %s, so the call did not run. To allow such calls, the user can start yagent with -y", tool, d.Reason, nobody)
 	if d.Hint != "" {
 		text += ", or " + d.Hint
 	}
-	return errorResult(sdk.CodeNeedsAuth, text+". Until then, stay inside the workspace or choose another way.")
+	return text + ". Until then, stay inside the workspace or choose another way."
 }
+
+// RefusedText is what the model reads when the guard refuses a call of
+// tool (d, an admin's exec deny rule). sdk/plugintest says the same.
+func RefusedText(tool string, d Decision) string {
+	return fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", tool, d.Reason)
+}
+
+// EncodeArgs encodes arguments as the plugin receives them: no HTML
+// escaping, no trailing newline.
+func EncodeArgs(args map[string]any) (json.RawMessage, error) { return encodeArgs(args) }
+
+// ParseArgs decodes raw input as the pipeline's first step does, numbers
+// kept as json.Number; nil and a reason when it is no JSON object.
+func ParseArgs(raw []byte) (map[string]any, string) { return parseArgs(raw) }
 
 func (a *Adapter) invalidInput(problems []fieldProblem, unusable string) *Result {
 	name := a.spec.Name
