@@ -130,15 +130,15 @@ func TestDescribe_RoundTripsSpecs(t *testing.T) {
 
 func TestCall_ResultRoundTrips(t *testing.T) {
 	t.Parallel()
-	c := plugintest.Start(t, testPlugin(), nil)
+	c := plugintest.Start(t, testPlugin(), approveAsks)
 	deadline := time.Now().Add(time.Hour).Truncate(time.Second)
 	info := sdk.CallInfo{ID: "c-1", SessionID: "s-9", Workspace: "/ws", ApprovedPaths: []string{"/etc/hosts"}, Deadline: deadline}
 	res, err := c.Call(context.Background(), "echo", info, echoIn{Text: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Text != "hello" {
-		t.Errorf("Text: got %q, want hello", res.Text)
+	if res.Text != "/ws/hello" {
+		t.Errorf("Text: got %q, want /ws/hello", res.Text)
 	}
 	var data struct {
 		Text string
@@ -153,8 +153,10 @@ func TestCall_ResultRoundTrips(t *testing.T) {
 		t.Errorf("deadline: got %v, want %v", data.Call.Deadline, deadline)
 	}
 	data.Call.Deadline = deadline
-	if data.Text != "hello" || !reflect.DeepEqual(data.Call, wantInfo) {
-		t.Errorf("Data: got %+v, want text hello and call %+v", data, wantInfo)
+	// text is a path_read argument: the host's guard sends it resolved
+	// against the workspace.
+	if data.Text != "/ws/hello" || !reflect.DeepEqual(data.Call, wantInfo) {
+		t.Errorf("Data: got %+v, want text /ws/hello and call %+v", data, wantInfo)
 	}
 	wantImg := []sdk.Image{{MIMEType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}, Path: "shot.png"}}
 	if !reflect.DeepEqual(res.Images, wantImg) {
@@ -328,7 +330,7 @@ func TestCall_DeadlineReachesTool(t *testing.T) {
 
 func TestCall_ContextDeadlineFillsCallInfo(t *testing.T) {
 	t.Parallel()
-	c := plugintest.Start(t, testPlugin(), nil)
+	c := plugintest.Start(t, testPlugin(), approveAsks)
 	deadline := time.Now().Add(time.Hour)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
@@ -344,3 +346,7 @@ func TestCall_ContextDeadlineFillsCallInfo(t *testing.T) {
 		t.Errorf("CallInfo.Deadline seen by the tool: %v, want ctx's deadline %v", data.Call.Deadline, deadline)
 	}
 }
+
+// approveAsks approves what the host's guard asks about (echo asks before
+// every call), as a user would.
+var approveAsks = &plugintest.Options{Answer: func(plugintest.Decision) bool { return true }}

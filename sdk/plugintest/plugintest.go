@@ -3,6 +3,7 @@ package plugintest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -13,6 +14,10 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -24,6 +29,38 @@ type Options struct {
 	// Workspace is the workspace of calls whose CallInfo names none;
 	// default a fresh t.TempDir().
 	Workspace string
+	// Family is the family the host gives the plugin: its name, as for
+	// every plugin the host discovers, when "".
+	Family string
+	// Unpinned takes the plugin in as the host takes one whose checksum is
+	// not pinned (yagent plugins pin): its tools are treated as exec with
+	// no roles, so every call asks.
+	Unpinned bool
+	// Policy is what the guard reads of the profile (read_paths,
+	// network.allow, exec rules, sandbox); nil = none, so every URL asks.
+	Policy *guard.Policy
+	// Home is the home folder "~" expands to; "" = the user's.
+	Home string
+	// Answer answers the guard's asks: true runs the call as if the user
+	// approved it once. nil answers nothing, so an asking call fails with
+	// needs_auth, as on a host where nobody can be asked.
+	Answer func(Decision) bool
+}
+
+// Decision is the host's guard's verdict on one call.
+type Decision struct {
+	CallID string
+	Tool   string
+	// Action is "allow", "ask" or "deny".
+	Action string
+	// Reason says why the call asks or is refused; Hint how a profile
+	// would allow it.
+	Reason, Hint string
+	// Paths are the paths outside the workspace the call touches.
+	Paths []string
+	// Input is what the plugin receives when the call runs: each path and
+	// URL argument as the guard resolved it.
+	Input json.RawMessage
 }
 
 // Client is a plugin started by Start, as the host sees it.
@@ -34,13 +71,26 @@ type Client struct {
 	Workspace string
 
 	name   string
+	family string
 	remote *sdk.Remote
 	seq    atomic.Uint64
+	opts   Options
+	// specs are the tools as the host serves them (toolspec.Admit).
+	specs   map[string]toolspec.Admission
+	mu      sync.Mutex
+	guards  map[string]*guard.WorkspaceGuard // by workspace
+	session map[string]*session.Session      // by session id
 }
 
 // Start serves p in-process and connects to it as the host does, over real
 // gRPC with go-plugin's broker. It fails the test when p is invalid or does
-// not describe itself. The connection is closed when the test ends.
+// not describe itself, and when the host would skip one of its tools, with
+// the host's reason (a custom plugin declaring a static tool's name, a
+// schema that does not compile). The connection is closed when the test
+// ends.
+//
+// Calls go through the host's guard (host/guard), as on a real host: see
+// Client.Call.
 //
 // A tool that panics fails its call with plugin_crashed and the panic text
 // (the stack goes to the test log) instead of exiting, as a real plugin
@@ -80,16 +130,48 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 	if err != nil {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
-	c := &Client{Host: host, Workspace: opts.Workspace, name: p.Name, remote: remote}
+	c := &Client{Host: host, Workspace: opts.Workspace, name: p.Name, family: opts.Family, remote: remote, opts: *opts,
+		specs: map[string]toolspec.Admission{}, guards: map[string]*guard.WorkspaceGuard{}, session: map[string]*session.Session{}}
 	if c.Workspace == "" {
 		c.Workspace = t.TempDir()
 	}
+	if c.family == "" {
+		c.family = p.Name
+	}
 	// Describing right away also makes the plugin dial the host's callbacks
 	// while the broker still offers them.
-	if _, err := c.Describe(context.Background()); err != nil {
+	desc, err := c.Describe(context.Background())
+	if err != nil {
+		t.Fatalf("plugintest.Start: %v", err)
+	}
+	if err := c.admit(desc.Specs); err != nil {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
 	return c
+}
+
+// admit takes in the specs as the host's surface does at load.
+func (c *Client) admit(specs []sdk.Spec) error {
+	var errs []error
+	for _, spec := range specs {
+		ad, reason := toolspec.Admit(spec, c.name, c.family, !c.opts.Unpinned)
+		if reason == "" {
+			reason = errText(adapter.New(ad.Spec, c.family, ad.Tier, nil, adapter.Options{}).SchemaError())
+		}
+		if reason != "" {
+			errs = append(errs, fmt.Errorf("the host skips tool %s of plugin %s: %s", spec.Name, c.name, reason))
+			continue
+		}
+		c.specs[spec.Name] = ad
+	}
+	return errors.Join(errs...)
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // bothSides is one go-plugin plugin serving the plugin's side and
@@ -117,10 +199,68 @@ func (c *Client) Describe(ctx context.Context) (sdk.Description, error) {
 // gets a fresh one and an empty info.Workspace is c.Workspace. Progress is
 // recorded in c.Host under the call's id. A tool's failure is a
 // *sdk.ToolError.
+//
+// The host's guard judges the call first (Check): a call it refuses fails
+// with denied, one it asks about with needs_auth unless Options.Answer
+// approves it, each with the host's text; either way c.Host.Decisions
+// records it. A call that runs receives what the host would send: each
+// path and URL argument as the guard resolved it, and the outside paths
+// it allowed in info.ApprovedPaths.
 func (c *Client) Call(ctx context.Context, tool string, info sdk.CallInfo, input any) (*sdk.Result, error) {
+	info, raw, err := c.prepare(tool, info, input)
+	if err != nil {
+		return nil, err
+	}
+	if ad, ok := c.specs[tool]; ok {
+		d, gd, sess, ok := c.judge(ctx, ad, info, raw)
+		if ok {
+			c.Host.decide(d)
+			approved := false
+			switch gd.Action {
+			case adapter.Deny:
+				return nil, &sdk.ToolError{Code: sdk.CodeDenied, Message: adapter.RefusedText(tool, gd)}
+			case adapter.Ask:
+				if c.opts.Answer == nil || !c.opts.Answer(d) {
+					return nil, &sdk.ToolError{Code: sdk.CodeNeedsAuth, Message: adapter.NeedsAuthText(tool, gd, "")}
+				}
+				approved = true
+			}
+			info.ApprovedPaths = append(info.ApprovedPaths, gd.Paths...)
+			if info.Sandbox == nil {
+				info.Sandbox = c.guardOf(info.Workspace).Sandbox(ad.Spec, sess, gd, approved)
+			}
+			raw = d.Input
+		}
+	}
+	id := info.ID
+	return c.remote.Call(ctx, info, raw, func(p sdk.Progress) { c.Host.record(id, p) })
+}
+
+// Check returns the host's guard's verdict on a call of tool with input,
+// without running it or recording it. It fails for a tool the plugin does
+// not serve, and for input that is no JSON object (the host would pass it
+// on as {"input": ...}).
+func (c *Client) Check(ctx context.Context, tool string, info sdk.CallInfo, input any) (Decision, error) {
+	info, raw, err := c.prepare(tool, info, input)
+	if err != nil {
+		return Decision{}, err
+	}
+	ad, ok := c.specs[tool]
+	if !ok {
+		return Decision{}, fmt.Errorf("plugintest: plugin %s serves no tool %s", c.name, tool)
+	}
+	d, _, _, ok := c.judge(ctx, ad, info, raw)
+	if !ok {
+		return Decision{}, fmt.Errorf("plugintest: the input of %s is no JSON object", tool)
+	}
+	return d, nil
+}
+
+// prepare fills info and encodes input as Call does.
+func (c *Client) prepare(tool string, info sdk.CallInfo, input any) (sdk.CallInfo, json.RawMessage, error) {
 	raw, err := json.Marshal(input)
 	if err != nil {
-		return nil, fmt.Errorf("plugintest: encode input of %s: %w", tool, err)
+		return info, nil, fmt.Errorf("plugintest: encode input of %s: %w", tool, err)
 	}
 	info.Tool = tool
 	if info.ID == "" {
@@ -129,8 +269,47 @@ func (c *Client) Call(ctx context.Context, tool string, info sdk.CallInfo, input
 	if info.Workspace == "" {
 		info.Workspace = c.Workspace
 	}
-	id := info.ID
-	return c.remote.Call(ctx, info, raw, func(p sdk.Progress) { c.Host.record(id, p) })
+	return info, raw, nil
+}
+
+// judge runs the host's guard on one call; ok is false when raw is no JSON
+// object, which the guard never sees.
+func (c *Client) judge(ctx context.Context, ad toolspec.Admission, info sdk.CallInfo, raw json.RawMessage) (Decision, adapter.Decision, *session.Session, bool) {
+	args, _ := adapter.ParseArgs(raw)
+	if args == nil {
+		return Decision{}, adapter.Decision{}, nil, false
+	}
+	sess := c.sessionOf(info.SessionID)
+	gd := c.guardOf(info.Workspace).Check(ctx, adapter.GuardRequest{Spec: ad.Spec, Args: args, Workspace: info.Workspace, Session: sess, Trusted: ad.Trusted})
+	d := Decision{CallID: info.ID, Tool: info.Tool, Action: gd.Action.String(), Reason: gd.Reason, Hint: gd.Hint, Paths: gd.Paths, Input: raw}
+	if gd.Args != nil {
+		if in, err := adapter.EncodeArgs(gd.Args); err == nil {
+			d.Input = in
+		}
+	}
+	return d, gd, sess, true
+}
+
+func (c *Client) guardOf(ws string) *guard.WorkspaceGuard {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.guards[ws]
+	if g == nil {
+		g = guard.New(guard.Options{Workspace: ws, Home: c.opts.Home, Policy: c.opts.Policy})
+		c.guards[ws] = g
+	}
+	return g
+}
+
+func (c *Client) sessionOf(id string) *session.Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.session[id]
+	if s == nil {
+		s = session.New(id)
+		c.session[id] = s
+	}
+	return s
 }
 
 // EndSession tells the plugin, over gRPC as the host does, that the agent
@@ -149,6 +328,7 @@ type Host struct {
 	live      map[int]bool
 	reports   []GroupReport
 	approvals []Approval
+	decisions []Decision
 }
 
 // GroupReport is one ReportProcessGroup callback.
@@ -198,6 +378,19 @@ func (h *Host) Approvals() []Approval {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]Approval(nil), h.approvals...)
+}
+
+// Decisions returns the guard's verdict on every call, in order.
+func (h *Host) Decisions() []Decision {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Decision(nil), h.decisions...)
+}
+
+func (h *Host) decide(d Decision) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.decisions = append(h.decisions, d)
 }
 
 func (h *Host) record(callID string, p sdk.Progress) {

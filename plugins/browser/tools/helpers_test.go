@@ -78,7 +78,10 @@ type client struct {
 
 func newClient(t *testing.T, m *session.Manager, sessionID string) *client {
 	t.Helper()
-	c := plugintest.Start(t, sdk.Plugin{Name: "browser", Version: Version, Tools: All(m)}, nil)
+	// The user approves what the host's guard asks about (browser_evaluate
+	// asks before every call).
+	c := plugintest.Start(t, sdk.Plugin{Name: "browser", Version: Version, Tools: All(m)},
+		&plugintest.Options{Answer: func(plugintest.Decision) bool { return true }})
 	return &client{t: t, c: c, id: sessionID}
 }
 

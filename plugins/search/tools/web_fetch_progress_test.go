@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/plugins/search/internal/fetch"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
@@ -74,7 +75,7 @@ func fetchWithProgress(t *testing.T) (reports []sdk.Progress, host string) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c := plugintest.Start(t, sdk.Plugin{Name: "search", Version: "0", Tools: []sdk.Tool{WebFetch(Config{Fetch: &fetch.Options{Timeout: 10 * time.Second}})}}, nil)
+	c := plugintest.Start(t, sdk.Plugin{Name: "search", Version: "0", Tools: []sdk.Tool{WebFetch(Config{Fetch: &fetch.Options{Timeout: 10 * time.Second}})}}, loopbackGranted)
 	info := sdk.CallInfo{ID: "fetch-1", SessionID: "s1"}
 	if _, err := c.Call(context.Background(), "web_fetch", info, map[string]any{"url": srv.URL + "/start"}); err != nil {
 		t.Fatalf("web_fetch: %v", err)
@@ -146,7 +147,7 @@ func TestWebFetch_ReportsTheWaitForAnAnswer(t *testing.T) {
 			close(release)
 		}
 	})
-	c := plugintest.Start(t, sdk.Plugin{Name: "search", Version: "0", Tools: []sdk.Tool{WebFetch(Config{Fetch: &fetch.Options{Timeout: 30 * time.Second}})}}, nil)
+	c := plugintest.Start(t, sdk.Plugin{Name: "search", Version: "0", Tools: []sdk.Tool{WebFetch(Config{Fetch: &fetch.Options{Timeout: 30 * time.Second}})}}, loopbackGranted)
 	info := sdk.CallInfo{ID: "fetch-late", SessionID: "s1"}
 	type done struct {
 		err     error
@@ -193,3 +194,7 @@ func TestWebFetch_ReportsTheWaitForAnAnswer(t *testing.T) {
 		}
 	}
 }
+
+// loopbackGranted grants the test servers' host, as a profile's
+// network.allow would: the host's guard asks for any other.
+var loopbackGranted = &plugintest.Options{Policy: &guard.Policy{Network: guard.NetworkRules{Allow: []string{"127.0.0.1"}}}}
