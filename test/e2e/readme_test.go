@@ -68,6 +68,14 @@ func TestReadme_GoExampleRuns(t *testing.T) {
 	if err := os.Symlink(pluginsDir, filepath.Join(ws, "bin", "plugins")); err != nil {
 		t.Fatal(err)
 	}
+	// A project may not add read roots: the host drops the key and warns,
+	// and the program must say so.
+	if err := os.MkdirAll(filepath.Join(ws, ".yagent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".yagent", "config.yaml"), []byte("read_paths: [/srv]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	run := exec.Command(prog)
 	run.Dir = ws
 	run.Env = append(os.Environ(), "HOME="+t.TempDir(), "YAGENT_PLUGIN_PATH=")
@@ -78,6 +86,9 @@ func TestReadme_GoExampleRuns(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "module example.com/ws") || !regexp.MustCompile(`(?m)^[1-9][0-9]* tools listed$`).MatchString(stdout.String()) {
 		t.Fatalf("the README's Go block printed:\n%s\nstderr:\n%s\nwant the tool count and the workspace's go.mod", stdout.String(), stderr.String())
+	}
+	if !regexp.MustCompile(`(?m)^yagent: .*read_paths`).MatchString(stderr.String()) {
+		t.Fatalf("the README's Go block did not print the host's warning about the project's read_paths; stderr:\n%s", stderr.String())
 	}
 }
 
