@@ -51,4 +51,12 @@ func TestHello_Served(t *testing.T) {
 	if err != nil || res.Text != "Hello, Ada!" {
 		t.Fatalf("hello over gRPC = %+v, %v", res, err)
 	}
+	// Effect none: the host's guard lets it run without asking, once pinned.
+	if ds := c.Host.Decisions(); len(ds) != 1 || ds[0].Action != "allow" {
+		t.Fatalf("the guard's decisions = %+v, want one allow", ds)
+	}
+	unpinned := plugintest.Start(t, sdk.Plugin{Name: "hello", Version: "0.1.0", Tools: []sdk.Tool{helloTool()}}, &plugintest.Options{Unpinned: true})
+	if _, err := unpinned.Call(context.Background(), "hello", sdk.CallInfo{}, map[string]string{"name": "Ada"}); err == nil {
+		t.Fatal("hello unpinned ran without asking; the host asks for every tool of an unpinned plugin")
+	}
 }
