@@ -19,4 +19,8 @@
 // for the call, the exec rules' programs with their files hashed), and
 // judges the programs a running command's tree is about to exec
 // (JudgeExec) with the same rules, by name, by file and by copy.
+//
+// It reads the profile as a Policy (host/guard/fromconfig builds one), not
+// through the profile loader, so sdk/plugintest runs this same guard in
+// plugin authors' tests without the host's dependencies.
 package guard
