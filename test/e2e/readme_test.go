@@ -40,11 +40,16 @@ func readmeGoBlock(t *testing.T) string {
 func TestReadme_GoExampleRuns(t *testing.T) {
 	t.Parallel()
 	mod := t.TempDir()
-	gomod := "module example.com/readme\n\ngo 1.26\n\nrequire github.com/yagent/yagent v0.0.0\n\nreplace github.com/yagent/yagent => " + repoRoot + "\n"
 	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	own, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go \S+$`).FindString(string(own))
+	gomod := "module example.com/readme\n\n" + goLine + "\n\nrequire github.com/yagent/yagent v0.0.0\n\nreplace github.com/yagent/yagent => " + repoRoot + "\n"
 	for name, data := range map[string][]byte{"main.go": []byte(readmeGoBlock(t)), "go.mod": []byte(gomod), "go.sum": sum} {
 		if err := os.WriteFile(filepath.Join(mod, name), data, 0o644); err != nil {
 			t.Fatal(err)
