@@ -35,10 +35,13 @@
 //   - families: intersection with the lower result (if that leaves none,
 //     the managed families, with a warning); grant: the same, over globs.
 //     families names first-party families; a custom plugin's tools are
-//     held back by deny or grant globs.
+//     held back by deny or grant globs, the plugin itself by
+//     plugins.NAME.enabled: false.
 //   - read_paths, skill_dirs, network.allow: union: the admin's own grants.
-//   - plugins, tiers: maps merge, the admin's values win; deferred and
-//     schema_budget_bytes: the admin's value wins.
+//   - plugins, tiers: maps merge, the admin's values win, but for
+//     plugins.NAME.enabled, where off wins: the admin switches a plugin
+//     off, never on over a lower layer's off; deferred,
+//     schema_budget_bytes and plugin_dev_dir: the admin's value wins.
 //   - sandbox.mode and sandbox.network: a floor of strictness (off < on <
 //     required; network off beats on): a lower layer may be stricter, never
 //     looser; sandbox.read and sandbox.write: union.
@@ -67,9 +70,13 @@
 //     nothing.
 //   - families: intersection (a family the profile lacks is dropped and
 //     named); grant: intersection over globs.
-//   - read_paths, skill_dirs, network.allow, plugins (which name programs to
-//     run), and any key not listed here: dropped and named in
-//     Loaded.Warnings.
+//   - plugins: plugins.NAME.enabled: false switches plugin NAME off; every
+//     other plugin setting (they name programs to run) and enabled: true
+//     are dropped and named.
+//   - plugin_dev_dir: refused with a warning of its own: the binaries of a
+//     dev folder run without a pin check.
+//   - read_paths, skill_dirs, network.allow, and any key not listed here:
+//     dropped and named in Loaded.Warnings.
 //   - sandbox: its mode may only rise (off → on → required) and its network
 //     only go off; its sandbox.read and sandbox.write are dropped and named.
 //   - deferred, schema_budget_bytes, tiers: set as by any layer, between the

@@ -156,7 +156,26 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 		case keyAudit:
 			// Not a widening to drop but no project's to set at all.
 			l.warnings = append(l.warnings, projectAuditWarning(ly.label))
-		case keyReadPaths, keySkillDirs, keyPlugins:
+		case keyPlugins:
+			// Switching a plugin off narrows; any other setting names what
+			// a plugin runs, and switching one on undoes a higher layer.
+			for _, name := range sortedKeys(q.Plugins) {
+				for _, k := range sortedKeys(q.Plugins[name]) {
+					if k == PluginEnabledKey && q.Plugins[name][k] == "false" {
+						if switchOff(p, name) {
+							addOrigin(origins, key, ly)
+						}
+						continue
+					}
+					dropped = append(dropped, keyPlugins+"."+name+"."+k)
+				}
+			}
+		case keyPluginDev:
+			// Not a widening to drop but no project's to set at all: its
+			// binaries would run unpinned.
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: %s refused: a project may not set a plugin dev override (its binaries would run without a pin check); "+
+				"set it in %s or pass --plugin-dev-dir", ly.label, keyPluginDev, l.display(l.userDir+"/"+configFileName)))
+		case keyReadPaths, keySkillDirs:
 			if v := ly.data[key]; v != nil && !isEmpty(v) {
 				dropped = append(dropped, key)
 			}
@@ -250,15 +269,22 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 			ceilSandbox(p, q.Sandbox, func(sub string) { addOrigin(origins, keySandbox+"."+sub, ly) })
 		case keyPlugins:
 			for fam, kv := range q.Plugins {
-				if p.Plugins == nil {
-					p.Plugins = map[string]map[string]string{}
-				}
-				if p.Plugins[fam] == nil {
-					p.Plugins[fam] = map[string]string{}
-				}
 				for k, v := range kv {
-					p.Plugins[fam][k] = v
+					if k == PluginEnabledKey {
+						// A ceiling: the admin switches a plugin off, never
+						// back on over a lower layer's off.
+						if v == "false" {
+							switchOff(p, fam)
+						}
+						continue
+					}
+					setPlugin(p, fam, k, v)
 				}
+			}
+		case keyPluginDev:
+			touched = q.PluginDevDir != ""
+			if touched {
+				p.PluginDevDir = q.PluginDevDir
 			}
 		case "tiers":
 			for k, v := range q.Tiers {
@@ -284,6 +310,26 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 			addOrigin(origins, key, ly)
 		}
 	}
+}
+
+// switchOff sets plugins.NAME.enabled to false in p and reports whether it
+// was on.
+func switchOff(p *Profile, name string) bool {
+	if !p.PluginEnabled(name) {
+		return false
+	}
+	setPlugin(p, name, PluginEnabledKey, "false")
+	return true
+}
+
+func setPlugin(p *Profile, name, k, v string) {
+	if p.Plugins == nil {
+		p.Plugins = map[string]map[string]string{}
+	}
+	if p.Plugins[name] == nil {
+		p.Plugins[name] = map[string]string{}
+	}
+	p.Plugins[name][k] = v
 }
 
 // effectiveFamilies is what families enables: empty means every one.

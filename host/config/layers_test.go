@@ -113,6 +113,34 @@ func TestLoad_ProjectOnlyNarrows(t *testing.T) {
 					t.Errorf("widened: read_paths %q skill_dirs %q network %q plugins %v", p.ReadPaths, p.SkillDirs, p.Network.Allow, p.Plugins)
 				}
 			}, "read_paths, skill_dirs"},
+		{"a project switches a plugin off", map[string]string{projectConfig: "plugins: {hello: {enabled: false}}\n"}, "",
+			func(t *testing.T, p *config.Profile) {
+				if p.PluginEnabled("hello") {
+					t.Errorf("plugins %v; want hello off", p.Plugins)
+				}
+			}, ""},
+		{"a project cannot switch on a plugin the user switched off", map[string]string{
+			userConfig:    "plugins: {hello: {enabled: false}}\n",
+			projectConfig: "plugins: {hello: {enabled: true}}\n",
+		}, "", func(t *testing.T, p *config.Profile) {
+			if p.PluginEnabled("hello") {
+				t.Errorf("plugins %v; want hello kept off", p.Plugins)
+			}
+		}, "plugins.hello.enabled ignored"},
+		{"a project cannot set a plugin dev dir", map[string]string{projectConfig: "plugin_dev_dir: /opt/dev\n"}, "",
+			func(t *testing.T, p *config.Profile) {
+				if p.PluginDevDir != "" {
+					t.Errorf("plugin_dev_dir %q; want none", p.PluginDevDir)
+				}
+			}, "plugin_dev_dir refused: a project may not set a plugin dev override"},
+		{"a project profile cannot set a plugin dev dir", map[string]string{
+			"ws/.yagent/profiles/dev.yaml": "plugin_dev_dir: /opt/dev\n",
+			projectConfig:                  "profile: dev\n",
+		}, "", func(t *testing.T, p *config.Profile) {
+			if p.PluginDevDir != "" {
+				t.Errorf("plugin_dev_dir %q; want none", p.PluginDevDir)
+			}
+		}, "plugin_dev_dir refused"},
 		{"project profile cannot shadow the user's", map[string]string{
 			userConfig:                        "profile: mine\n",
 			"home/.yagent/profiles/mine.yaml": "exec: {rules: [{action: deny, program: printenv}]}\n",

@@ -393,6 +393,9 @@ func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 	if p.Sandbox.Network == "" {
 		p.Sandbox.Network = NetworkOn
 	}
+	if p.PluginDevDir != "" {
+		p.PluginDevDir = l.absPaths([]string{p.PluginDevDir})[0]
+	}
 	if p.Audit.Path != "" {
 		p.Audit.Path = l.absPaths([]string{p.Audit.Path})[0]
 	}

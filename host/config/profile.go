@@ -24,9 +24,17 @@ type Profile struct {
 	Network NetworkRules `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
 	// Exec holds the exec rules, checked on every simple command.
 	Exec ExecRules `koanf:"exec" json:"exec,omitempty" yaml:"exec,omitempty"`
-	// Plugins holds per-family settings passed to that family's plugin,
-	// such as search.rg_path or browser.chromium.
+	// Plugins holds per-plugin settings passed to that plugin, such as
+	// search.rg_path or browser.chromium; the setting enabled ("true" or
+	// "false") is the host's own: a plugin whose enabled is false is
+	// switched off, never launched (PluginEnabled).
 	Plugins map[string]map[string]string `koanf:"plugins" json:"plugins,omitempty" yaml:"plugins,omitempty"`
+	// PluginDevDir is a development override: a folder whose
+	// yagent-plugin-* binaries are used before those of the plugin folders,
+	// without a pin check, and count as unpinned. Only the user's and the
+	// managed layer (and the --plugin-dev-dir flag) may set it; it must be
+	// absolute or start with ~/.
+	PluginDevDir string `koanf:"plugin_dev_dir" json:"plugin_dev_dir,omitempty" yaml:"plugin_dev_dir,omitempty"`
 	// SkillDirs are folders holding skills (each a folder with a SKILL.md).
 	SkillDirs []string `koanf:"skill_dirs" json:"skill_dirs,omitempty" yaml:"skill_dirs,omitempty"`
 	// ReadPaths are extra folders outside the workspace readable without asking.
@@ -75,6 +83,17 @@ type ExecRule struct {
 	// Interactive limits the rule to starting the program's REPL: no
 	// script operand, or its interactive flag (python3 -i).
 	Interactive bool `koanf:"interactive" json:"interactive,omitempty" yaml:"interactive,omitempty"`
+}
+
+// PluginEnabledKey is the setting under plugins.NAME that switches plugin
+// NAME on or off; the host keeps it from the plugin.
+const PluginEnabledKey = "enabled"
+
+// PluginEnabled reports whether the profile lets plugin name run: every
+// plugin does but one whose plugins.NAME.enabled is false. (A first-party
+// plugin is also held back by families; see the app.)
+func (p *Profile) PluginEnabled(name string) bool {
+	return p == nil || p.Plugins[name][PluginEnabledKey] != "false"
 }
 
 // Deferred modes.

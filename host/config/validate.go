@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,6 +29,7 @@ const (
 	keyPlugins     = "plugins"
 	keyNetwork     = "network"
 	keyExec        = "exec"
+	keyPluginDev   = "plugin_dev_dir"
 )
 
 var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -48,7 +50,8 @@ func validate(src string, p *Profile) []error {
 	families := toolspec.Families()
 	for i, f := range p.Families {
 		if !slices.Contains(families, f) {
-			bad(fmt.Sprintf("families[%d]", i), "unknown family %q (want %s)", f, strings.Join(families, ", "))
+			bad(fmt.Sprintf("families[%d]", i), "unknown family %q (want %s; a custom plugin is always on unless "+
+				"plugins.%s.enabled is false)", f, strings.Join(families, ", "), f)
 		}
 	}
 	for _, list := range []struct {
@@ -112,6 +115,16 @@ func validate(src string, p *Profile) []error {
 				bad(fmt.Sprintf("%s[%d]", list.key, i), "invalid path %q", d)
 			}
 		}
+	}
+	for _, name := range sortedKeys(p.Plugins) {
+		if v, ok := p.Plugins[name][PluginEnabledKey]; ok && v != "true" && v != "false" {
+			bad(keyPlugins+"."+name+"."+PluginEnabledKey, "invalid value %q (want true or false)", v)
+		}
+	}
+	if d := p.PluginDevDir; d != "" && !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
+		// Relative to the workspace, it would make a folder of every
+		// repository opened a source of unpinned plugins.
+		bad(keyPluginDev, "%q is not absolute; give an absolute path or one under ~/", d)
 	}
 	validateSandbox(p, bad)
 	validateAudit(p, bad)
