@@ -36,12 +36,14 @@ func newPluginsCmd(g *globals) *cobra.Command {
 					Tools   int    `json:"tools"`
 					Pinned  bool   `json:"pinned"`
 					Refused string `json:"refused,omitempty"`
+					Off     string `json:"off,omitempty"`
+					Dev     bool   `json:"dev,omitempty"`
 					SHA256  string `json:"sha256"`
 					Path    string `json:"path"`
 				}
 				out := []entry{}
 				for _, p := range a.All {
-					e := entry{Name: p.Name, Version: p.Version, Tools: len(p.Specs), Pinned: p.Pinned, SHA256: p.SHA256, Path: p.Path}
+					e := entry{Name: p.Name, Version: p.Version, Tools: len(p.Specs), Pinned: p.Pinned, Off: p.Off, Dev: p.Dev, SHA256: p.SHA256, Path: p.Path}
 					if p.Refused != nil {
 						e.Refused = p.Refused.Error()
 					}
@@ -56,6 +58,10 @@ func newPluginsCmd(g *globals) *cobra.Command {
 				switch {
 				case p.Refused != nil:
 					pinned = "REFUSED"
+				case p.Off != "":
+					pinned = "off"
+				case p.Dev:
+					pinned = "DEV"
 				case p.Pinned:
 					pinned = "yes"
 				}
@@ -91,6 +97,10 @@ file that cannot be read.`,
 				return err
 			}
 			for _, p := range chosen {
+				if p.Dev {
+					fmt.Fprintf(cmd.OutOrStdout(), "skipped %s: from the dev override folder\n", p.Name)
+					continue
+				}
 				fmt.Fprintf(cmd.OutOrStdout(), "pinned %s %s\n", p.Name, p.SHA256)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "lock file:", a.LockFile)
@@ -174,6 +184,8 @@ file that cannot be read.`,
 				case pluginmgr.PinMismatch:
 					fmt.Fprintf(out, "MISMATCH  %s: %s has sha256 %s, the lock pins %s; refused until it is pinned again (yagent plugins pin %s)\n",
 						v.Name, v.Path, v.Actual, v.Expected, v.Name)
+				case pluginmgr.PinDev:
+					fmt.Fprintf(out, "dev       %s %s: from the dev override folder, not checked\n", v.Name, short(v.Actual))
 				case pluginmgr.PinMissing:
 					fmt.Fprintf(out, "MISSING   %s: pinned (sha256 %s, was %s) but no plugin folder holds a readable binary; restore it, or remove the pin (yagent plugins unpin %s)\n",
 						v.Name, short(v.Expected), v.Path, v.Name)
@@ -213,6 +225,9 @@ func choosePlugins(all []*pluginmgr.Plugin, names []string) ([]*pluginmgr.Plugin
 	}
 	var chosen []*pluginmgr.Plugin
 	for _, p := range all {
+		if want[p.Name] && p.Dev {
+			return nil, fmt.Errorf("plugin %s comes from the dev override folder (%s) and is not pinned from there; remove the override to pin the installed binary", p.Name, p.Path)
+		}
 		if want[p.Name] {
 			chosen = append(chosen, p)
 			delete(want, p.Name)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,6 +25,7 @@ type globals struct {
 	yolo       bool
 	fullYolo   bool
 	pluginDirs []string
+	devDir     string
 	logLevel   string
 	logFormat  string
 	sandbox    string
@@ -35,6 +37,18 @@ func (g *globals) appOptions(log io.Writer) app.Options {
 		// The user layer's authority: the managed layer's floor holds,
 		// and -y/-Y leave the sandbox as it is.
 		overrides = map[string]any{"sandbox.mode": g.sandbox}
+	}
+	if g.devDir != "" {
+		// Typed by the user: relative to where they are, never to the
+		// workspace.
+		dir, err := filepath.Abs(g.devDir)
+		if err != nil {
+			dir = g.devDir // refused by the config check as not absolute
+		}
+		if overrides == nil {
+			overrides = map[string]any{}
+		}
+		overrides["plugin_dev_dir"] = dir
 	}
 	return app.Options{
 		Overrides:  overrides,
@@ -103,6 +117,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	pf.BoolVarP(&g.yolo, "yolo", "y", false, "approve every ask")
 	pf.BoolVarP(&g.fullYolo, "full-yolo", "Y", false, "approve every ask, remove ask_user_for_help, tell the model to decide alone")
 	pf.StringArrayVar(&g.pluginDirs, "plugin-dir", nil, "plugin folder to search (repeatable; replaces the default folders)")
+	pf.StringVar(&g.devDir, "plugin-dev-dir", "", "dev override: use the plugins of this folder before all others, without a pin check, as unpinned")
 	pf.StringVar(&g.sandbox, "sandbox", "", "contain commands in the kernel sandbox: on, off (the guard's check only) or required (refuse where a layer is missing); default: the profile's")
 	pf.StringVar(&g.logLevel, "log-level", "warn", "log level on stderr: "+strings.Join(logLevels, ", "))
 	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions(logLevels, cobra.ShellCompDirectiveNoFileComp))

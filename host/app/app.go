@@ -194,8 +194,14 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	}
 
 	settings := map[string]map[string]string{}
+	off := map[string]string{}
 	for fam, kv := range prof.Plugins {
 		settings[fam] = maps.Clone(kv)
+		// The host's switch, not the plugin's setting.
+		delete(settings[fam], config.PluginEnabledKey)
+		if !prof.PluginEnabled(fam) {
+			off[fam] = fmt.Sprintf("profile %s switches it off (plugins.%s.enabled: false)", prof.Name, fam)
+		}
 	}
 	// Plugins keep per-session state (plans, todos, shell logs) under one
 	// private folder of the user's.
@@ -220,6 +226,8 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	}
 	a.Plugins = pluginmgr.New(pluginmgr.Options{
 		Dirs:            dirs,
+		DevDir:          prof.PluginDevDir,
+		Off:             off,
 		CacheDir:        cache,
 		LockFile:        lock,
 		ManagedLock:     managedLock,
@@ -233,6 +241,10 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	plugins, warnings, err := a.Plugins.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load plugins: %w", err)
+	}
+	if prof.PluginDevDir != "" {
+		// First and every time: binaries no pin vouches for are running.
+		a.Warnings = append(a.Warnings, devWarning(prof.PluginDevDir, loaded.Origins["plugin_dev_dir"], plugins))
 	}
 	a.Warnings = append(a.Warnings, warnings...)
 	a.All = plugins
@@ -249,6 +261,10 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		if p.Refused != nil {
 			unloaded[p.Name] = p.Refused.Error()
 			continue // Load's warnings already say why
+		}
+		if p.Off != "" {
+			unloaded[p.Name] = p.Off
+			continue
 		}
 		if !familyEnabled(prof, p.Name) {
 			unloaded[p.Name] = fmt.Sprintf("profile %s leaves its family off (families: %s)", prof.Name, strings.Join(enabledFamilies(prof), ", "))
@@ -288,6 +304,31 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("skipped tool %s of plugin %s: %s", sk.Tool, sk.Plugin, sk.Reason))
 	}
 	return a, nil
+}
+
+// devWarning names the dev override folder, the layer that set it, and
+// each plugin it serves, with the binary it stands in for.
+func devWarning(dir string, origin []string, plugins []*pluginmgr.Plugin) string {
+	var names []string
+	for _, p := range plugins {
+		if !p.Dev {
+			continue
+		}
+		n := p.Name
+		if p.Shadows != "" {
+			n += " (instead of " + p.Shadows + ")"
+		}
+		names = append(names, n)
+	}
+	from := ""
+	if len(origin) > 0 {
+		from = " (set by " + origin[len(origin)-1] + ")"
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("plugin dev override %s%s holds no %s* binary: it overrides nothing", dir, from, pluginmgr.BinaryPrefix)
+	}
+	return fmt.Sprintf("plugin dev override in effect: the plugins of %s%s run without a pin check and count as unpinned: %s; "+
+		"remove plugin_dev_dir (or --plugin-dev-dir) when done", dir, from, strings.Join(names, ", "))
 }
 
 // ConfigOptions returns the options Open resolves the profile with. `yagent

@@ -127,6 +127,12 @@ func TestLoad_ProjectOnlyNarrows(t *testing.T) {
 				t.Errorf("plugins %v; want hello kept off", p.Plugins)
 			}
 		}, "plugins.hello.enabled ignored"},
+		{"a project's relative plugin dev dir is refused, not an error", map[string]string{projectConfig: "plugin_dev_dir: bin\n"}, "",
+			func(t *testing.T, p *config.Profile) {
+				if p.PluginDevDir != "" {
+					t.Errorf("plugin_dev_dir %q; want none", p.PluginDevDir)
+				}
+			}, "plugin_dev_dir refused: a project may not set a plugin dev override"},
 		{"a project cannot set a plugin dev dir", map[string]string{projectConfig: "plugin_dev_dir: /opt/dev\n"}, "",
 			func(t *testing.T, p *config.Profile) {
 				if p.PluginDevDir != "" {

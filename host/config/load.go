@@ -549,6 +549,13 @@ func (l *loader) check(ly layer, s *shape) (layer, error) {
 		return layer{}, fmt.Errorf("config: %s: %w", ly.label, err)
 	}
 	errs := validate(ly.label, p)
+	if d := p.PluginDevDir; d != "" && !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") && !l.inProject(ly.source) {
+		// Relative to the workspace, it would make a folder of every
+		// repository opened a source of unpinned plugins. (A project's
+		// is refused whatever it says, with a warning: see narrow.)
+		errs = append(errs, &KeyError{Source: ly.label, Key: keyPluginDev,
+			Problem: fmt.Sprintf("%q is not absolute; give an absolute path or one under ~/", d)})
+	}
 	if v, ok := ly.data[keyProfile].(string); ok && !validProfileName(v) {
 		errs = append(errs, &KeyError{Source: ly.label, Key: keyProfile,
 			Problem: fmt.Sprintf("invalid profile name %q (want lowercase letters, digits, - and _)", v)})
@@ -557,6 +564,12 @@ func (l *loader) check(ly layer, s *shape) (layer, error) {
 		return layer{}, fmt.Errorf("config: %w", errors.Join(errs...))
 	}
 	return ly, nil
+}
+
+// inProject reports whether source, a layer's file, is in the project's
+// .yagent folder.
+func (l *loader) inProject(source string) bool {
+	return l.projectDir != "" && strings.HasPrefix(source, l.projectDir+string(filepath.Separator))
 }
 
 // envLayers returns one layer per YAGENT_* variable set, in a fixed order.

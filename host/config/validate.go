@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -120,11 +119,6 @@ func validate(src string, p *Profile) []error {
 		if v, ok := p.Plugins[name][PluginEnabledKey]; ok && v != "true" && v != "false" {
 			bad(keyPlugins+"."+name+"."+PluginEnabledKey, "invalid value %q (want true or false)", v)
 		}
-	}
-	if d := p.PluginDevDir; d != "" && !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
-		// Relative to the workspace, it would make a folder of every
-		// repository opened a source of unpinned plugins.
-		bad(keyPluginDev, "%q is not absolute; give an absolute path or one under ~/", d)
 	}
 	validateSandbox(p, bad)
 	validateAudit(p, bad)

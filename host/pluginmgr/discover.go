@@ -20,6 +20,12 @@ type Found struct {
 	Name string
 	// Path is the binary's absolute path.
 	Path string
+	// Dev is set when the binary is in the dev override folder
+	// (Options.DevDir): used without a pin check, counted unpinned.
+	Dev bool
+	// Shadows is, for a Dev binary, the path of the binary of that name in
+	// the plugin folders it overrides; "" when they hold none.
+	Shadows string
 }
 
 // DefaultDirs returns the plugin folders in search order: the plugins folder
@@ -59,23 +65,31 @@ func DefaultDirs(exePath string) []string {
 
 // Discover lists the plugin binaries in Options.Dirs, sorted by name:
 // executable regular files (or links to them) named yagent-plugin-<name>.
+// The dev override folder (Options.DevDir) comes before them all: its
+// binaries are marked Dev and override the plugin folders' of that name.
 // Folders are searched in order and the first binary of a name wins; a
 // later one is reported in the warnings, as is each first-party plugin
 // (Options.FirstParty) found nowhere, once, with the folders searched.
-// A missing folder is not an error.
+// A missing folder is not an error, but a missing dev folder is warned of.
 func (m *Manager) Discover() ([]Found, []string) {
 	var (
 		found    []Found
 		warnings []string
 		byName   = map[string]string{}
+		dev      = map[string]int{} // name -> index in found
 	)
-	for _, dir := range m.opts.Dirs {
+	dirs := m.opts.Dirs
+	if m.opts.DevDir != "" {
+		dirs = append([]string{m.opts.DevDir}, dirs...)
+	}
+	for i, dir := range dirs {
+		isDev := m.opts.DevDir != "" && i == 0
 		if abs, err := filepath.Abs(dir); err == nil {
 			dir = abs
 		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
+			if isDev || !errors.Is(err, fs.ErrNotExist) {
 				warnings = append(warnings, fmt.Sprintf("plugin folder %s cannot be read: %v", dir, err))
 			}
 			continue
@@ -99,13 +113,20 @@ func (m *Manager) Discover() ([]Found, []string) {
 				continue
 			}
 			if first, dup := byName[name]; dup {
+				if j, ok := dev[name]; ok && found[j].Shadows == "" && !isDev {
+					found[j].Shadows = path // said by the dev override's warning
+					continue
+				}
 				if first != path {
 					warnings = append(warnings, fmt.Sprintf("plugin %s: %s is ignored, %s was found first", name, path, first))
 				}
 				continue
 			}
 			byName[name] = path
-			found = append(found, Found{Name: name, Path: path})
+			if isDev {
+				dev[name] = len(found)
+			}
+			found = append(found, Found{Name: name, Path: path, Dev: isDev})
 		}
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Name < found[j].Name })

@@ -139,7 +139,9 @@ func Unpin(path string, names []string) error {
 
 func (l Lock) pin(plugins []*Plugin) Lock {
 	for _, p := range plugins {
-		if p == nil || p.SHA256 == "" {
+		// A dev binary's pin would refuse the installed one once the
+		// override goes.
+		if p == nil || p.SHA256 == "" || p.Dev {
 			continue
 		}
 		l.Plugins[p.Name] = LockEntry{SHA256: p.SHA256, Path: p.Path}
@@ -182,6 +184,7 @@ const (
 	PinNone     PinStatus = "unpinned" // the lock does not name the plugin
 	PinMissing  PinStatus = "missing"  // the lock names a plugin no folder holds
 	PinUnknown  PinStatus = "unknown"  // the binary's sum could not be computed
+	PinDev      PinStatus = "dev"      // from the dev override folder: not checked
 )
 
 // Verdict is Verify's word on one plugin.
@@ -205,6 +208,11 @@ func (l Lock) Verify(plugins []*Plugin, hash func(path string) (string, error)) 
 		v := Verdict{Name: p.Name, Path: p.Path, Actual: p.SHA256}
 		e, pinned := l.Plugins[p.Name]
 		v.Expected = e.SHA256
+		if p.Dev {
+			v.Status = PinDev
+			out = append(out, v)
+			continue
+		}
 		if hash != nil {
 			sum, err := hash(p.Path)
 			if err != nil && pinned {

@@ -21,6 +21,14 @@ import (
 type Options struct {
 	// Dirs are the plugin folders in search order (see DefaultDirs).
 	Dirs []string
+	// DevDir is the dev override folder, searched before Dirs; "" = none.
+	// Its plugins are loaded without a pin check against LockFile and
+	// count as unpinned (their declared effects are not trusted); a
+	// plugin ManagedLock pins must still match it.
+	DevDir string
+	// Off names the plugins switched off, with why: they are hashed (so
+	// they can be pinned) but never launched, and cannot Execute.
+	Off map[string]string
 	// CacheDir holds the spec cache and the sha index; "" means
 	// ~/.yagent/cache/specs (no cache when the home folder is unknown).
 	CacheDir string
@@ -177,7 +185,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 	plugins := make([]*Plugin, 0, len(found))
 	var launch []*Plugin
 	for i, f := range found {
-		p := &Plugin{Name: f.Name, Path: f.Path, m: m, groups: map[int]bool{}}
+		p := &Plugin{Name: f.Name, Path: f.Path, Dev: f.Dev, Shadows: f.Shadows, m: m, groups: map[int]bool{}}
 		plugins = append(plugins, p)
 		sum, id, err := sums[i].sum, sums[i].id, sums[i].err
 		managed, byAdmin := m.managedPin(f.Name)
@@ -187,7 +195,18 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			continue
 		}
 		p.SHA256, p.id = sum, id
+		if why, off := m.opts.Off[p.Name]; off {
+			// Hashed, so it can be pinned; never launched, not even to
+			// describe itself.
+			p.Off = why
+			continue
+		}
 		pinned, err := lock.Check(p.Name, p.Path, sum)
+		if p.Dev {
+			// The point of the override: a binary being rebuilt is not
+			// held to the user's pin. The admin's pin still holds.
+			err = nil
+		}
 		if byAdmin {
 			pinned, err = true, nil
 			if sum != managed.SHA256 {
@@ -200,7 +219,8 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			warnings = append(warnings, err.Error())
 			continue
 		}
-		p.Pinned = pinned
+		// A dev binary is trusted as no pin vouches for it.
+		p.Pinned = pinned && !p.Dev
 		if d, ok := loadSpecs(m.opts.CacheDir, sum); ok && d.Name == p.Name {
 			p.Version, p.Specs = d.Version, d.Specs
 			continue

@@ -43,6 +43,15 @@ type Plugin struct {
 	// Refused says why the plugin cannot be used (a pin mismatch, a binary
 	// that does not start or describe itself); nil when it can.
 	Refused error
+	// Off says why the plugin is switched off (Options.Off); "" when it is
+	// not. An off plugin is never launched: it has no Version nor Specs.
+	Off string
+	// Dev is set when the binary comes from the dev override folder
+	// (Options.DevDir); Pinned is then false, whatever the lock says.
+	Dev bool
+	// Shadows is, for a Dev plugin, the binary of the plugin folders it
+	// overrides; "" when none.
+	Shadows string
 
 	m  *Manager
 	id fileID // the binary's identity when it was hashed
@@ -97,6 +106,9 @@ func (p *Plugin) PID() int {
 func (p *Plugin) Execute(ctx context.Context, info sdk.CallInfo, input json.RawMessage, progress func(sdk.Progress)) (*sdk.Result, error) {
 	if p.Refused != nil {
 		return nil, &sdk.ToolError{Code: sdk.CodePluginFailed, Message: p.Refused.Error()}
+	}
+	if p.Off != "" {
+		return nil, &sdk.ToolError{Code: sdk.CodePluginFailed, Message: fmt.Sprintf("plugin %s is off: %s", p.Name, p.Off)}
 	}
 	if info.Tool == "" {
 		return nil, errors.New("pluginmgr: Execute without a tool name")

@@ -6,6 +6,8 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/yagent/yagent/sdk"
@@ -15,7 +17,15 @@ type pathIn struct {
 	Path string `json:"path" jsonschema:"The file to count."`
 }
 
+// startsEnv names a folder where each start of the plugin leaves a file
+// holding the binary's path: a test sees whether it ran, and which copy.
+const startsEnv = "NAIVE_STARTS"
+
 func main() {
+	if dir := os.Getenv(startsEnv); dir != "" {
+		exe, _ := os.Executable()
+		_ = os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())), []byte(exe), 0o644)
+	}
 	sdk.Serve(sdk.Plugin{Name: "naive", Version: "0.0.1", Tools: []sdk.Tool{
 		sdk.NewTool(sdk.Spec{
 			Name:        "word_count",
