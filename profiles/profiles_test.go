@@ -96,6 +96,8 @@ func TestSchema_RejectsBadProfiles(t *testing.T) {
 		{"sandbox word", "sandbox: maybe\n"},
 		{"sandbox network word", "sandbox: {network: sometimes}\n"},
 		{"sandbox unknown key", "sandbox: {reed: [/srv]}\n"},
+		{"plugin enabled word", "plugins: {hello: {enabled: maybe}}\n"},
+		{"relative plugin dev dir", "plugin_dev_dir: bin\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -152,3 +152,31 @@ func TestDefaultDirs(t *testing.T) {
 		t.Errorf("DefaultDirs(\"\"):\n got %q\nwant %q", got, want[1:])
 	}
 }
+
+// TestDiscoverDevDir: the dev folder's binaries come first, marked Dev,
+// with the binary each stands in for; the plugin folders' of that name are
+// not warned about as duplicates; a dev folder that is not there is.
+func TestDiscoverDevDir(t *testing.T) {
+	t.Parallel()
+	dev, inst := t.TempDir(), t.TempDir()
+	devHello := fakeBinary(t, dev, "hello", 0o755)
+	fakeBinary(t, dev, "fresh", 0o755)
+	instHello := fakeBinary(t, inst, "hello", 0o755)
+	instOther := fakeBinary(t, inst, "other", 0o755)
+	found, warnings := New(Options{Dirs: []string{inst}, DevDir: dev}).Discover()
+	want := []Found{
+		{Name: "fresh", Path: filepath.Join(dev, BinaryPrefix+"fresh"), Dev: true},
+		{Name: "hello", Path: devHello, Dev: true, Shadows: instHello},
+		{Name: "other", Path: instOther},
+	}
+	if !reflect.DeepEqual(found, want) {
+		t.Errorf("found %+v\nwant  %+v", found, want)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings %q, want none", warnings)
+	}
+	_, warnings = New(Options{Dirs: []string{inst}, DevDir: filepath.Join(dev, "gone")}).Discover()
+	if len(warnings) != 1 || !strings.Contains(warnings[0], filepath.Join(dev, "gone")) {
+		t.Errorf("a missing dev folder: warnings %q, want it named", warnings)
+	}
+}
