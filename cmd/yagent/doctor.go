@@ -155,6 +155,10 @@ func doctorPlugins(cmd *cobra.Command, g *globals, out io.Writer) {
 		switch {
 		case p.Refused != nil:
 			s = fmt.Sprintf("REFUSED: %v", p.Refused)
+		case p.Off != "":
+			s = "off: " + p.Off
+		case p.Dev:
+			s = "DEV OVERRIDE: used without a pin check, as unpinned"
 		case status[p.Name] == pluginmgr.PinOK:
 			s = "pinned, matches its pin"
 		case status[p.Name] == pluginmgr.PinMismatch:

@@ -51,7 +51,9 @@ type Options struct {
 	LockFile string
 	// CacheDir holds the spec cache; "" = ~/.yagent/cache/specs.
 	CacheDir string
-	// Overrides are flag values on top of every config layer (koanf keys).
+	// Overrides are flag values on top of every config layer (koanf keys),
+	// such as "plugin_dev_dir": an absolute folder of plugins under
+	// development, used without a pin check (yagent's --plugin-dev-dir).
 	Overrides map[string]any
 	// Log receives the host's and the plugins' logs; nil = discarded.
 	Log io.Writer

@@ -113,7 +113,7 @@ func (m *Manager) Discover() ([]Found, []string) {
 				continue
 			}
 			if first, dup := byName[name]; dup {
-				if j, ok := dev[name]; ok && found[j].Shadows == "" && !isDev {
+				if j, ok := dev[name]; ok && found[j].Shadows == "" && !isDev && first != path {
 					found[j].Shadows = path // said by the dev override's warning
 					continue
 				}

@@ -175,6 +175,11 @@ func TestDiscoverDevDir(t *testing.T) {
 	if len(warnings) > 0 {
 		t.Errorf("warnings %q, want none", warnings)
 	}
+	// The dev folder also among the plugin folders stands in for nothing.
+	found, warnings = New(Options{Dirs: []string{dev, inst}, DevDir: dev}).Discover()
+	if len(found) != 3 || found[1].Shadows != instHello || found[0].Shadows != "" || len(warnings) > 0 {
+		t.Errorf("dev folder listed twice: found %+v, warnings %q", found, warnings)
+	}
 	_, warnings = New(Options{Dirs: []string{inst}, DevDir: filepath.Join(dev, "gone")}).Discover()
 	if len(warnings) != 1 || !strings.Contains(warnings[0], filepath.Join(dev, "gone")) {
 		t.Errorf("a missing dev folder: warnings %q, want it named", warnings)
