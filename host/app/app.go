@@ -324,7 +324,11 @@ func devWarning(dir string, origin []string, plugins []*pluginmgr.Plugin) string
 	}
 	from := ""
 	if len(origin) > 0 {
-		from = " (set by " + origin[len(origin)-1] + ")"
+		by := origin[len(origin)-1]
+		if by == "flags" {
+			by = "--plugin-dev-dir" // the one flag that sets it
+		}
+		from = " (set by " + by + ")"
 	}
 	if len(names) == 0 {
 		return fmt.Sprintf("plugin dev override %s%s holds no %s* binary: it overrides nothing", dir, from, pluginmgr.BinaryPrefix)
