@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -533,17 +532,6 @@ func (s *Surface) unknown(name string) *adapter.Result {
 		}
 	}
 	text := fmt.Sprintf("There is no tool named %q.", name)
-	// A custom plugin not loaded is not asked its tools: name it, the
-	// tool may be one of them.
-	var custom []string
-	for _, p := range slices.Sorted(maps.Keys(s.opts.Unloaded)) {
-		if !slices.Contains(toolspec.Families(), p) {
-			custom = append(custom, fmt.Sprintf("plugin %s: %s", p, s.opts.Unloaded[p]))
-		}
-	}
-	if len(custom) > 0 {
-		text += fmt.Sprintf(" These plugins are not loaded and may serve it: %s.", strings.Join(custom, "; "))
-	}
 	if sug := Suggest(name, s.names); len(sug) > 0 {
 		text += fmt.Sprintf(" Did you mean %s?", strings.Join(sug, ", "))
 	}

@@ -61,7 +61,7 @@ func TestCustomPluginOff(t *testing.T) {
 		if r.Code == "" || strings.Contains(r.Text, "three small words") {
 			t.Errorf("word_count of a plugin switched off ran: %s", r)
 		}
-		if !strings.Contains(r.Text, "plugin naive") || !strings.Contains(r.Text, "switches it off") {
+		if !strings.Contains(r.Text, "naive (profile coder switches it off (plugins.naive.enabled: false))") {
 			t.Errorf("the answer does not say naive is off: %s", r)
 		}
 		if s := started(); len(s) > 0 {
