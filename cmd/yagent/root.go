@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -39,16 +38,10 @@ func (g *globals) appOptions(log io.Writer) app.Options {
 		overrides = map[string]any{"sandbox.mode": g.sandbox}
 	}
 	if g.devDir != "" {
-		// Typed by the user: relative to where they are, never to the
-		// workspace.
-		dir, err := filepath.Abs(g.devDir)
-		if err != nil {
-			dir = g.devDir // refused by the config check as not absolute
-		}
 		if overrides == nil {
 			overrides = map[string]any{}
 		}
-		overrides["plugin_dev_dir"] = dir
+		overrides["plugin_dev_dir"] = absDevDir(g.devDir)
 	}
 	return app.Options{
 		Overrides:  overrides,
