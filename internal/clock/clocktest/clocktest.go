@@ -1,4 +1,3 @@
-// Package clocktest is a clock.Clock that tests move by hand.
 package clocktest
 
 import (
