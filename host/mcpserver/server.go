@@ -298,12 +298,23 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				defer done()
 				ctx, routed := s.events.forCall(ctx, r.Session, r.Params)
 				defer routed()
-				res := s.surf.Call(ctx, sess, r.Params.Name, r.Params.Arguments)
+				res := s.surf.Call(ctx, sess, r.Params.Name, arguments(r.Params.Arguments))
 				return toCallResult(res), nil
 			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// arguments is a tools/call's input for the surface: MCP makes
+// "arguments" optional, and a call that gives none gives the empty
+// object. Anything sent, null included, goes on as sent for the adapter
+// to judge.
+func arguments(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return raw
 }
 
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -316,7 +327,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	defer routed()
 	st := s.pending.resume(req.Params)
 	ctx = context.WithValue(ctx, stateKey{}, st)
-	res := s.surf.Call(ctx, sess, req.Params.Name, req.Params.Arguments)
+	res := s.surf.Call(ctx, sess, req.Params.Name, arguments(req.Params.Arguments))
 	st.mu.Lock()
 	stopped := st.need != nil
 	st.mu.Unlock()

@@ -41,6 +41,10 @@ type Options struct {
 	Policy *guard.Policy
 	// Home is the home folder "~" expands to; "" = the user's.
 	Home string
+	// RawInput sends each call's input to the plugin as given, skipping the
+	// host's parse, repair and schema validation: for tests of the
+	// plugin's own checks of its input, which the host's would shadow.
+	RawInput bool
 	// Answer answers the guard's asks: true runs the call as if the user
 	// approved it once. nil answers nothing, so an asking call fails with
 	// needs_auth, as on a host where nobody can be asked.
@@ -76,7 +80,9 @@ type Client struct {
 	seq    atomic.Uint64
 	opts   Options
 	// specs are the tools as the host serves them (toolspec.Admit).
-	specs   map[string]toolspec.Admission
+	specs map[string]toolspec.Admission
+	// inputs run the host's input pipeline of each tool (see input).
+	inputs  map[string]*adapter.Adapter
 	mu      sync.Mutex
 	guards  map[string]*guard.WorkspaceGuard // by workspace
 	session map[string]*session.Session      // by session id
@@ -89,8 +95,9 @@ type Client struct {
 // schema that does not compile). The connection is closed when the test
 // ends.
 //
-// Calls go through the host's guard (host/guard), as on a real host: see
-// Client.Call.
+// Calls take their input as the host does (parse, repair, schema
+// validation) and go through the host's guard (host/guard), as on a real
+// host: see Client.Call.
 //
 // A tool that panics fails its call with plugin_crashed and the panic text
 // (the stack goes to the test log) instead of exiting, as a real plugin
@@ -131,7 +138,7 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
 	c := &Client{Host: host, Workspace: opts.Workspace, name: p.Name, family: opts.Family, remote: remote, opts: *opts,
-		specs: map[string]toolspec.Admission{}, guards: map[string]*guard.WorkspaceGuard{}, session: map[string]*session.Session{}}
+		specs: map[string]toolspec.Admission{}, inputs: map[string]*adapter.Adapter{}, guards: map[string]*guard.WorkspaceGuard{}, session: map[string]*session.Session{}}
 	if c.Workspace == "" {
 		c.Workspace = t.TempDir()
 	}
@@ -155,14 +162,17 @@ func (c *Client) admit(specs []sdk.Spec) error {
 	var errs []error
 	for _, spec := range specs {
 		ad, reason := toolspec.Admit(spec, c.name, c.family, !c.opts.Unpinned)
+		var in *adapter.Adapter
 		if reason == "" {
-			reason = errText(adapter.New(ad.Spec, c.family, ad.Tier, nil, adapter.Options{}).SchemaError())
+			in = adapter.New(ad.Spec, c.family, ad.Tier, captureInput{}, adapter.Options{Trusted: ad.Trusted})
+			reason = errText(in.SchemaError())
 		}
 		if reason != "" {
 			errs = append(errs, fmt.Errorf("the host skips tool %s of plugin %s: %s", spec.Name, c.name, reason))
 			continue
 		}
 		c.specs[spec.Name] = ad
+		c.inputs[spec.Name] = in
 	}
 	return errors.Join(errs...)
 }
@@ -200,7 +210,12 @@ func (c *Client) Describe(ctx context.Context) (sdk.Description, error) {
 // recorded in c.Host under the call's id. A tool's failure is a
 // *sdk.ToolError.
 //
-// The host's guard judges the call first (Check): a call it refuses fails
+// The host's input pipeline takes the input first, unless
+// Options.RawInput: input the tool's schema rejects fails with the host's
+// invalid_input text and never reaches the plugin; input the host repairs
+// (a bare string for an array, ...) goes on repaired; nil input is {}.
+//
+// The host's guard then judges the call (Check): a call it refuses fails
 // with denied, one it asks about with needs_auth unless Options.Answer
 // approves it, each with the host's text; either way c.Host.Decisions
 // records it. A call that runs receives what the host would send: each
@@ -212,6 +227,11 @@ func (c *Client) Call(ctx context.Context, tool string, info sdk.CallInfo, input
 		return nil, err
 	}
 	if ad, ok := c.specs[tool]; ok {
+		if !c.opts.RawInput {
+			if raw, err = c.input(ctx, tool, raw); err != nil {
+				return nil, err
+			}
+		}
 		d, gd, sess, ok := c.judge(ctx, ad, info, raw)
 		if ok {
 			c.Host.decide(d)
@@ -249,6 +269,11 @@ func (c *Client) Check(ctx context.Context, tool string, info sdk.CallInfo, inpu
 	if !ok {
 		return Decision{}, fmt.Errorf("plugintest: plugin %s serves no tool %s", c.name, tool)
 	}
+	if !c.opts.RawInput {
+		if raw, err = c.input(ctx, tool, raw); err != nil {
+			return Decision{}, err
+		}
+	}
 	d, _, _, ok := c.judge(ctx, ad, info, raw)
 	if !ok {
 		return Decision{}, fmt.Errorf("plugintest: the input of %s is no JSON object", tool)
@@ -256,11 +281,43 @@ func (c *Client) Check(ctx context.Context, tool string, info sdk.CallInfo, inpu
 	return d, nil
 }
 
+// input runs the host's own input pipeline on raw, as the adapter does
+// before its guard sees a call: parse (input that is no JSON object goes
+// on as {"input": ...}), repair, validate against the schema. It returns
+// what the guard and the plugin then receive, or the invalid_input failure
+// the model would read.
+func (c *Client) input(ctx context.Context, tool string, raw json.RawMessage) (json.RawMessage, error) {
+	var got json.RawMessage
+	// The pipeline reads no clock and no cancellation: a cancelled call
+	// must reach the plugin, as it does through the host.
+	res := c.inputs[tool].Call(context.WithValue(context.WithoutCancel(ctx), captureKey{}, &got), nil, raw)
+	if got == nil {
+		return nil, &sdk.ToolError{Code: res.Code, Message: res.Text}
+	}
+	return got, nil
+}
+
+// captureInput is the executor of the adapters input runs: it keeps the
+// input the host would send the plugin, in the *json.RawMessage under
+// captureKey, and runs nothing.
+type captureInput struct{}
+
+type captureKey struct{}
+
+func (captureInput) Execute(ctx context.Context, _ sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+	*ctx.Value(captureKey{}).(*json.RawMessage) = append(json.RawMessage(nil), input...)
+	return &sdk.Result{}, nil
+}
+
 // prepare fills info and encodes input as Call does.
 func (c *Client) prepare(tool string, info sdk.CallInfo, input any) (sdk.CallInfo, json.RawMessage, error) {
-	raw, err := json.Marshal(input)
-	if err != nil {
-		return info, nil, fmt.Errorf("plugintest: encode input of %s: %w", tool, err)
+	// nil is a call with no arguments, which MCP's front passes on as {}.
+	raw := json.RawMessage(`{}`)
+	if input != nil {
+		var err error
+		if raw, err = json.Marshal(input); err != nil {
+			return info, nil, fmt.Errorf("plugintest: encode input of %s: %w", tool, err)
+		}
 	}
 	info.Tool = tool
 	if info.ID == "" {

@@ -194,3 +194,38 @@ func resolved(t *testing.T, dir string) string {
 	}
 	return r
 }
+
+// A call's input goes through the host's own pipeline before the plugin:
+// input the schema rejects fails with the host's invalid_input text and
+// never reaches the plugin, input the host repairs arrives repaired, no
+// input is {}, and RawInput sends it as given.
+func TestCall_InputAsTheHostTakesIt(t *testing.T) {
+	t.Parallel()
+	ran := 0
+	tag := sdk.NewTool(sdk.Spec{Name: "tag", Description: "Tag things.", Effect: sdk.EffectNone,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}},"additionalProperties":false}`)},
+		func(_ context.Context, in json.RawMessage) (*sdk.Result, error) {
+			ran++
+			return &sdk.Result{Text: string(in)}, nil
+		})
+	ctx := context.Background()
+	c := plugintest.Start(t, sdk.Plugin{Name: "mine", Version: "0", Tools: []sdk.Tool{tag}}, nil)
+
+	_, err := c.Call(ctx, "tag", sdk.CallInfo{}, map[string]any{"tgas": []string{"a"}})
+	te, ok := sdk.AsToolError(err)
+	if !ok || te.Code != sdk.CodeInvalidInput || !strings.Contains(te.Message, "Invalid input for tag:") || !strings.Contains(te.Message, "tgas: unknown field") || ran != 0 {
+		t.Fatalf("tag with a misspelt field: got %v (plugin ran %d times), want the host's invalid_input and no run", err, ran)
+	}
+	res, err := c.Call(ctx, "tag", sdk.CallInfo{}, map[string]any{"tags": "a"})
+	if err != nil || res.Text != `{"tags":["a"]}` {
+		t.Fatalf("tag with a bare string: got %v, %v; want the host's repair to [\"a\"]", res, err)
+	}
+	if res, err = c.Call(ctx, "tag", sdk.CallInfo{}, nil); err != nil || res.Text != `{}` {
+		t.Fatalf("tag with no input: got %v, %v; want {}", res, err)
+	}
+
+	raw := plugintest.Start(t, sdk.Plugin{Name: "mine", Version: "0", Tools: []sdk.Tool{tag}}, &plugintest.Options{RawInput: true})
+	if res, err = raw.Call(ctx, "tag", sdk.CallInfo{}, map[string]any{"tags": "a"}); err != nil || res.Text != `{"tags":"a"}` {
+		t.Fatalf("RawInput: got %v, %v; want the input as given", res, err)
+	}
+}
