@@ -205,6 +205,13 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 			off[fam] = fmt.Sprintf("profile %s switches it off (plugins.%s.enabled: false)", prof.Name, fam)
 		}
 	}
+	// A family the profile leaves off is never launched either, not even
+	// to describe its tools.
+	for _, fam := range toolspec.Families() {
+		if _, already := off[fam]; !already && !familyEnabled(prof, fam) {
+			off[fam] = familyOff(prof)
+		}
+	}
 	// Plugins keep per-session state (plans, todos, shell logs) under one
 	// private folder of the user's.
 	for _, fam := range toolspec.Families() {
@@ -269,7 +276,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 			continue
 		}
 		if !familyEnabled(prof, p.Name) {
-			unloaded[p.Name] = fmt.Sprintf("profile %s leaves its family off (families: %s)", prof.Name, strings.Join(enabledFamilies(prof), ", "))
+			unloaded[p.Name] = familyOff(prof)
 			continue
 		}
 		a.Loaded = append(a.Loaded, p)
@@ -512,4 +519,10 @@ func familyEnabled(p *config.Profile, name string) bool {
 		}
 	}
 	return false
+}
+
+// familyOff says why a first-party plugin is not loaded: the profile
+// leaves its family off.
+func familyOff(prof *config.Profile) string {
+	return fmt.Sprintf("profile %s leaves its family off (families: %s)", prof.Name, strings.Join(enabledFamilies(prof), ", "))
 }
