@@ -217,8 +217,9 @@ func (s *Surface) assemble(cands []candidate) error {
 			continue
 		case s.opts.FullYolo && name == toolspec.AskUserForHelp:
 			continue // -Y: nobody is there to ask
-		case !s.enabled(c.a):
-			s.off[name] = s.whyOff(c.a)
+		}
+		if why := s.offReason(c.a); why != "" {
+			s.off[name] = why
 			continue // the profile leaves it out
 		}
 		s.adapters[name] = c.a
@@ -280,35 +281,25 @@ func checkProfile(p *config.Profile) error {
 	return nil
 }
 
-// enabled applies the profile: first-party families must be enabled (other
-// families are external plugins, governed by Grant and Deny alone); Deny
-// wins over Grant; Grant never removes the host-native tools.
-// whyOff says why the profile leaves a out, in the words of its keys.
-func (s *Surface) whyOff(a *adapter.Adapter) string {
+// offReason applies the profile: first-party families must be enabled
+// (other families are external plugins, governed by Grant and Deny alone);
+// Deny wins over Grant; Grant never removes the host-native tools. It says
+// why the profile leaves a out, in the words of its keys; "" when a is in.
+func (s *Surface) offReason(a *adapter.Adapter) string {
 	p := s.opts.Profile
+	if p == nil {
+		return ""
+	}
 	fam := a.Family()
 	switch {
 	case len(p.Families) > 0 && slices.Contains(toolspec.Families(), fam) && !slices.Contains(p.Families, fam):
 		return fmt.Sprintf("profile %s leaves its family, %s, off (families: %s)", p.Name, fam, strings.Join(p.Families, ", "))
 	case matchAny(p.Deny, a.Name()):
 		return fmt.Sprintf("profile %s denies it (deny: %s)", p.Name, strings.Join(p.Deny, ", "))
+	case len(p.Grant) == 0 || fam == toolspec.FamilyHost || matchAny(p.Grant, a.Name()):
+		return ""
 	}
 	return fmt.Sprintf("profile %s grants only %s", p.Name, strings.Join(p.Grant, ", "))
-}
-
-func (s *Surface) enabled(a *adapter.Adapter) bool {
-	p := s.opts.Profile
-	if p == nil {
-		return true
-	}
-	fam := a.Family()
-	if len(p.Families) > 0 && slices.Contains(toolspec.Families(), fam) && !slices.Contains(p.Families, fam) {
-		return false
-	}
-	if matchAny(p.Deny, a.Name()) {
-		return false
-	}
-	return len(p.Grant) == 0 || fam == toolspec.FamilyHost || matchAny(p.Grant, a.Name())
 }
 
 func matchAny(globs []string, name string) bool {
