@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -208,8 +209,8 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	// A family the profile leaves off is never launched either, not even
 	// to describe its tools.
 	for _, fam := range toolspec.Families() {
-		if _, already := off[fam]; !already && !familyEnabled(prof, fam) {
-			off[fam] = familyOff(prof)
+		if _, already := off[fam]; !already && !slices.Contains(enabledFamilies(prof), fam) {
+			off[fam] = fmt.Sprintf("profile %s leaves its family off (families: %s)", prof.Name, strings.Join(enabledFamilies(prof), ", "))
 		}
 	}
 	// Plugins keep per-session state (plans, todos, shell logs) under one
@@ -273,10 +274,6 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		}
 		if p.Off != "" {
 			unloaded[p.Name] = p.Off
-			continue
-		}
-		if !familyEnabled(prof, p.Name) {
-			unloaded[p.Name] = familyOff(prof)
 			continue
 		}
 		a.Loaded = append(a.Loaded, p)
@@ -498,31 +495,4 @@ func enabledFamilies(p *config.Profile) []string {
 		return toolspec.Families()
 	}
 	return append([]string(nil), p.Families...)
-}
-
-// familyEnabled reports whether plugin name may join the surface: a
-// first-party family only when the profile enables it; any other (custom)
-// plugin always, its tools being Cold and filtered by Grant/Deny.
-func familyEnabled(p *config.Profile, name string) bool {
-	first := false
-	for _, f := range toolspec.Families() {
-		if f == name {
-			first = true
-		}
-	}
-	if !first {
-		return true
-	}
-	for _, f := range enabledFamilies(p) {
-		if f == name {
-			return true
-		}
-	}
-	return false
-}
-
-// familyOff says why a first-party plugin is not loaded: the profile
-// leaves its family off.
-func familyOff(prof *config.Profile) string {
-	return fmt.Sprintf("profile %s leaves its family off (families: %s)", prof.Name, strings.Join(enabledFamilies(prof), ", "))
 }
