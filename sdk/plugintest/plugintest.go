@@ -79,10 +79,9 @@ type Client struct {
 	remote *sdk.Remote
 	seq    atomic.Uint64
 	opts   Options
-	// specs are the tools as the host serves them (toolspec.Admit).
-	specs map[string]toolspec.Admission
-	// inputs run the host's input pipeline of each tool (see input).
-	inputs  map[string]*adapter.Adapter
+	// tools are the tools as the host serves them (toolspec.Admit), each
+	// an adapter that runs the host's input pipeline (see input).
+	tools   map[string]*adapter.Adapter
 	mu      sync.Mutex
 	guards  map[string]*guard.WorkspaceGuard // by workspace
 	session map[string]*session.Session      // by session id
@@ -138,7 +137,7 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
 	c := &Client{Host: host, Workspace: opts.Workspace, name: p.Name, family: opts.Family, remote: remote, opts: *opts,
-		specs: map[string]toolspec.Admission{}, inputs: map[string]*adapter.Adapter{}, guards: map[string]*guard.WorkspaceGuard{}, session: map[string]*session.Session{}}
+		tools: map[string]*adapter.Adapter{}, guards: map[string]*guard.WorkspaceGuard{}, session: map[string]*session.Session{}}
 	if c.Workspace == "" {
 		c.Workspace = t.TempDir()
 	}
@@ -171,8 +170,7 @@ func (c *Client) admit(specs []sdk.Spec) error {
 			errs = append(errs, fmt.Errorf("the host skips tool %s of plugin %s: %s", spec.Name, c.name, reason))
 			continue
 		}
-		c.specs[spec.Name] = ad
-		c.inputs[spec.Name] = in
+		c.tools[spec.Name] = in
 	}
 	return errors.Join(errs...)
 }
@@ -226,13 +224,13 @@ func (c *Client) Call(ctx context.Context, tool string, info sdk.CallInfo, input
 	if err != nil {
 		return nil, err
 	}
-	if ad, ok := c.specs[tool]; ok {
+	if a, ok := c.tools[tool]; ok {
 		if !c.opts.RawInput {
 			if raw, err = c.input(ctx, tool, raw); err != nil {
 				return nil, err
 			}
 		}
-		d, gd, sess, ok := c.judge(ctx, ad, info, raw)
+		d, gd, sess, ok := c.judge(ctx, a, info, raw)
 		if ok {
 			c.Host.decide(d)
 			approved := false
@@ -247,7 +245,7 @@ func (c *Client) Call(ctx context.Context, tool string, info sdk.CallInfo, input
 			}
 			info.ApprovedPaths = append(info.ApprovedPaths, gd.Paths...)
 			if info.Sandbox == nil {
-				info.Sandbox = c.guardOf(info.Workspace).Sandbox(ad.Spec, sess, gd, approved)
+				info.Sandbox = c.guardOf(info.Workspace).Sandbox(a.Spec(), sess, gd, approved)
 			}
 			raw = d.Input
 		}
@@ -265,7 +263,7 @@ func (c *Client) Check(ctx context.Context, tool string, info sdk.CallInfo, inpu
 	if err != nil {
 		return Decision{}, err
 	}
-	ad, ok := c.specs[tool]
+	a, ok := c.tools[tool]
 	if !ok {
 		return Decision{}, fmt.Errorf("plugintest: plugin %s serves no tool %s", c.name, tool)
 	}
@@ -274,7 +272,7 @@ func (c *Client) Check(ctx context.Context, tool string, info sdk.CallInfo, inpu
 			return Decision{}, err
 		}
 	}
-	d, _, _, ok := c.judge(ctx, ad, info, raw)
+	d, _, _, ok := c.judge(ctx, a, info, raw)
 	if !ok {
 		return Decision{}, fmt.Errorf("plugintest: the input of %s is no JSON object", tool)
 	}
@@ -290,7 +288,7 @@ func (c *Client) input(ctx context.Context, tool string, raw json.RawMessage) (j
 	var got json.RawMessage
 	// The pipeline reads no clock and no cancellation: a cancelled call
 	// must reach the plugin, as it does through the host.
-	res := c.inputs[tool].Call(context.WithValue(context.WithoutCancel(ctx), captureKey{}, &got), nil, raw)
+	res := c.tools[tool].Call(context.WithValue(context.WithoutCancel(ctx), captureKey{}, &got), nil, raw)
 	if got == nil {
 		return nil, &sdk.ToolError{Code: res.Code, Message: res.Text}
 	}
@@ -331,13 +329,13 @@ func (c *Client) prepare(tool string, info sdk.CallInfo, input any) (sdk.CallInf
 
 // judge runs the host's guard on one call; ok is false when raw is no JSON
 // object, which the guard never sees.
-func (c *Client) judge(ctx context.Context, ad toolspec.Admission, info sdk.CallInfo, raw json.RawMessage) (Decision, adapter.Decision, *session.Session, bool) {
+func (c *Client) judge(ctx context.Context, a *adapter.Adapter, info sdk.CallInfo, raw json.RawMessage) (Decision, adapter.Decision, *session.Session, bool) {
 	args, _ := adapter.ParseArgs(raw)
 	if args == nil {
 		return Decision{}, adapter.Decision{}, nil, false
 	}
 	sess := c.sessionOf(info.SessionID)
-	gd := c.guardOf(info.Workspace).Check(ctx, adapter.GuardRequest{Spec: ad.Spec, Args: args, Workspace: info.Workspace, Session: sess, Trusted: ad.Trusted})
+	gd := c.guardOf(info.Workspace).Check(ctx, adapter.GuardRequest{Spec: a.Spec(), Args: args, Workspace: info.Workspace, Session: sess, Trusted: a.Trusted()})
 	d := Decision{CallID: info.ID, Tool: info.Tool, Action: gd.Action.String(), Reason: gd.Reason, Hint: gd.Hint, Paths: gd.Paths, Input: raw}
 	if gd.Args != nil {
 		if in, err := adapter.EncodeArgs(gd.Args); err == nil {
