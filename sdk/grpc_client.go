@@ -36,6 +36,10 @@ type Remote struct {
 	done   <-chan struct{}
 	host   Host
 	seq    atomic.Uint64
+	// offered is the call channel handed to the plugin, until Describe
+	// says whether it serves it; ch runs the calls when it does.
+	offered *CallChannel
+	ch      *channelClient
 
 	mu    sync.Mutex
 	calls map[string]*inflight
@@ -79,6 +83,53 @@ func newRemote(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.Client
 // stderr). It is never closed for a plugin run in-process.
 func (r *Remote) Done() <-chan struct{} { return r.done }
 
+// UseCallChannel offers c, whose other end the plugin's process inherited,
+// for the plugin's calls. Describe takes it up when the plugin serves it,
+// and closes it otherwise; the Remote owns c from here on. Call it before
+// Describe, and before any call.
+func (r *Remote) UseCallChannel(c *CallChannel) {
+	if r.offered != nil {
+		r.offered.Close()
+	}
+	r.offered = c
+}
+
+// takeUp starts calling on the offered call channel when the plugin serves
+// it, and closes it when the plugin does not.
+func (r *Remote) takeUp(served bool) error {
+	c := r.offered
+	if c == nil {
+		return nil
+	}
+	r.offered = nil
+	if !served || r.ch != nil {
+		c.Close()
+		return nil
+	}
+	conn, err := c.conn()
+	if err != nil {
+		return fmt.Errorf("take up the call channel: %w", err)
+	}
+	r.ch = newChannelClient(conn)
+	return nil
+}
+
+// Close releases the call channel: calls in flight on it fail. The
+// plugin's process is the go-plugin client's to stop.
+func (r *Remote) Close() {
+	if r.offered != nil {
+		r.offered.Close()
+		r.offered = nil
+	}
+	if r.ch != nil {
+		r.ch.close()
+	}
+}
+
+// CallChannel reports whether calls travel on the call channel rather than
+// as gRPC streams.
+func (r *Remote) CallChannel() bool { return r.ch != nil }
+
 // Describe asks the plugin for its identity and tool specs. The host calls
 // it right after dispensing: the plugin dials the host's callback service
 // when it first sees its broker id, and the broker holds that id's address
@@ -86,6 +137,9 @@ func (r *Remote) Done() <-chan struct{} { return r.done }
 func (r *Remote) Describe(ctx context.Context) (Description, error) {
 	resp, err := r.client.Describe(ctx, &pluginpb.DescribeRequest{HostBrokerId: r.hostID})
 	if err != nil {
+		return Description{}, fmt.Errorf("describe: %w", err)
+	}
+	if err := r.takeUp(resp.GetCallChannel()); err != nil {
 		return Description{}, fmt.Errorf("describe: %w", err)
 	}
 	d := Description{
@@ -121,14 +175,26 @@ func (r *Remote) Call(ctx context.Context, info CallInfo, input json.RawMessage,
 	}
 	defer r.unregister(call)
 
-	streamCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stream, err := r.client.Call(injectTrace(streamCtx), callToWire(info, input, r.hostID))
-	if err != nil {
-		return nil, callError(ctx, info, err)
+	req := callToWire(info, input, r.hostID)
+	var next func() (*pluginpb.CallEvent, error)
+	if ch := r.ch; ch != nil {
+		q, err := ch.start(req, traceHeaders(ctx))
+		if err != nil {
+			return nil, callError(ctx, info, err)
+		}
+		defer ch.end(q)
+		next = func() (*pluginpb.CallEvent, error) { return ch.next(ctx, q) }
+	} else {
+		streamCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stream, err := r.client.Call(injectTrace(streamCtx), req)
+		if err != nil {
+			return nil, callError(ctx, info, err)
+		}
+		next = stream.Recv
 	}
 	for {
-		ev, err := stream.Recv()
+		ev, err := next()
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("call %s: %w", info.Tool, status.Error(codes.Internal, "the plugin ended the call without a result"))
 		}

@@ -39,6 +39,8 @@ type pluginServer struct {
 	hosts  hostDialer
 	// tracing is set when the host turned telemetry on (TelemetryEnv).
 	tracing *pluginTracing
+	// channel is set when the plugin serves calls on a call channel.
+	channel bool
 }
 
 func newPluginServer(p Plugin, opts ServeOptions) (*pluginServer, error) {
@@ -70,6 +72,13 @@ func newPluginServer(p Plugin, opts ServeOptions) (*pluginServer, error) {
 	}
 	sort.Strings(s.names)
 	sort.Slice(s.specs, func(i, j int) bool { return s.specs[i].Name < s.specs[j].Name })
+	if c := opts.CallChannel; c != nil {
+		conn, err := c.pluginConn()
+		if err != nil {
+			return nil, fmt.Errorf("serve the call channel: %w", err)
+		}
+		s.serveOn(conn)
+	}
 	return s, nil
 }
 
@@ -93,6 +102,7 @@ func (s *pluginServer) Describe(ctx context.Context, req *pluginpb.DescribeReque
 		Version:         s.plugin.Version,
 		ProtocolVersion: ProtocolVersion,
 		Specs:           s.specs,
+		CallChannel:     s.channel,
 	}, nil
 }
 
@@ -120,14 +130,18 @@ func (s *pluginServer) EndSession(ctx context.Context, req *pluginpb.EndSessionR
 }
 
 func (s *pluginServer) Call(req *pluginpb.CallRequest, stream pluginpb.Plugin_CallServer) error {
-	events := &eventSender{stream: stream}
+	return s.call(stream.Context(), req, &eventSender{send: stream.Send})
+}
+
+// call runs the call req under ctx (the call's stream, or its entry on the
+// call channel) and sends its events.
+func (s *pluginServer) call(ctx context.Context, req *pluginpb.CallRequest, events *eventSender) error {
 	tool, ok := s.tools[req.GetTool()]
 	if !ok {
 		return events.final(errorEvent(Errorf(CodeUnknownTool,
 			"plugin %s has no tool %q; it serves: %s", s.plugin.Name, req.GetTool(), strings.Join(s.names, ", "))))
 	}
 	info := callFromWire(req)
-	ctx := stream.Context()
 	if !info.Deadline.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, info.Deadline)
@@ -189,9 +203,9 @@ func errorEvent(te *ToolError) *pluginpb.CallEvent {
 // eventSender serializes sends on one call's stream: progress may come from
 // any goroutine of the tool, and nothing is sent after the final event.
 type eventSender struct {
-	mu     sync.Mutex
-	stream pluginpb.Plugin_CallServer
-	done   bool
+	mu   sync.Mutex
+	send func(*pluginpb.CallEvent) error
+	done bool
 }
 
 var errCallFinished = errors.New("the call has already finished")
@@ -202,7 +216,7 @@ func (e *eventSender) progress(p Progress) error {
 	if e.done {
 		return errCallFinished
 	}
-	return e.stream.Send(&pluginpb.CallEvent{Event: &pluginpb.CallEvent_Progress{Progress: progressToWire(p)}})
+	return e.send(&pluginpb.CallEvent{Event: &pluginpb.CallEvent_Progress{Progress: progressToWire(p)}})
 }
 
 func (e *eventSender) final(ev *pluginpb.CallEvent) error {
@@ -212,7 +226,7 @@ func (e *eventSender) final(ev *pluginpb.CallEvent) error {
 		return errCallFinished
 	}
 	e.done = true
-	return e.stream.Send(ev)
+	return e.send(ev)
 }
 
 // callHost is the Host a tool sees during one call: progress travels on the

@@ -77,6 +77,11 @@ type ServeOptions struct {
 	// A handler that returns instead (sdk/plugintest does) has its error
 	// sent to the host as the call's error.
 	OnPanic func(tool string, value any, stack []byte) error
+	// CallChannel, when set, is served in this process: the plugin's end
+	// of it runs the calls the host sends on its own end (given to
+	// Remote.UseCallChannel), as in a plugin process the host launched.
+	// sdk/plugintest uses it.
+	CallChannel *CallChannel
 }
 
 // Serve serves p to the yagent host that launched this process and returns
@@ -96,6 +101,8 @@ type ServeOptions struct {
 // host has the kernel send on its death, or a change of parent) Serve runs
 // OnShutdown, at most shutdownGrace long, and exits.
 func Serve(p Plugin) {
+	// First, before anything could start a command that inherits it.
+	channel, channelErr := takeCallChannel()
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       p.Name,
 		Level:      logLevel(os.Getenv(LogLevelEnv)),
@@ -120,14 +127,19 @@ func Serve(p Plugin) {
 	shutdown := onceShutdown(p.OnShutdown)
 	p.OnShutdown = shutdown
 	go exitWhenHostGone(logger, shutdown, runtime.GOOS != "linux")
-	set, err := ServerPluginSet(p, ServeOptions{Logger: logger})
+	srv, err := newPluginServer(p, ServeOptions{Logger: logger})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "yagent plugin %q: %v\n", p.Name, err)
 		os.Exit(1)
 	}
+	if channelErr != nil {
+		logger.Warn("calls go over gRPC", "error", channelErr)
+	} else if channel != nil {
+		srv.serveOn(channel)
+	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
-		VersionedPlugins: set,
+		VersionedPlugins: serverPluginSet(srv),
 		GRPCServer:       newGRPCServer,
 		Logger:           logger,
 	})
@@ -141,9 +153,13 @@ func ServerPluginSet(p Plugin, opts ServeOptions) (map[int]plugin.PluginSet, err
 	if err != nil {
 		return nil, err
 	}
+	return serverPluginSet(srv), nil
+}
+
+func serverPluginSet(srv *pluginServer) map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
 		ProtocolVersion: {pluginSetKey: &grpcPlugin{server: srv}},
-	}, nil
+	}
 }
 
 // shutdownGrace bounds how long a plugin whose host is gone spends in

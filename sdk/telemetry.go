@@ -58,18 +58,25 @@ func (c metadataCarrier) Keys() []string {
 // header: a host without telemetry sends nothing, even when the caller of
 // the Go API put a span of its own in ctx.
 func injectTrace(ctx context.Context) context.Context {
-	if spanSink(ctx) == nil || !trace.SpanContextFromContext(ctx).IsValid() {
+	md := traceHeaders(ctx)
+	if md == nil {
 		return ctx
 	}
-	md := metadata.MD{}
-	traceProp.Inject(ctx, metadataCarrier(md))
 	kv := make([]string, 0, 2*len(md))
-	for k, vs := range md {
-		for _, v := range vs {
-			kv = append(kv, k, v)
-		}
+	for k, v := range md {
+		kv = append(kv, k, v)
 	}
 	return metadata.AppendToOutgoingContext(ctx, kv...)
+}
+
+// traceHeaders returns the headers injectTrace adds, nil when it adds none.
+func traceHeaders(ctx context.Context) map[string]string {
+	if spanSink(ctx) == nil || !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil
+	}
+	h := propagation.MapCarrier{}
+	traceProp.Inject(ctx, h)
+	return h
 }
 
 type spanSinkKey struct{}

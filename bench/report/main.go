@@ -22,6 +22,8 @@ type pair struct {
 var pairs = []pair{
 	{title: "call overhead: plugin vs in-process (median)", ours: "BenchmarkCallOverhead/plugin", base: "BenchmarkCallOverhead/in-process", metric: "median-µs"},
 	{title: "call overhead: plugin vs in-process (p99)", ours: "BenchmarkCallOverhead/plugin", base: "BenchmarkCallOverhead/in-process", metric: "p99-µs"},
+	{title: "call overhead: call channel vs gRPC streams (median)", ours: "BenchmarkCallOverhead/plugin", base: "BenchmarkCallOverhead/plugin-grpc", metric: "median-µs"},
+	{title: "call overhead: call channel vs gRPC streams (p99)", ours: "BenchmarkCallOverhead/plugin", base: "BenchmarkCallOverhead/plugin-grpc", metric: "p99-µs"},
 	{title: "read_file 4 KiB: over HTTP vs over stdio (median)", ours: "BenchmarkReadOverFront/http/sequential", base: "BenchmarkReadOverFront/stdio/sequential", metric: "median-µs"},
 	{title: "read_file 4 KiB: over HTTP vs over stdio (p99)", ours: "BenchmarkReadOverFront/http/sequential", base: "BenchmarkReadOverFront/stdio/sequential", metric: "p99-µs"},
 	{title: "read_file 4 KiB, 8 in flight: over HTTP vs over stdio", ours: "BenchmarkReadOverFront/http/8-in-flight", base: "BenchmarkReadOverFront/stdio/8-in-flight", metric: "calls/s"},

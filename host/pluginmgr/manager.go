@@ -57,6 +57,9 @@ type Options struct {
 	// Backoff is how long a plugin's next start waits after its attempt-th
 	// consecutive crash (0-based); nil means DefaultBackoff.
 	Backoff func(attempt int) time.Duration
+	// GRPCCalls sends every call as a gRPC stream, as to a plugin that
+	// does not serve a call channel (sdk.CallChannel): for comparisons.
+	GRPCCalls bool
 }
 
 // HostServices answers what plugins ask of the host while a call runs.

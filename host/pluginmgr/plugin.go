@@ -97,6 +97,15 @@ func (p *Plugin) PID() int {
 	return p.inst.pid
 }
 
+// CallChannel reports whether the running plugin's calls travel on its call
+// channel (sdk.CallChannel) rather than as gRPC streams; false when it is
+// not running.
+func (p *Plugin) CallChannel() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inst != nil && p.inst.remote.CallChannel()
+}
+
 // Execute runs info.Tool in the plugin, starting the plugin first when it
 // is not running. Failures come back as a *sdk.ToolError: the tool's own;
 // plugin_crashed when the process died during the call (naming the plugin,
@@ -359,6 +368,17 @@ func (p *Plugin) launch() (*instance, error) {
 	cmd.Dir = dir
 	cmd.Env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") }), "PWD="+dir)
 	setParentDeathSignal(cmd)
+	// Calls travel on a socket pair the plugin inherits (see
+	// sdk.CallChannel); without one they go over gRPC.
+	var channel *sdk.CallChannel
+	if !p.m.opts.GRPCCalls {
+		if channel, err = sdk.NewCallChannel(); err != nil {
+			p.m.logger.Debug("no call channel: calls go over gRPC", "plugin", p.Name, "error", err)
+			channel = nil
+		} else {
+			channel.Attach(cmd)
+		}
+	}
 	tail := &stderrTail{}
 	logger := newPluginLogger(p.m.logger, p.Name, filepath.Base(p.Path))
 	client := plugin.NewClient(&plugin.ClientConfig{
@@ -380,6 +400,12 @@ func (p *Plugin) launch() (*instance, error) {
 	watching := false // the folder goes when the process does
 	fail := func(err error) (*instance, error) {
 		client.Kill()
+		if channel != nil {
+			channel.Close()
+		}
+		if inst.remote != nil {
+			inst.remote.Close()
+		}
 		if !watching {
 			_ = os.RemoveAll(dir)
 		}
@@ -389,6 +415,9 @@ func (p *Plugin) launch() (*instance, error) {
 		return nil, err
 	}
 	rpc, err := client.Client()
+	if channel != nil {
+		channel.Started()
+	}
 	if err != nil {
 		return fail(fmt.Errorf("launch %s: %w", p.Path, err))
 	}
@@ -400,6 +429,10 @@ func (p *Plugin) launch() (*instance, error) {
 	}
 	if inst.remote, err = sdk.DispenseRemote(rpc); err != nil {
 		return fail(err)
+	}
+	if channel != nil {
+		inst.remote.UseCallChannel(channel)
+		channel = nil // the Remote's now
 	}
 	watching = true
 	go func() {

@@ -49,6 +49,10 @@ type Options struct {
 	// approved it once. nil answers nothing, so an asking call fails with
 	// needs_auth, as on a host where nobody can be asked.
 	Answer func(Decision) bool
+	// GRPCCalls sends calls as gRPC streams, as to a plugin built against
+	// an sdk without the call channel, instead of on a call channel as a
+	// host does to a plugin process it launches.
+	GRPCCalls bool
 }
 
 // Decision is the host's guard's verdict on one call.
@@ -110,7 +114,15 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 		opts = &Options{}
 	}
 	host := &Host{approve: opts.Approve, progress: map[string][]sdk.Progress{}, live: map[int]bool{}}
+	var channel *sdk.CallChannel
+	if !opts.GRPCCalls {
+		var err error
+		if channel, err = sdk.NewCallChannel(); err != nil {
+			t.Logf("plugintest: calls go over gRPC: %v", err)
+		}
+	}
 	serverSet, err := sdk.ServerPluginSet(p, sdk.ServeOptions{
+		CallChannel: channel,
 		OnPanic: func(tool string, value any, stack []byte) error {
 			t.Logf("plugintest: tool %s panicked: %v\n%s", tool, value, stack)
 			return &sdk.ToolError{
@@ -135,6 +147,10 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 	remote, err := sdk.DispenseRemote(client)
 	if err != nil {
 		t.Fatalf("plugintest.Start: %v", err)
+	}
+	if channel != nil {
+		remote.UseCallChannel(channel)
+		t.Cleanup(remote.Close)
 	}
 	c := &Client{Host: host, Workspace: opts.Workspace, name: p.Name, family: opts.Family, remote: remote, opts: *opts,
 		tools: map[string]*adapter.Adapter{}, guards: map[string]*guard.WorkspaceGuard{}, session: map[string]*session.Session{}}
@@ -196,6 +212,10 @@ func (b bothSides) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
 func (b bothSides) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
 	return b.client.GRPCClient(ctx, broker, conn)
 }
+
+// CallChannel reports whether calls travel on a call channel, as to a
+// plugin process the host launched, rather than as gRPC streams.
+func (c *Client) CallChannel() bool { return c.remote.CallChannel() }
 
 // Describe asks the plugin for its name, version and specs over gRPC.
 func (c *Client) Describe(ctx context.Context) (sdk.Description, error) {

@@ -109,8 +109,11 @@ type DescribeResponse struct {
 	Version         string                 `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
 	ProtocolVersion uint32                 `protobuf:"varint,3,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	Specs           []*ToolSpec            `protobuf:"bytes,4,rep,name=specs,proto3" json:"specs,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The plugin serves Call on the call channel the host handed it (see
+	// Frame): the host sends its calls there instead of on the Call RPC.
+	CallChannel   bool `protobuf:"varint,5,opt,name=call_channel,json=callChannel,proto3" json:"call_channel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DescribeResponse) Reset() {
@@ -169,6 +172,13 @@ func (x *DescribeResponse) GetSpecs() []*ToolSpec {
 		return x.Specs
 	}
 	return nil
+}
+
+func (x *DescribeResponse) GetCallChannel() bool {
+	if x != nil {
+		return x.CallChannel
+	}
+	return false
 }
 
 type ToolSpec struct {
@@ -1334,6 +1344,167 @@ func (x *ToolError) GetData() []byte {
 	return nil
 }
 
+// Frame is one message on the call channel: a socket pair the host
+// creates and hands the plugin at start (an inherited descriptor, with no
+// name anyone else could connect to). Each frame is a 4-byte big-endian
+// length and the marshalled Frame. It carries the Call RPC's stream in
+// fewer wake-ups than HTTP/2: the host sends call, then maybe cancel; the
+// plugin answers with events, the last of them a result or an error. id is
+// the host's number for the call, unique among the calls in flight.
+type Frame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Types that are valid to be assigned to Body:
+	//
+	//	*Frame_Call
+	//	*Frame_Event
+	//	*Frame_Cancel
+	Body isFrame_Body `protobuf_oneof:"body"`
+	// On call: the call's trace context (W3C traceparent and tracestate),
+	// what the Call RPC carries in its metadata.
+	Trace         map[string]string `protobuf:"bytes,5,rep,name=trace,proto3" json:"trace,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Frame) Reset() {
+	*x = Frame{}
+	mi := &file_plugin_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Frame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Frame) ProtoMessage() {}
+
+func (x *Frame) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Frame.ProtoReflect.Descriptor instead.
+func (*Frame) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *Frame) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Frame) GetBody() isFrame_Body {
+	if x != nil {
+		return x.Body
+	}
+	return nil
+}
+
+func (x *Frame) GetCall() *CallRequest {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Call); ok {
+			return x.Call
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetEvent() *CallEvent {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetCancel() *Cancel {
+	if x != nil {
+		if x, ok := x.Body.(*Frame_Cancel); ok {
+			return x.Cancel
+		}
+	}
+	return nil
+}
+
+func (x *Frame) GetTrace() map[string]string {
+	if x != nil {
+		return x.Trace
+	}
+	return nil
+}
+
+type isFrame_Body interface {
+	isFrame_Body()
+}
+
+type Frame_Call struct {
+	Call *CallRequest `protobuf:"bytes,2,opt,name=call,proto3,oneof"`
+}
+
+type Frame_Event struct {
+	Event *CallEvent `protobuf:"bytes,3,opt,name=event,proto3,oneof"`
+}
+
+type Frame_Cancel struct {
+	Cancel *Cancel `protobuf:"bytes,4,opt,name=cancel,proto3,oneof"`
+}
+
+func (*Frame_Call) isFrame_Body() {}
+
+func (*Frame_Event) isFrame_Body() {}
+
+func (*Frame_Cancel) isFrame_Body() {}
+
+// Cancel ends the call the frame's id names: the plugin cancels its
+// context, and the host no longer waits for its result.
+type Cancel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Cancel) Reset() {
+	*x = Cancel{}
+	mi := &file_plugin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Cancel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Cancel) ProtoMessage() {}
+
+func (x *Cancel) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
+func (*Cancel) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{18}
+}
+
 type ShutdownRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1342,7 +1513,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1525,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1538,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{17}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 type ShutdownResponse struct {
@@ -1378,7 +1549,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1561,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1574,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{18}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 type EndSessionRequest struct {
@@ -1418,7 +1589,7 @@ type EndSessionRequest struct {
 
 func (x *EndSessionRequest) Reset() {
 	*x = EndSessionRequest{}
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1601,7 @@ func (x *EndSessionRequest) String() string {
 func (*EndSessionRequest) ProtoMessage() {}
 
 func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1614,7 @@ func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
 func (*EndSessionRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{19}
+	return file_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *EndSessionRequest) GetSessionId() string {
@@ -1468,7 +1639,7 @@ type EndSessionResponse struct {
 
 func (x *EndSessionResponse) Reset() {
 	*x = EndSessionResponse{}
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1651,7 @@ func (x *EndSessionResponse) String() string {
 func (*EndSessionResponse) ProtoMessage() {}
 
 func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1664,7 @@ func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
 func (*EndSessionResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{20}
+	return file_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 type ApprovalRequest struct {
@@ -1525,7 +1696,7 @@ type ApprovalRequest struct {
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1537,7 +1708,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1550,7 +1721,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{21}
+	return file_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ApprovalRequest) GetCallId() string {
@@ -1684,7 +1855,7 @@ type ApprovalResponse struct {
 
 func (x *ApprovalResponse) Reset() {
 	*x = ApprovalResponse{}
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1696,7 +1867,7 @@ func (x *ApprovalResponse) String() string {
 func (*ApprovalResponse) ProtoMessage() {}
 
 func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1709,7 +1880,7 @@ func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResponse.ProtoReflect.Descriptor instead.
 func (*ApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{22}
+	return file_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ApprovalResponse) GetApproved() bool {
@@ -1743,7 +1914,7 @@ type ProgressReport struct {
 
 func (x *ProgressReport) Reset() {
 	*x = ProgressReport{}
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1755,7 +1926,7 @@ func (x *ProgressReport) String() string {
 func (*ProgressReport) ProtoMessage() {}
 
 func (x *ProgressReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1768,7 +1939,7 @@ func (x *ProgressReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressReport.ProtoReflect.Descriptor instead.
 func (*ProgressReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{23}
+	return file_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ProgressReport) GetCallId() string {
@@ -1797,7 +1968,7 @@ type ProcessGroupReport struct {
 
 func (x *ProcessGroupReport) Reset() {
 	*x = ProcessGroupReport{}
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1809,7 +1980,7 @@ func (x *ProcessGroupReport) String() string {
 func (*ProcessGroupReport) ProtoMessage() {}
 
 func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1822,7 +1993,7 @@ func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessGroupReport.ProtoReflect.Descriptor instead.
 func (*ProcessGroupReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{24}
+	return file_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ProcessGroupReport) GetCallId() string {
@@ -1860,12 +2031,13 @@ const file_plugin_proto_rawDesc = "" +
 	"\fplugin.proto\x12\x10yagent.plugin.v1\"\a\n" +
 	"\x05Empty\"7\n" +
 	"\x0fDescribeRequest\x12$\n" +
-	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\"\x9d\x01\n" +
+	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\"\xc0\x01\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\rR\x0fprotocolVersion\x120\n" +
-	"\x05specs\x18\x04 \x03(\v2\x1a.yagent.plugin.v1.ToolSpecR\x05specs\"\xdc\x02\n" +
+	"\x05specs\x18\x04 \x03(\v2\x1a.yagent.plugin.v1.ToolSpecR\x05specs\x12!\n" +
+	"\fcall_channel\x18\x05 \x01(\bR\vcallChannel\"\xdc\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x14\n" +
@@ -1967,7 +2139,19 @@ const file_plugin_proto_rawDesc = "" +
 	"\tToolError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data\"\x11\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"\xb1\x02\n" +
+	"\x05Frame\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x123\n" +
+	"\x04call\x18\x02 \x01(\v2\x1d.yagent.plugin.v1.CallRequestH\x00R\x04call\x123\n" +
+	"\x05event\x18\x03 \x01(\v2\x1b.yagent.plugin.v1.CallEventH\x00R\x05event\x122\n" +
+	"\x06cancel\x18\x04 \x01(\v2\x18.yagent.plugin.v1.CancelH\x00R\x06cancel\x128\n" +
+	"\x05trace\x18\x05 \x03(\v2\".yagent.plugin.v1.Frame.TraceEntryR\x05trace\x1a8\n" +
+	"\n" +
+	"TraceEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x06\n" +
+	"\x04body\"\b\n" +
+	"\x06Cancel\"\x11\n" +
 	"\x0fShutdownRequest\"\x12\n" +
 	"\x10ShutdownResponse\"X\n" +
 	"\x11EndSessionRequest\x12\x1d\n" +
@@ -2033,7 +2217,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_plugin_proto_goTypes = []any{
 	(*Empty)(nil),              // 0: yagent.plugin.v1.Empty
 	(*DescribeRequest)(nil),    // 1: yagent.plugin.v1.DescribeRequest
@@ -2052,19 +2236,22 @@ var file_plugin_proto_goTypes = []any{
 	(*Image)(nil),              // 14: yagent.plugin.v1.Image
 	(*Note)(nil),               // 15: yagent.plugin.v1.Note
 	(*ToolError)(nil),          // 16: yagent.plugin.v1.ToolError
-	(*ShutdownRequest)(nil),    // 17: yagent.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),   // 18: yagent.plugin.v1.ShutdownResponse
-	(*EndSessionRequest)(nil),  // 19: yagent.plugin.v1.EndSessionRequest
-	(*EndSessionResponse)(nil), // 20: yagent.plugin.v1.EndSessionResponse
-	(*ApprovalRequest)(nil),    // 21: yagent.plugin.v1.ApprovalRequest
-	(*ApprovalResponse)(nil),   // 22: yagent.plugin.v1.ApprovalResponse
-	(*ProgressReport)(nil),     // 23: yagent.plugin.v1.ProgressReport
-	(*ProcessGroupReport)(nil), // 24: yagent.plugin.v1.ProcessGroupReport
-	nil,                        // 25: yagent.plugin.v1.ToolSpec.RolesEntry
+	(*Frame)(nil),              // 17: yagent.plugin.v1.Frame
+	(*Cancel)(nil),             // 18: yagent.plugin.v1.Cancel
+	(*ShutdownRequest)(nil),    // 19: yagent.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),   // 20: yagent.plugin.v1.ShutdownResponse
+	(*EndSessionRequest)(nil),  // 21: yagent.plugin.v1.EndSessionRequest
+	(*EndSessionResponse)(nil), // 22: yagent.plugin.v1.EndSessionResponse
+	(*ApprovalRequest)(nil),    // 23: yagent.plugin.v1.ApprovalRequest
+	(*ApprovalResponse)(nil),   // 24: yagent.plugin.v1.ApprovalResponse
+	(*ProgressReport)(nil),     // 25: yagent.plugin.v1.ProgressReport
+	(*ProcessGroupReport)(nil), // 26: yagent.plugin.v1.ProcessGroupReport
+	nil,                        // 27: yagent.plugin.v1.ToolSpec.RolesEntry
+	nil,                        // 28: yagent.plugin.v1.Frame.TraceEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	3,  // 0: yagent.plugin.v1.DescribeResponse.specs:type_name -> yagent.plugin.v1.ToolSpec
-	25, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
+	27, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
 	5,  // 2: yagent.plugin.v1.CallRequest.sandbox:type_name -> yagent.plugin.v1.Sandbox
 	6,  // 3: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
 	7,  // 4: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
@@ -2077,26 +2264,30 @@ var file_plugin_proto_depIdxs = []int32{
 	10, // 11: yagent.plugin.v1.SpanEvent.attributes:type_name -> yagent.plugin.v1.SpanAttribute
 	14, // 12: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
 	15, // 13: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
-	12, // 14: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
-	1,  // 15: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
-	4,  // 16: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
-	17, // 17: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
-	19, // 18: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
-	21, // 19: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
-	23, // 20: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
-	24, // 21: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
-	2,  // 22: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
-	8,  // 23: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
-	18, // 24: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
-	20, // 25: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
-	22, // 26: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
-	0,  // 27: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
-	0,  // 28: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
-	22, // [22:29] is the sub-list for method output_type
-	15, // [15:22] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	4,  // 14: yagent.plugin.v1.Frame.call:type_name -> yagent.plugin.v1.CallRequest
+	8,  // 15: yagent.plugin.v1.Frame.event:type_name -> yagent.plugin.v1.CallEvent
+	18, // 16: yagent.plugin.v1.Frame.cancel:type_name -> yagent.plugin.v1.Cancel
+	28, // 17: yagent.plugin.v1.Frame.trace:type_name -> yagent.plugin.v1.Frame.TraceEntry
+	12, // 18: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
+	1,  // 19: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
+	4,  // 20: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
+	19, // 21: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
+	21, // 22: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
+	23, // 23: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
+	25, // 24: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
+	26, // 25: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
+	2,  // 26: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
+	8,  // 27: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
+	20, // 28: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
+	22, // 29: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
+	24, // 30: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
+	0,  // 31: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
+	0,  // 32: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
+	26, // [26:33] is the sub-list for method output_type
+	19, // [19:26] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -2115,13 +2306,18 @@ func file_plugin_proto_init() {
 		(*SpanAttribute_DoubleValue)(nil),
 		(*SpanAttribute_BoolValue)(nil),
 	}
+	file_plugin_proto_msgTypes[17].OneofWrappers = []any{
+		(*Frame_Call)(nil),
+		(*Frame_Event)(nil),
+		(*Frame_Cancel)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -34,16 +34,20 @@ func reportLatencies(b *testing.B, d []time.Duration, unit string, scale time.Du
 }
 
 // BenchmarkCallOverhead: a trivial tool called through the whole pipeline,
-// once served by a plugin process over gRPC and once in the host's process.
+// served by a plugin process with calls on its call channel (plugin), the
+// same with calls as gRPC streams (plugin-grpc), and in the host's process.
 func BenchmarkCallOverhead(b *testing.B) {
 	ws := b.TempDir()
-	mgr := pluginmgr.New(pluginmgr.Options{Dirs: []string{probeDir}, CacheDir: b.TempDir()})
-	plugins, _, err := mgr.Load(context.Background())
-	if err != nil || len(plugins) != 1 {
-		b.Fatalf("load probe: %v %v", plugins, err)
+	load := func(grpc bool) *pluginmgr.Plugin {
+		mgr := pluginmgr.New(pluginmgr.Options{Dirs: []string{probeDir}, CacheDir: b.TempDir(), GRPCCalls: grpc})
+		plugins, _, err := mgr.Load(context.Background())
+		if err != nil || len(plugins) != 1 {
+			b.Fatalf("load probe: %v %v", plugins, err)
+		}
+		b.Cleanup(func() { _ = mgr.Close(context.Background()) })
+		return plugins[0]
 	}
-	defer mgr.Close(context.Background())
-	probe := plugins[0]
+	probe, probeGRPC := load(false), load(true)
 
 	local := sdk.NewTool(sdk.Spec{Name: "probe_pid", Description: "Return the plugin's PID.", Effect: sdk.EffectNone},
 		func(context.Context, struct{}) (map[string]int, error) {
@@ -55,6 +59,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 		src  surface.Source
 	}{
 		{"plugin", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probe.Specs, Exec: probe}},
+		{"plugin-grpc", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probeGRPC.Specs, Exec: probeGRPC}},
 		{"in-process", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: []sdk.Spec{local.Spec()}, Exec: adapter.ToolExecutor(local, nil)}},
 	}
 	for _, c := range cases {
@@ -68,6 +73,9 @@ func BenchmarkCallOverhead(b *testing.B) {
 			in := json.RawMessage(`{}`)
 			if r := surf.Call(ctx, sess, "probe_pid", in); r.IsError() { // warm up: start the process
 				b.Fatalf("probe_pid: %s", r.Text)
+			}
+			if p, ok := c.src.Exec.(*pluginmgr.Plugin); ok && p.CallChannel() != (c.name == "plugin") {
+				b.Fatalf("%s: calls on the call channel: %v", c.name, p.CallChannel())
 			}
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()

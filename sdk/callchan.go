@@ -1,0 +1,96 @@
+package sdk
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	pluginpb "github.com/yagent/yagent/sdk/proto"
+)
+
+// CallChannelEnv names the descriptor of the plugin's end of the call
+// channel, when the host hands it one (see CallChannel). Serve takes the
+// descriptor out of the environment and closes it to every command the
+// plugin starts.
+const CallChannelEnv = "YAGENT_CALL_FD"
+
+// frameConn reads and writes Frames on one end of a call channel: a 4-byte
+// big-endian length, then the marshalled Frame. Writes are whole frames,
+// from any goroutine; reads are from one goroutine.
+type frameConn struct {
+	conn net.Conn
+	r    *bufio.Reader
+	hdr  [4]byte
+
+	wmu sync.Mutex
+}
+
+func newFrameConn(c net.Conn) *frameConn {
+	return &frameConn{conn: c, r: bufio.NewReaderSize(c, 64<<10)}
+}
+
+// frameBufs keeps write buffers of ordinary size; a buffer grown past
+// keptFrameBytes (a screenshot) is left to the collector.
+var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+const keptFrameBytes = 256 << 10
+
+var errFrameTooBig = fmt.Errorf("frame over %d bytes", maxMessageBytes)
+
+// write sends f as one frame: marshalled outside the lock, written in one
+// call under it.
+func (c *frameConn) write(f *pluginpb.Frame) error {
+	bp := frameBufs.Get().(*[]byte)
+	b, err := proto.MarshalOptions{}.MarshalAppend(append((*bp)[:0], 0, 0, 0, 0), f)
+	defer func() {
+		if cap(b) <= keptFrameBytes {
+			*bp = b[:0]
+			frameBufs.Put(bp)
+		}
+	}()
+	if err != nil {
+		return fmt.Errorf("marshal frame: %w", err)
+	}
+	if len(b)-4 > maxMessageBytes {
+		return errFrameTooBig
+	}
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if _, err := c.conn.Write(b); err != nil {
+		return fmt.Errorf("write frame: %w", err)
+	}
+	return nil
+}
+
+// read returns the next frame; io.EOF when the other end closed between
+// frames.
+func (c *frameConn) read() (*pluginpb.Frame, error) {
+	if _, err := io.ReadFull(c.r, c.hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(c.hdr[:])
+	if n > maxMessageBytes {
+		return nil, errFrameTooBig
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(c.r, buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	f := &pluginpb.Frame{}
+	if err := proto.Unmarshal(buf, f); err != nil {
+		return nil, fmt.Errorf("unmarshal frame: %w", err)
+	}
+	return f, nil
+}
+
+func (c *frameConn) close() error { return c.conn.Close() }
