@@ -139,7 +139,9 @@ func TestCallChannel_SlowProgressHoldsUpNoOtherCall(t *testing.T) {
 		slow <- err
 	}()
 	<-first
-	res, err := r.Call(t.Context(), CallInfo{Tool: "quick"}, []byte(`{}`), nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := r.Call(ctx, CallInfo{Tool: "quick"}, []byte(`{}`), nil)
 	close(release)
 	if err != nil || res.Text != "quick done" {
 		t.Errorf("quick call while another's progress waits: %+v, %v", res, err)

@@ -44,56 +44,73 @@ func (f *fakeHost) RequestApproval(ctx context.Context, plugin string, call sdk.
 	return sdk.ApprovalResponse{Approved: true, Reason: "fake says yes"}, nil
 }
 
+// eachPath runs test twice, with the plugin's calls on its call channel
+// and with them as gRPC streams (Options.GRPCCalls).
+func eachPath(t *testing.T, test func(t *testing.T, grpc bool)) {
+	for _, grpc := range []bool{false, true} {
+		name := "channel"
+		if grpc {
+			name = "grpc"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, grpc)
+		})
+	}
+}
+
 func TestLoad_DescribesAndCalls(t *testing.T) {
 	t.Parallel()
-	host := &fakeHost{}
-	m := newManager(t, Options{Host: host, Settings: map[string]map[string]string{"test": {"color": "blue"}}})
-	p := loadTest(t, m)
-	if p.Version != "0.0.1" || !reflect.DeepEqual(specNames(p.Specs), testToolNames) {
-		t.Fatalf("Load: version %q specs %v, want 0.0.1 and %v", p.Version, specNames(p.Specs), testToolNames)
-	}
-	if p.PID() == 0 {
-		t.Fatal("PID() = 0 after a cold Load, which launches the plugin to describe it")
-	}
-	if _, err := os.Stat(filepath.Join(m.opts.CacheDir, p.SHA256+".json")); err != nil {
-		t.Errorf("spec cache not written: %v", err)
-	}
+	eachPath(t, func(t *testing.T, grpc bool) {
+		host := &fakeHost{}
+		m := newManager(t, Options{Host: host, Settings: map[string]map[string]string{"test": {"color": "blue"}}})
+		p := loadTest(t, m)
+		if p.Version != "0.0.1" || !reflect.DeepEqual(specNames(p.Specs), testToolNames) {
+			t.Fatalf("Load: version %q specs %v, want 0.0.1 and %v", p.Version, specNames(p.Specs), testToolNames)
+		}
+		if p.PID() == 0 {
+			t.Fatal("PID() = 0 after a cold Load, which launches the plugin to describe it")
+		}
+		if _, err := os.Stat(filepath.Join(m.opts.CacheDir, p.SHA256+".json")); err != nil {
+			t.Errorf("spec cache not written: %v", err)
+		}
 
-	t.Run("echo", func(t *testing.T) {
-		out := echo(t, p, "hello")
-		if out.PID != p.PID() {
-			t.Errorf("echo ran in pid %d, PID() = %d", out.PID, p.PID())
-		}
-		if out.Settings["color"] != "blue" {
-			t.Errorf("settings seen by the plugin: %v, want color=blue", out.Settings)
-		}
-	})
-	t.Run("progress", func(t *testing.T) {
-		var got []sdk.Progress
-		res, err := call(context.Background(), p, "test_progress", map[string]int{"n": 3}, func(pr sdk.Progress) { got = append(got, pr) })
-		if err != nil || res.Text != "done" {
-			t.Fatalf("Execute(test_progress): %+v, %v", res, err)
-		}
-		want := []sdk.Progress{{Message: "step 1", Progress: 1, Total: 3}, {Message: "step 2", Progress: 2, Total: 3}, {Message: "step 3", Progress: 3, Total: 3}}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("progress: got %+v, want %+v", got, want)
-		}
-	})
-	t.Run("approval", func(t *testing.T) {
-		ctx := context.WithValue(context.Background(), callerKey{}, "sess-7")
-		res, err := p.Execute(ctx, sdk.CallInfo{ID: "c-7", Tool: "test_approve", SessionID: "s-7"}, []byte(`{"path":"/etc/x"}`), nil)
-		if err != nil || res.Text != "approved=true reason=fake says yes" {
-			t.Fatalf("Execute(test_approve): %+v, %v", res, err)
-		}
-		host.mu.Lock()
-		defer host.mu.Unlock()
-		if want := []string{"test/c-7/test_approve/s-7//etc/x/sess-7"}; !reflect.DeepEqual(host.asked, want) {
-			t.Errorf("approvals asked: %q, want %q", host.asked, want)
-		}
-	})
-	t.Run("unknown tool", func(t *testing.T) {
-		_, err := call(context.Background(), p, "test_nope", struct{}{}, nil)
-		wantToolError(t, "Execute(test_nope)", err, sdk.CodeUnknownTool, "test_nope", "test_echo")
+		t.Run("echo", func(t *testing.T) {
+			out := echo(t, p, "hello")
+			if out.PID != p.PID() {
+				t.Errorf("echo ran in pid %d, PID() = %d", out.PID, p.PID())
+			}
+			if out.Settings["color"] != "blue" {
+				t.Errorf("settings seen by the plugin: %v, want color=blue", out.Settings)
+			}
+		})
+		t.Run("progress", func(t *testing.T) {
+			var got []sdk.Progress
+			res, err := call(context.Background(), p, "test_progress", map[string]int{"n": 3}, func(pr sdk.Progress) { got = append(got, pr) })
+			if err != nil || res.Text != "done" {
+				t.Fatalf("Execute(test_progress): %+v, %v", res, err)
+			}
+			want := []sdk.Progress{{Message: "step 1", Progress: 1, Total: 3}, {Message: "step 2", Progress: 2, Total: 3}, {Message: "step 3", Progress: 3, Total: 3}}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("progress: got %+v, want %+v", got, want)
+			}
+		})
+		t.Run("approval", func(t *testing.T) {
+			ctx := context.WithValue(context.Background(), callerKey{}, "sess-7")
+			res, err := p.Execute(ctx, sdk.CallInfo{ID: "c-7", Tool: "test_approve", SessionID: "s-7"}, []byte(`{"path":"/etc/x"}`), nil)
+			if err != nil || res.Text != "approved=true reason=fake says yes" {
+				t.Fatalf("Execute(test_approve): %+v, %v", res, err)
+			}
+			host.mu.Lock()
+			defer host.mu.Unlock()
+			if want := []string{"test/c-7/test_approve/s-7//etc/x/sess-7"}; !reflect.DeepEqual(host.asked, want) {
+				t.Errorf("approvals asked: %q, want %q", host.asked, want)
+			}
+		})
+		t.Run("unknown tool", func(t *testing.T) {
+			_, err := call(context.Background(), p, "test_nope", struct{}{}, nil)
+			wantToolError(t, "Execute(test_nope)", err, sdk.CodeUnknownTool, "test_nope", "test_echo")
+		})
 	})
 }
 
@@ -145,30 +162,32 @@ func TestLoad_WarmStartHashesNothing(t *testing.T) {
 
 func TestCrash_SIGKILLDuringCall(t *testing.T) {
 	t.Parallel()
-	p := loadTest(t, newManager(t, Options{}))
-	ready := filepath.Join(t.TempDir(), "ready")
-	errc := make(chan error, 1)
-	go func() {
-		_, err := call(context.Background(), p, "test_slow", map[string]string{"ready_file": ready}, nil)
-		errc <- err
-	}()
-	old := readPID(t, ready)
-	if old != p.PID() {
-		t.Fatalf("test_slow runs in pid %d, PID() = %d", old, p.PID())
-	}
-	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-errc:
-		wantToolError(t, "Execute(test_slow) when the plugin is killed", err, sdk.CodePluginCrashed, "plugin test crashed", "test_slow")
-	case <-time.After(10 * time.Second):
-		t.Fatal("Execute(test_slow) did not return after its plugin was killed")
-	}
-	out := echo(t, p, "again")
-	if out.PID == old || out.PID != p.PID() {
-		t.Errorf("call after the crash ran in pid %d (old %d, PID() %d), want a new process", out.PID, old, p.PID())
-	}
+	eachPath(t, func(t *testing.T, grpc bool) {
+		p := loadTest(t, newManager(t, Options{}))
+		ready := filepath.Join(t.TempDir(), "ready")
+		errc := make(chan error, 1)
+		go func() {
+			_, err := call(context.Background(), p, "test_slow", map[string]string{"ready_file": ready}, nil)
+			errc <- err
+		}()
+		old := readPID(t, ready)
+		if old != p.PID() {
+			t.Fatalf("test_slow runs in pid %d, PID() = %d", old, p.PID())
+		}
+		if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-errc:
+			wantToolError(t, "Execute(test_slow) when the plugin is killed", err, sdk.CodePluginCrashed, "plugin test crashed", "test_slow")
+		case <-time.After(10 * time.Second):
+			t.Fatal("Execute(test_slow) did not return after its plugin was killed")
+		}
+		out := echo(t, p, "again")
+		if out.PID == old || out.PID != p.PID() {
+			t.Errorf("call after the crash ran in pid %d (old %d, PID() %d), want a new process", out.PID, old, p.PID())
+		}
+	})
 }
 
 func TestCrash_PanicReportsText(t *testing.T) {
