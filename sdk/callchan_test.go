@@ -3,15 +3,19 @@ package sdk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
 // channelPair serves p on one end of a new call channel in this process
@@ -152,22 +156,56 @@ func TestCallChannel_SlowProgressHoldsUpNoOtherCall(t *testing.T) {
 }
 
 // TestCallChannel_EndAfterResultSendsNoCancel: a call that got its result
-// is forgotten, so ending it sends nothing (no stray cancel per call).
+// is over, so the host sends no cancel for it: the frame after a result is
+// the next call. The test plays the plugin's end.
 func TestCallChannel_EndAfterResultSendsNoCancel(t *testing.T) {
 	t.Parallel()
-	r, _, _ := channelPair(t, Plugin{Name: "chan", Tools: []Tool{
-		NewTool(Spec{Name: "quick"}, func(ctx context.Context, _ struct{}) (string, error) { return "ok", nil }),
-	}})
+	ch, err := NewCallChannel()
+	if err != nil {
+		t.Skipf("no call channel here: %v", err)
+	}
+	t.Cleanup(ch.Close)
+	pconn, err := ch.pluginConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin := newFrameConn(pconn)
+	t.Cleanup(func() { _ = plugin.close() })
+	hconn, err := ch.conn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRemote(t.Context(), nil, nil, nil)
+	r.ch = newChannelClient(hconn)
+	t.Cleanup(r.Close)
+
+	var frames []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for len(frames) < 3 {
+			f, err := plugin.read()
+			if err != nil {
+				return
+			}
+			frames = append(frames, fmt.Sprintf("%T", f.GetBody()))
+			if f.GetCall() != nil {
+				ev := &pluginpb.CallEvent{Event: &pluginpb.CallEvent_Result{Result: &pluginpb.CallResult{Text: "ok"}}}
+				if err := plugin.write(&pluginpb.Frame{Id: f.GetId(), Body: &pluginpb.Frame_Event{Event: ev}}); err != nil {
+					return
+				}
+			}
+		}
+	}()
 	for range 3 {
-		if _, err := r.Call(t.Context(), CallInfo{Tool: "quick"}, []byte(`{}`), nil); err != nil {
-			t.Fatal(err)
+		if res, err := r.Call(t.Context(), CallInfo{Tool: "quick"}, []byte(`{}`), nil); err != nil || res.Text != "ok" {
+			t.Fatalf("Call: %+v, %v", res, err)
 		}
 	}
-	r.ch.mu.Lock()
-	left := len(r.ch.calls)
-	r.ch.mu.Unlock()
-	if left != 0 {
-		t.Errorf("%d finished calls still tracked on the channel", left)
+	<-done
+	call := fmt.Sprintf("%T", (*pluginpb.Frame_Call)(nil))
+	if want := []string{call, call, call}; !slices.Equal(frames, want) {
+		t.Errorf("frames the plugin got for three calls: %v, want %v", frames, want)
 	}
 }
 

@@ -63,8 +63,11 @@ func TestLoad_DescribesAndCalls(t *testing.T) {
 	t.Parallel()
 	eachPath(t, func(t *testing.T, grpc bool) {
 		host := &fakeHost{}
-		m := newManager(t, Options{Host: host, Settings: map[string]map[string]string{"test": {"color": "blue"}}})
+		m := newManager(t, Options{Host: host, Settings: map[string]map[string]string{"test": {"color": "blue"}}, GRPCCalls: grpc})
 		p := loadTest(t, m)
+		if p.CallChannel() == grpc {
+			t.Fatalf("calls on the call channel: %v, want %v", p.CallChannel(), !grpc)
+		}
 		if p.Version != "0.0.1" || !reflect.DeepEqual(specNames(p.Specs), testToolNames) {
 			t.Fatalf("Load: version %q specs %v, want 0.0.1 and %v", p.Version, specNames(p.Specs), testToolNames)
 		}
@@ -163,7 +166,7 @@ func TestLoad_WarmStartHashesNothing(t *testing.T) {
 func TestCrash_SIGKILLDuringCall(t *testing.T) {
 	t.Parallel()
 	eachPath(t, func(t *testing.T, grpc bool) {
-		p := loadTest(t, newManager(t, Options{}))
+		p := loadTest(t, newManager(t, Options{GRPCCalls: grpc}))
 		ready := filepath.Join(t.TempDir(), "ready")
 		errc := make(chan error, 1)
 		go func() {
