@@ -68,10 +68,10 @@ const DefaultDrainTimeout = 30 * time.Second
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	in, out := t.In, t.Out
 	if in == nil {
-		in = os.Stdin
+		in = pollable(os.Stdin)
 	}
 	if out == nil {
-		out = os.Stdout
+		out = pollable(os.Stdout)
 	}
 	limit := t.MaxFrame
 	if limit <= 0 {
