@@ -25,11 +25,13 @@ import (
 var pluginDir string
 
 // helperEnv re-executes the test binary as a host: it loads the browser
-// plugin from helperDirEnv, opens a page, prints the plugin's pid and
-// waits to be killed.
+// plugin from helperDirEnv, with its spec cache in helperCacheEnv (the
+// test's folder: the helper is killed, so it removes nothing), opens a
+// page, prints the plugin's pid and waits to be killed.
 const (
-	helperEnv    = "BROWSER_TEST_HELPER"
-	helperDirEnv = "BROWSER_TEST_PLUGIN_DIR"
+	helperEnv      = "BROWSER_TEST_HELPER"
+	helperDirEnv   = "BROWSER_TEST_PLUGIN_DIR"
+	helperCacheEnv = "BROWSER_TEST_CACHE_DIR"
 )
 
 func TestMain(m *testing.M) {
@@ -53,12 +55,7 @@ func TestMain(m *testing.M) {
 }
 
 func runHelperHost() int {
-	cache, err := os.MkdirTemp("", "browser-helper-cache-")
-	if err != nil {
-		return 1
-	}
-	defer os.RemoveAll(cache)
-	m := pluginmgr.New(pluginmgr.Options{Dirs: []string{os.Getenv(helperDirEnv)}, CacheDir: cache})
+	m := pluginmgr.New(pluginmgr.Options{Dirs: []string{os.Getenv(helperDirEnv)}, CacheDir: os.Getenv(helperCacheEnv)})
 	ctx := context.Background()
 	if _, _, err := m.Load(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -194,7 +191,7 @@ func TestSIGKILLedHostLeavesNoBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	helper := exec.Command(exe, "-test.run=^$")
-	helper.Env = append(os.Environ(), helperEnv+"=host", helperDirEnv+"="+pluginDir)
+	helper.Env = append(os.Environ(), helperEnv+"=host", helperDirEnv+"="+pluginDir, helperCacheEnv+"="+t.TempDir())
 	helper.Stderr = os.Stderr
 	out, err := helper.StdoutPipe()
 	if err != nil {
