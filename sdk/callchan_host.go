@@ -76,22 +76,21 @@ func (c *CallChannel) Close() {
 // conn turns the host's end into a connection, leaving c holding nothing.
 func (c *CallChannel) conn() (net.Conn, error) {
 	c.Started()
-	f := c.host
-	c.host = nil
-	if f == nil {
-		return nil, errors.New("the call channel is already in use")
-	}
-	defer f.Close()
-	return net.FileConn(f)
+	return takeConn(&c.host, "the call channel is already in use")
 }
 
 // pluginConn turns the plugin's end into a connection, for a plugin served
 // in the host's process (ServeOptions.CallChannel).
 func (c *CallChannel) pluginConn() (net.Conn, error) {
-	f := c.child
-	c.child = nil
+	return takeConn(&c.child, "the plugin's end of the call channel is already in use")
+}
+
+// takeConn turns *end into a connection and leaves *end nil.
+func takeConn(end **os.File, taken string) (net.Conn, error) {
+	f := *end
+	*end = nil
 	if f == nil {
-		return nil, errors.New("the plugin's end of the call channel is already in use")
+		return nil, errors.New(taken)
 	}
 	defer f.Close()
 	return net.FileConn(f)

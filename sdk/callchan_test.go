@@ -18,25 +18,19 @@ import (
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
-// channelPair serves p on one end of a new call channel in this process
-// and returns a Remote calling on the other (no gRPC: Describe is not
-// needed to take the channel up).
-func channelPair(t *testing.T, p Plugin) (*Remote, *pluginServer, net.Conn) {
+// channelEnds returns a Remote calling on a new call channel, and the
+// plugin's end of it (no gRPC: Describe is not needed to take it up).
+func channelEnds(t *testing.T) (*Remote, net.Conn) {
 	t.Helper()
 	ch, err := NewCallChannel()
 	if err != nil {
 		t.Skipf("no call channel here: %v", err)
 	}
 	t.Cleanup(ch.Close)
-	srv, err := newPluginServer(p, ServeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	pconn, err := ch.pluginConn()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.serveOn(pconn)
 	hconn, err := ch.conn()
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +38,19 @@ func channelPair(t *testing.T, p Plugin) (*Remote, *pluginServer, net.Conn) {
 	r := newRemote(t.Context(), nil, nil, nil)
 	r.ch = newChannelClient(hconn)
 	t.Cleanup(r.Close)
+	return r, pconn
+}
+
+// channelPair serves p on the plugin's end of a new call channel, in this
+// process, and returns the Remote calling on the other.
+func channelPair(t *testing.T, p Plugin) (*Remote, *pluginServer, net.Conn) {
+	t.Helper()
+	srv, err := newPluginServer(p, ServeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, pconn := channelEnds(t)
+	srv.serveOn(pconn)
 	return r, srv, pconn
 }
 
@@ -160,24 +167,9 @@ func TestCallChannel_SlowProgressHoldsUpNoOtherCall(t *testing.T) {
 // the next call. The test plays the plugin's end.
 func TestCallChannel_EndAfterResultSendsNoCancel(t *testing.T) {
 	t.Parallel()
-	ch, err := NewCallChannel()
-	if err != nil {
-		t.Skipf("no call channel here: %v", err)
-	}
-	t.Cleanup(ch.Close)
-	pconn, err := ch.pluginConn()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, pconn := channelEnds(t)
 	plugin := newFrameConn(pconn)
 	t.Cleanup(func() { _ = plugin.close() })
-	hconn, err := ch.conn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRemote(t.Context(), nil, nil, nil)
-	r.ch = newChannelClient(hconn)
-	t.Cleanup(r.Close)
 
 	var frames []string
 	done := make(chan struct{})
