@@ -175,13 +175,14 @@ func TestCallChannel_EndAfterResultSendsNoCancel(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for len(frames) < 3 {
+		for calls := 0; calls < 3; {
 			f, err := plugin.read()
 			if err != nil {
 				return
 			}
 			frames = append(frames, fmt.Sprintf("%T", f.GetBody()))
 			if f.GetCall() != nil {
+				calls++
 				ev := &pluginpb.CallEvent{Event: &pluginpb.CallEvent_Result{Result: &pluginpb.CallResult{Text: "ok"}}}
 				if err := plugin.write(&pluginpb.Frame{Id: f.GetId(), Body: &pluginpb.Frame_Event{Event: ev}}); err != nil {
 					return
@@ -189,8 +190,10 @@ func TestCallChannel_EndAfterResultSendsNoCancel(t *testing.T) {
 			}
 		}
 	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
 	for range 3 {
-		if res, err := r.Call(t.Context(), CallInfo{Tool: "quick"}, []byte(`{}`), nil); err != nil || res.Text != "ok" {
+		if res, err := r.Call(ctx, CallInfo{Tool: "quick"}, []byte(`{}`), nil); err != nil || res.Text != "ok" {
 			t.Fatalf("Call: %+v, %v", res, err)
 		}
 	}
