@@ -113,7 +113,7 @@ func New(surf *surface.Surface, opts *Options) *Server {
 	for _, def := range surf.All() {
 		s.server.AddTool(toMCPTool(def), s.handle)
 	}
-	s.server.AddReceivingMiddleware(s.middleware)
+	s.server.AddReceivingMiddleware(encodeOnce, s.middleware)
 	return s
 }
 

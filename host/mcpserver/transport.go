@@ -266,9 +266,15 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return fmt.Errorf("encode message: %w", err)
+	b, ok := []byte(nil), false
+	if r, isResponse := msg.(*jsonrpc.Response); isResponse {
+		b, ok = encodeResponse(r)
+	}
+	if !ok {
+		var err error
+		if b, err = jsonrpc.EncodeMessage(msg); err != nil {
+			return fmt.Errorf("encode message: %w", err)
+		}
 	}
 	if err := c.writeRaw(b); err != nil {
 		return err
