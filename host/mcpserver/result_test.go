@@ -170,6 +170,7 @@ func TestEncodeResponse_AsEncodeMessage(t *testing.T) {
 	one, _ := jsonrpc.MakeID(float64(1))
 	for _, r := range []*jsonrpc.Response{
 		{ID: one, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad"}},
+		{ID: one, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "bad"}, Result: result},
 		{ID: one},
 	} {
 		if b, ok := encodeResponse(r); ok {
