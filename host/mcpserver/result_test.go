@@ -62,7 +62,7 @@ func callOverStdio(t *testing.T, version string, once bool, res *mcp.CallToolRes
 func TestEncodeOnce_AsTheSDK(t *testing.T) {
 	t.Parallel()
 	results := map[string]*mcp.CallToolResult{
-		"text": {Content: []mcp.Content{&mcp.TextContent{Text: "a <b> & \"c\"\n\t\u2028 é \x00 \xff\xfe end"}}},
+		"text":       {Content: []mcp.Content{&mcp.TextContent{Text: "a <b> & \"c\"\n\t\u2028 é \x00 \xff\xfe end"}}},
 		"empty text": {Content: []mcp.Content{&mcp.TextContent{}}},
 		"no content": {},
 		"images": {Content: []mcp.Content{

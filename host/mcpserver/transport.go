@@ -427,15 +427,14 @@ func decodeFrame(f frame) (jsonrpc.Message, *badFrame) {
 			return nil, bad(nil, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
 		}
 	}
-	var version string
-	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
+	if version, err := jsonString(fields["jsonrpc"]); err != nil || version != "2.0" {
 		return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
 	_, hasResult := fields["result"]
 	_, hasError := fields["error"]
 	if rawMethod, ok := fields["method"]; ok {
-		var method string
-		if err := json.Unmarshal(rawMethod, &method); err != nil {
+		method, err := jsonString(rawMethod)
+		if err != nil {
 			return nil, bad(id, jsonrpc.CodeInvalidRequest, `invalid request: "method" must be a string`)
 		}
 		if hasResult || hasError {
@@ -500,23 +499,16 @@ func requestID(id any) (jsonrpc.ID, error) {
 }
 
 // parseID accepts the ids JSON-RPC allows and the SDK keeps exactly: a
-// string or an integer; null is a notification.
+// string or an integer; null is a notification. raw is one JSON value.
 func parseID(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	switch v := v.(type) {
-	case nil:
+	switch {
+	case string(raw) == "null":
 		return nil, nil
-	case string:
-		return v, nil
-	case json.Number:
-		if n, err := strconv.ParseInt(v.String(), 10, 64); err == nil {
-			return n, nil
-		}
+	case len(raw) > 0 && raw[0] == '"':
+		return jsonString(raw)
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n, nil
 	}
 	return nil, fmt.Errorf(`"id" must be a string or an integer, not %s`, raw)
 }
@@ -575,32 +567,6 @@ func skipValue(dec *json.Decoder) error {
 			return nil
 		}
 	}
-}
-
-// topLevel returns the members of the JSON object data (known valid), and
-// the first key that appears twice, if any.
-func topLevel(data []byte) (map[string]json.RawMessage, string) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	fields := map[string]json.RawMessage{}
-	if _, err := dec.Token(); err != nil {
-		return fields, ""
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return fields, ""
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return fields, ""
-		}
-		if _, dup := fields[key]; dup {
-			return fields, key
-		}
-		fields[key] = v
-	}
-	return fields, ""
 }
 
 // nestingDepth is the deepest nesting of objects and arrays in data,
