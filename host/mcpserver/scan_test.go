@@ -59,6 +59,7 @@ var topLevelSeeds = []string{
 	`{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a \"b\" }]"}}}`,
 	` { "a" : [1, {"b": "}"}] , "c":null,"d":true,"e":-1.5e3, "f" : "x" } `,
 	`{"a":1,"a":2}`,
+	`{"a":"x\"y","b\"":"}"}`,
 	`{"\u0061":1,"a":2}`,
 	`{"k\\":"v\\\\","\ud83d\ude00":"é","":{}}`,
 	`{}`,
