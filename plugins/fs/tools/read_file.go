@@ -108,11 +108,19 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 
 	head := sniffBufs.Get().(*[]byte)
 	defer sniffBufs.Put(head)
-	n, err := io.ReadFull(f, *head)
+	// A file that fits the sniffing buffer is read in one call, and read
+	// no more: the pass below takes its bytes from the buffer. One whose
+	// size says nothing (0, as /proc gives) is read until it ends.
+	buf := *head
+	if size := fi.Size(); size > 0 && size < int64(len(buf)) {
+		buf = buf[:size]
+	}
+	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, fmt.Errorf("read %s: %w", in.Path, err)
 	}
-	enc, binary, mime := textenc.Sniff((*head)[:n], int64(n) == fi.Size())
+	whole := int64(n) == fi.Size()
+	enc, binary, mime := textenc.Sniff((*head)[:n], whole)
 	if binary {
 		data.Binary, data.MIMEType = true, mime
 		return &sdk.Result{
@@ -120,8 +128,12 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 			Data: data,
 		}, nil
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("rewind %s: %w", in.Path, err)
+	var src io.Reader = bytes.NewReader((*head)[:n])
+	if !whole {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("rewind %s: %w", in.Path, err)
+		}
+		src = f
 	}
 
 	hashAll := fi.Size() <= maxHashOnRead
@@ -130,7 +142,7 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 	// rest of such a file too, and one that is not UTF-8 after all is read
 	// again in the encoding the edit tools give it.
 	check := enc == textenc.UTF8 && hashAll && int64(n) < fi.Size()
-	w, sum, valid, err := readPass(f, enc, offset, limit, hashAll, check, fi.Size())
+	w, sum, valid, err := readPass(src, enc, offset, limit, hashAll, check, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", in.Path, err)
 	}

@@ -378,3 +378,25 @@ func TestUTF8Check_RunesCutBetweenWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFile_SizeSaysNothing: a file whose size is 0 though it has text
+// (as /proc gives its files) is read until it ends, not shown empty.
+func TestReadFile_SizeSaysNothing(t *testing.T) {
+	t.Parallel()
+	const proc = "/proc/version"
+	if fi, err := os.Stat(proc); err != nil || fi.Size() != 0 {
+		t.Skipf("%s: no file whose size is 0 though it has text here (%v)", proc, err)
+	}
+	want, err := os.ReadFile(proc)
+	if err != nil || len(want) == 0 {
+		t.Skipf("%s: %q, %v", proc, want, err)
+	}
+	e := newEnv(t)
+	res, err := e.call(e.ctx("s1", proc), "read_file", map[string]any{"path": proc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != string(want) {
+		t.Errorf("read_file %s: got %q, want %q", proc, res.Text, want)
+	}
+}
