@@ -6,13 +6,17 @@
 // becomes progress notifications to the client that sent a progress token,
 // log records become notifications/message at the level the client set.
 // When a session ends, OnSessionEnd tells the plugins to release what they
-// held for it.
+// held for it. A finished call's result is handed to the SDK as a plain
+// struct of the same wire form (encodeOnce), which encoding/json writes in
+// one pass: the SDK's own types encode themselves inside one another, and
+// each outer pass scanned the text of the inner ones again.
 //
 // StdioTransport is the front on stdin/stdout. It reads the lines itself
 // and answers a bad one (not JSON, not a JSON-RPC message, a batch, over
 // DefaultMaxFrame bytes, nested over MaxDepth, not UTF-8) with a JSON-RPC
 // error, so that one bad frame never ends the session as the SDK's own
-// stdio transport would.
+// stdio transport would. It writes a response around the result the SDK
+// encoded as it is, where EncodeMessage would compact it once more.
 //
 // HTTPFront is the front for `serve --http`: the SDK's Streamable HTTP
 // handler at /mcp behind an Origin check, a bearer token and a body cap,

@@ -2,12 +2,14 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -177,4 +179,47 @@ func TestEncodeResponse_AsEncodeMessage(t *testing.T) {
 			t.Errorf("%+v: encoded as %s", r, b)
 		}
 	}
+}
+
+// BenchmarkCallResultEncoding encodes the response to a 4 KB read_file as
+// the SDK does (each content item, the result and the response encoded
+// around one another, the stdio front's EncodeMessage over the whole) and
+// as the front does (one encoding pass, the response written around it).
+func BenchmarkCallResultEncoding(b *testing.B) {
+	text := strings.Repeat(strings.Repeat("x", 59)+"\tab\n", 64)
+	res := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: map[string]any{"data": json.RawMessage(`{"path":"f.txt","size":4096,"first_line":1,"last_line":64,"total_lines":64}`)},
+	}
+	id, _ := jsonrpc.MakeID(float64(7))
+	// marshal is how the SDK's JSON-RPC layer encodes a result.
+	marshal := func(v any) json.RawMessage {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			b.Fatal(err)
+		}
+		return bytes.TrimRight(buf.Bytes(), "\n")
+	}
+	b.Run("sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: marshal(res)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("once", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, ok := asCallResult(res, nil)
+			if !ok {
+				b.Fatal("not rendered")
+			}
+			if _, ok := encodeResponse(&jsonrpc.Response{ID: id, Result: marshal(out)}); !ok {
+				b.Fatal("not encoded")
+			}
+		}
+	})
 }
