@@ -54,6 +54,12 @@ func guarded(t *testing.T, opts HTTPOptions) (srv *httptest.Server, reached *ato
 	return srv, reached
 }
 
+// freshClient opens a connection for every request: the tests run side by
+// side, each on a server of its own, and a kept connection to a server that
+// closed (whose port the next server may get again) fails the request that
+// reuses it with EOF.
+var freshClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest(method, url, body)
@@ -63,7 +69,7 @@ func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string)
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := freshClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +396,7 @@ func rawDo(t *testing.T, req *http.Request, id string) *http.Response {
 		req.Header.Set(sessionHeader, id)
 		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := freshClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s: %v", req.Method, err)
 	}
@@ -411,7 +417,7 @@ func startCall(t *testing.T, url, id string, b *blocker) (drop func()) {
 	req.Header.Set(sessionHeader, id)
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	go func() {
-		if resp, err := http.DefaultClient.Do(req); err == nil {
+		if resp, err := freshClient.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
