@@ -81,7 +81,7 @@ func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string)
 		if err == nil {
 			break
 		}
-		// Only a body that can be sent again is: a stream is not.
+		// A body is sent again only when it can be rewound: a stream cannot.
 		rs, again := body.(io.ReadSeeker)
 		if body == nil {
 			again = true
