@@ -27,6 +27,7 @@ func TestPollable_PipeIsPolled(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdin := os.NewFile(uintptr(fd), "stdin")
+	defer stdin.Close()
 	if err := stdin.SetReadDeadline(time.Now()); !errors.Is(err, os.ErrNoDeadline) {
 		t.Fatalf("a blocking pipe has deadlines (%v): the test shows nothing", err)
 	}
@@ -48,5 +49,36 @@ func TestPollable_PipeIsPolled(t *testing.T) {
 	defer reg.Close()
 	if got := pollable(reg); got != reg {
 		t.Error("a regular file was replaced")
+	}
+}
+
+// TestPollable_OwnsItsDescriptor: the file pollable returns holds a
+// descriptor of its own. Sharing f's, the two files would each close it,
+// one of them from the garbage collector at any moment, closing whatever
+// the number had since been given to: a listener, a connection, a plugin's
+// pipe.
+func TestPollable_OwnsItsDescriptor(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	p := pollable(r)
+	if p == r {
+		t.Fatal("a pipe came back as it is: the test shows nothing")
+	}
+	if p.Fd() == r.Fd() {
+		t.Errorf("the polled file shares descriptor %d with the file it came from", p.Fd())
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1)
+	if _, err := r.Read(buf); err != nil {
+		t.Errorf("closing the polled file closed the one it came from: %v", err)
 	}
 }
