@@ -54,47 +54,24 @@ func guarded(t *testing.T, opts HTTPOptions) (srv *httptest.Server, reached *ato
 	return srv, reached
 }
 
-// freshClient opens a connection for every request, and gives up on one
-// after a while. In full `make test` runs, with the sandbox and hostile
-// packages' tests beside these, a request to a test server was seen to fail
-// at the transport: once with EOF on a kept connection, once with the
-// connection made and never accepted. Neither is the front's doing (its
-// guard never saw the request), so do tries such a request again.
-var freshClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 20 * time.Second}
-
-// transportTries bounds the tries of a request that fails before any
-// answer.
-const transportTries = 3
+// freshClient opens a connection for every request: the tests run side by
+// side, each on a server of its own, and a kept connection to a server that
+// closed (whose port the next server may get again) fails the request that
+// reuses it with EOF.
+var freshClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
 func do(t *testing.T, method, url string, body io.Reader, hdr map[string]string) *http.Response {
 	t.Helper()
-	var resp *http.Response
-	for try := 1; ; try++ {
-		req, err := http.NewRequest(method, url, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp, err = freshClient.Do(req)
-		if err == nil {
-			break
-		}
-		// A body is sent again only when it can be rewound: a stream cannot.
-		rs, again := body.(io.ReadSeeker)
-		if body == nil {
-			again = true
-		}
-		if !again || try == transportTries {
-			t.Fatal(err)
-		}
-		t.Logf("%s %s failed before any answer (%v); trying again", method, url, err)
-		if rs != nil {
-			if _, err := rs.Seek(0, io.SeekStart); err != nil {
-				t.Fatal(err)
-			}
-		}
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := freshClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
@@ -440,7 +417,7 @@ func startCall(t *testing.T, url, id string, b *blocker) (drop func()) {
 	req.Header.Set(sessionHeader, id)
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	go func() {
-		if resp, err := (&http.Client{Transport: freshClient.Transport}).Do(req); err == nil {
+		if resp, err := freshClient.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
