@@ -35,11 +35,23 @@ func TestMakeRun_StdoutIsMCPAlone(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "HOME="+t.TempDir())
+	// A home of its own, with the Go caches this test was built from: a
+	// user who runs make run has theirs, and an empty module cache would
+	// download and build everything again, past the deadline below on a
+	// machine busy with the other packages' tests.
+	caches, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := strings.Fields(string(caches))
+	if len(vals) != 2 {
+		t.Fatalf("go env GOCACHE GOMODCACHE: %q", caches)
+	}
+	cmd.Env = append(env, "HOME="+t.TempDir(), "GOCACHE="+vals[0], "GOMODCACHE="+vals[1])
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{} // make writes it while a failure reads it
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
