@@ -43,12 +43,16 @@ func refuseKind(tool, path string, m fs.FileMode) error {
 }
 
 // openRegular opens an existing target for reading. Anything but a regular
-// file is refused before it is opened (opening a FIFO would block), and the
-// open itself never blocks (O_NONBLOCK) in case the path was swapped since.
+// file is refused before it is opened (opening a FIFO would block), on what
+// the resolution found it to be, and the open itself never blocks
+// (O_NONBLOCK) in case the path was swapped since.
 func openRegular(tool, path string, t wsroot.Target) (*os.File, fs.FileInfo, error) {
-	fi, err := t.Root.Stat(t.Rel)
-	if err != nil {
-		return nil, nil, wsroot.Describe(path, err)
+	fi := t.Info
+	if fi == nil {
+		var err error
+		if fi, err = t.Root.Stat(t.Rel); err != nil {
+			return nil, nil, wsroot.Describe(path, err)
+		}
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, nil, refuseKind(tool, path, fi.Mode())

@@ -32,6 +32,7 @@ var beforeRenameHook func(ctx context.Context, absPath string)
 type Service struct {
 	locks  [lockStripes]sync.Mutex
 	states *stateCache
+	roots  wsroot.Roots // each workspace's root, kept from call to call
 
 	mu         sync.Mutex
 	sweptTrees map[string]bool // workspaces swept on their first call
@@ -78,7 +79,7 @@ func (c *call) close() { _ = c.res.Close() }
 // sweeps it of temp files left by a killed write.
 func (s *Service) begin(ctx context.Context) (*call, error) {
 	info := sdk.CallFrom(ctx)
-	res, err := wsroot.New(info.Workspace, info.ApprovedPaths)
+	res, err := s.roots.New(info.Workspace, info.ApprovedPaths)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@ type Target struct {
 	Abs string
 	// Exists says the whole path exists.
 	Exists bool
+	// Info is what the last component was when resolved (lstat, not a
+	// symlink); nil for the root itself or a path that does not exist.
+	Info fs.FileInfo
 	// External says the path is outside the workspace, under an approved path.
 	External bool
 	// Via names the symlinks passed through, for messages.
@@ -40,6 +43,9 @@ type Resolver struct {
 	approved   []string
 	roots      map[string]*os.Root
 	workspaceR *os.Root
+	// release, when set, gives a kept workspace root back to its Roots
+	// instead of closing it.
+	release func()
 }
 
 // New returns a Resolver for a call whose workspace is the absolute folder
@@ -50,32 +56,54 @@ func New(workspace string, approved []string) (*Resolver, error) {
 		return nil, fmt.Errorf("workspace root %q is not an absolute path", workspace)
 	}
 	ws := filepath.Clean(workspace)
-	r := &Resolver{workspace: ws, wsReal: ws, roots: map[string]*os.Root{}}
-	if real, err := filepath.EvalSymlinks(ws); err == nil {
-		r.wsReal = real
+	root, real, err := openWorkspace(ws)
+	if err != nil {
+		return nil, err
 	}
+	return newResolver(ws, real, approved, root), nil
+}
+
+// openWorkspace opens the workspace ws, clean and absolute, and names it
+// with its symlinks resolved.
+func openWorkspace(ws string) (root *os.Root, real string, err error) {
+	real = ws
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		real = r
+	}
+	if root, err = os.OpenRoot(ws); err != nil {
+		return nil, "", fmt.Errorf("open workspace: %w", err)
+	}
+	return root, real, nil
+}
+
+// newResolver returns a Resolver on the workspace ws, clean and absolute,
+// opened as root; real is ws with its symlinks resolved.
+func newResolver(ws, real string, approved []string, root *os.Root) *Resolver {
+	r := &Resolver{workspace: ws, wsReal: real, roots: map[string]*os.Root{ws: root}, workspaceR: root}
 	for _, a := range approved {
 		if filepath.IsAbs(a) {
 			r.approved = append(r.approved, filepath.Clean(a))
 		}
 	}
-	root, err := os.OpenRoot(ws)
-	if err != nil {
-		return nil, fmt.Errorf("open workspace: %w", err)
-	}
-	r.workspaceR = root
-	r.roots[ws] = root
-	return r, nil
+	return r
 }
 
 // Workspace returns the workspace folder and its os.Root.
 func (r *Resolver) Workspace() (string, *os.Root) { return r.workspace, r.workspaceR }
 
-// Close closes every root the Resolver opened.
+// Close closes every root the Resolver opened; a kept workspace root goes
+// back to its Roots.
 func (r *Resolver) Close() error {
 	var errs []error
 	for _, root := range r.roots {
+		if root == r.workspaceR && r.release != nil {
+			continue
+		}
 		errs = append(errs, root.Close())
+	}
+	if r.release != nil {
+		r.release()
+		r.release = nil
 	}
 	return errors.Join(errs...)
 }
@@ -121,6 +149,7 @@ func (r *Resolver) resolveAbs(abs, asked string, hops int, via []string) (Target
 	}
 	parts := splitRel(rel)
 	var done []string
+	var last fs.FileInfo
 	for i, p := range parts {
 		cur := filepath.Join(append(done, p)...)
 		fi, err := root.Lstat(cur)
@@ -146,12 +175,13 @@ func (r *Resolver) resolveAbs(abs, asked string, hops int, via []string) (Target
 			return r.resolveAbs(next, asked, hops+1, append(via, filepath.Join(rootDir, cur)))
 		}
 		done = append(done, p)
+		last = fi
 	}
 	rel = "."
 	if len(done) > 0 {
 		rel = filepath.Join(done...)
 	}
-	return Target{Root: root, RootDir: rootDir, Rel: rel, Abs: filepath.Join(rootDir, rel), Exists: true, External: external, Via: via}, nil
+	return Target{Root: root, RootDir: rootDir, Rel: rel, Abs: filepath.Join(rootDir, rel), Exists: true, Info: last, External: external, Via: via}, nil
 }
 
 // locate finds the root a clean absolute path belongs to: the workspace

@@ -64,3 +64,86 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestRoots_KeptWhileTheFolderStays: the calls of one workspace share one
+// open root while its name still means the same folder.
+func TestRoots_KeptWhileTheFolderStays(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	var s Roots
+	r1, err := s.New(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1.Close()
+	r2, err := s.New(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if _, a := r1.Workspace(); a != r2.workspaceR {
+		t.Error("the second call opened the workspace again")
+	}
+	if _, err := r2.workspaceR.Stat("."); err != nil {
+		t.Errorf("the kept root was closed by the first call's end: %v", err)
+	}
+}
+
+// TestRoots_FolderReplaced: a workspace renamed away and made anew, or
+// swapped for a symlink, is the folder its name means now for the next
+// call, never the one a kept root still holds.
+func TestRoots_FolderReplaced(t *testing.T) {
+	t.Parallel()
+	for _, swap := range []string{"folder", "symlink"} {
+		t.Run(swap, func(t *testing.T) {
+			t.Parallel()
+			parent := t.TempDir()
+			ws := filepath.Join(parent, "ws")
+			if err := os.Mkdir(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "old"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var s Roots
+			during, err := s.New(ws, nil) // a call in flight across the swap
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(ws, filepath.Join(parent, "ws.old")); err != nil {
+				t.Fatal(err)
+			}
+			now := ws
+			if swap == "symlink" {
+				now = t.TempDir()
+				if err := os.Symlink(now, ws); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.Mkdir(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(now, "new"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			after, err := s.New(ws, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer after.Close()
+			for name, want := range map[string]bool{"new": true, "old": false} {
+				if tg, err := after.Resolve(name); err != nil || tg.Exists != want {
+					t.Errorf("after the swap, %s: exists=%v (%v); want %v", name, tg.Exists, err, want)
+				}
+			}
+			// The call in flight keeps the folder it began on until it ends.
+			if _, err := during.workspaceR.Stat("old"); err != nil {
+				t.Errorf("the call in flight lost its root: %v", err)
+			}
+			old := during.workspaceR
+			during.Close()
+			if _, err := old.Stat("."); err == nil {
+				t.Error("the replaced root is still open after its last call ended")
+			}
+		})
+	}
+}

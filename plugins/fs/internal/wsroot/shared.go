@@ -1,0 +1,119 @@
+package wsroot
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// maxKeptRoots bounds the workspaces whose roots a Roots keeps open while
+// no call uses them.
+const maxKeptRoots = 8
+
+// Roots keeps each workspace's os.Root open from one call to the next, so
+// a call does not resolve the workspace's symlinks and open it again. At
+// the start of every call the folder the workspace's name means now is
+// compared with the one the kept root holds (os.SameFile, one stat): a
+// workspace renamed away, replaced or swapped for a symlink gets a new
+// root, as it did when every call opened its own. A root replaced while
+// calls use it is closed when the last of them ends.
+//
+// The zero value is ready to use; it is safe for concurrent use.
+type Roots struct {
+	mu   sync.Mutex
+	kept map[string]*keptRoot
+}
+
+// keptRoot is one workspace's open root and the calls using it.
+type keptRoot struct {
+	root *os.Root
+	real string      // the workspace with its symlinks resolved, when opened
+	dir  fs.FileInfo // the folder root holds
+	refs int         // calls using root
+	gone bool        // replaced: closed when refs drops to 0
+}
+
+// New returns a Resolver as the package's New does, on the workspace's
+// kept root when it still holds the folder the name means. Close it when
+// the call ends.
+func (s *Roots) New(workspace string, approved []string) (*Resolver, error) {
+	if workspace == "" || !filepath.IsAbs(workspace) {
+		return nil, fmt.Errorf("workspace root %q is not an absolute path", workspace)
+	}
+	ws := filepath.Clean(workspace)
+	now, err := os.Stat(ws)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	s.mu.Lock()
+	k := s.kept[ws]
+	if k != nil && os.SameFile(k.dir, now) {
+		k.refs++
+		s.mu.Unlock()
+		return s.resolver(ws, approved, k), nil
+	}
+	s.mu.Unlock()
+
+	k, err = openKept(ws)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.kept == nil {
+		s.kept = map[string]*keptRoot{}
+	}
+	if old := s.kept[ws]; old != nil {
+		s.retire(old)
+	}
+	s.kept[ws] = k
+	for name, idle := range s.kept {
+		if len(s.kept) <= maxKeptRoots {
+			break
+		}
+		if idle != k && idle.refs == 0 {
+			delete(s.kept, name)
+			s.retire(idle)
+		}
+	}
+	s.mu.Unlock()
+	return s.resolver(ws, approved, k), nil
+}
+
+func openKept(ws string) (*keptRoot, error) {
+	root, real, err := openWorkspace(ws)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := root.Stat(".")
+	if err != nil {
+		_ = root.Close()
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	return &keptRoot{root: root, real: real, dir: dir, refs: 1}, nil
+}
+
+// retire marks k replaced, closing it when no call uses it. s.mu is held.
+func (s *Roots) retire(k *keptRoot) {
+	k.gone = true
+	if k.refs == 0 {
+		_ = k.root.Close()
+	}
+}
+
+// release ends one call's use of k.
+func (s *Roots) release(k *keptRoot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k.refs--
+	if k.refs == 0 && k.gone {
+		_ = k.root.Close()
+	}
+}
+
+func (s *Roots) resolver(ws string, approved []string, k *keptRoot) *Resolver {
+	r := newResolver(ws, k.real, approved, k.root)
+	r.release = func() { s.release(k) }
+	return r
+}
