@@ -45,28 +45,45 @@ func TestForeignABIsRefused(t *testing.T) {
 		t.Skip("the i386 and x32 ABIs are amd64's")
 	}
 	py := python(t)
-	// mov eax, 11 (i386 execve); xor ebx, ebx; xor ecx, ecx; xor edx, edx;
-	// int 0x80; ret — with a NULL name an unfiltered execve fails EFAULT.
-	prog := `
-import ctypes, mmap
-code = bytes([0xb8, 11, 0, 0, 0, 0x31, 0xdb, 0x31, 0xc9, 0x31, 0xd2, 0xcd, 0x80, 0xc3])
-m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-m.write(code)
-f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
-print("i386", f())
+	t.Run("i386", func(t *testing.T) {
+		// Some kernels (a guest of a paravirtualized machine among them)
+		// fault int 0x80 whatever the filter says: there the ABI cannot
+		// run an exec, judged or not.
+		if out, err := exec.Command(py, "-c", int80+"print(int80(20))").CombinedOutput(); err != nil {
+			t.Skipf("int 0x80 does not reach this kernel (%v: %q): no i386 exec to refuse", err, out)
+		}
+		// eax 11 is i386's execve; with a NULL name an unfiltered one fails
+		// EFAULT.
+		out := run(t, denying(t, "printenv").judge, t.TempDir(), py, "-c", int80+"print('i386', int80(11))")
+		if !strings.Contains(out, "i386 -13") {
+			t.Errorf("i386 execve: output %q, want -13 (EACCES)", out)
+		}
+	})
+	t.Run("x32", func(t *testing.T) {
+		out := run(t, denying(t, "printenv").judge, t.TempDir(), py, "-c", `
+import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 r = libc.syscall(0x40000000 | 520, None, None, None)
 print("x32", r, ctypes.get_errno())
-`
-	out := run(t, denying(t, "printenv").judge, t.TempDir(), py, "-c", prog)
-	if !strings.Contains(out, "i386 -13") {
-		t.Errorf("i386 execve: output %q, want -13 (EACCES)", out)
-	}
-	if !strings.Contains(out, "x32 -1 13") {
-		t.Errorf("x32 execve: output %q, want errno 13 (EACCES)", out)
-	}
+`)
+		if !strings.Contains(out, "x32 -1 13") {
+			t.Errorf("x32 execve: output %q, want errno 13 (EACCES)", out)
+		}
+	})
 }
+
+// int80 defines int80(nr) in Python: the i386 system call nr through
+// int 0x80, its arguments zero (mov eax, nr; xor ebx, ebx; xor ecx, ecx;
+// xor edx, edx; int 0x80; ret).
+const int80 = `
+import ctypes, mmap
+def int80(nr):
+    code = bytes([0xb8, nr, 0, 0, 0, 0x31, 0xdb, 0x31, 0xc9, 0x31, 0xd2, 0xcd, 0x80, 0xc3])
+    m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    m.write(code)
+    return ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))()
+`
 
 // TestTerminal: an exec whose stdin is a terminal says so.
 func TestTerminal(t *testing.T) {
