@@ -105,6 +105,34 @@ func stdinPythonCopy(t *testing.T, e *env) {
 	}
 }
 
+// stdinRealPython puts the folder of the python3 interpreter itself first
+// on the served PATH, where python3 on PATH is something else that runs it
+// (a version manager's shim, a script that takes its time): the cases start
+// one interpreter, under one approval of run_bash, and a shim would start a
+// second exec the test's user is asked about later, from shell_wait.
+func stdinRealPython(t *testing.T, e *env) {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	real := strings.TrimSpace(string(out))
+	onPath, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	if a, b := evalSymlinks(onPath), evalSymlinks(real); a != b && filepath.Base(real) == "python3" {
+		e.extraEnv = append(e.extraEnv, "PATH="+filepath.Dir(real)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+}
+
+func evalSymlinks(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
 // stdinRepeat returns n times s.
 func stdinRepeat(s string, n int) []string {
 	out := make([]string, n)
@@ -257,6 +285,9 @@ func TestInputIsJudged(t *testing.T) {
 				}
 			}
 			e := newEnv(t)
+			if tc.need == "python3" {
+				stdinRealPython(t, e)
+			}
 			secretPath := filepath.Join(e.outside, "secret.txt")
 			secret := e.secret(secretPath)
 			if tc.deny {
