@@ -39,6 +39,22 @@ type Plugin struct {
 	// of other sessions are in flight, and for a session the plugin never
 	// saw.
 	OnSessionEnd func(ctx context.Context, sessionID string) error
+	// MaxProcs, when above 0, caps the plugin's GOMAXPROCS unless the
+	// environment sets GOMAXPROCS. A plugin whose calls are short waits
+	// on the system (files, pipes) gains by 1: with a processor per core,
+	// every call that arrives wakes an idle processor's thread to spin
+	// for work that is not there, on a core the host needs. A plugin that
+	// spreads one call's work over the cores (a parallel search) leaves
+	// it at 0.
+	MaxProcs int
+}
+
+// capProcs lowers GOMAXPROCS to n (above 0) unless the environment sets
+// GOMAXPROCS.
+func capProcs(n int) {
+	if n > 0 && os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) > n {
+		runtime.GOMAXPROCS(n)
+	}
 }
 
 // ProtocolVersion is the version of the host–plugin protocol spoken by this
@@ -103,6 +119,7 @@ type ServeOptions struct {
 func Serve(p Plugin) {
 	// First, before anything could start a command that inherits it.
 	channel, channelErr := takeCallChannel()
+	capProcs(p.MaxProcs)
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       p.Name,
 		Level:      logLevel(os.Getenv(LogLevelEnv)),

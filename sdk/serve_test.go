@@ -3,6 +3,8 @@ package sdk
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -68,5 +70,31 @@ func TestParseSettings(t *testing.T) {
 				t.Errorf("parseSettings(%q)[%s]: got %q, want %q", tt.raw, k, got[k], v)
 			}
 		}
+	}
+}
+
+// TestCapProcs: Plugin.MaxProcs lowers GOMAXPROCS, never raises it, and
+// yields to GOMAXPROCS in the environment.
+func TestCapProcs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	t.Setenv("GOMAXPROCS", "")
+	os.Unsetenv("GOMAXPROCS")
+	capProcs(0)
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("MaxProcs 0: GOMAXPROCS %d, want 3 (left alone)", got)
+	}
+	capProcs(5)
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("MaxProcs 5: GOMAXPROCS %d, want 3 (never raised)", got)
+	}
+	capProcs(1)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("MaxProcs 1: GOMAXPROCS %d, want 1", got)
+	}
+	runtime.GOMAXPROCS(3)
+	t.Setenv("GOMAXPROCS", "3")
+	capProcs(1)
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("MaxProcs 1 with GOMAXPROCS=3 in the environment: %d, want 3", got)
 	}
 }

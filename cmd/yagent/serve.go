@@ -66,6 +66,7 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 			if hf.addr != "" {
 				return serveHTTP(cmd, g, hf)
 			}
+			capProcs(stdioProcs)
 			ctx := cmd.Context()
 			a, err := openApp(cmd, g)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,10 @@ func reportLatencies(b *testing.B, d []time.Duration, unit string, scale time.Du
 // BenchmarkCallOverhead: a trivial tool called through the whole pipeline,
 // served by a plugin process with calls on its call channel (plugin), the
 // same with calls as gRPC streams (plugin-grpc), and in the host's process.
+// The host's side runs with one processor, as `yagent serve` on stdio does,
+// and the probe plugin with one, as the fs plugin does; plugin-per-core is
+// the call channel with a processor per core on either side, as `yagent
+// serve --http` and the search plugin run.
 func BenchmarkCallOverhead(b *testing.B) {
 	ws := b.TempDir()
 	load := func(grpc bool) *pluginmgr.Plugin {
@@ -47,23 +52,32 @@ func BenchmarkCallOverhead(b *testing.B) {
 		b.Cleanup(func() { _ = mgr.Close(context.Background()) })
 		return plugins[0]
 	}
-	probe, probeGRPC := load(false), load(true)
+	probe, probeGRPC, probePerCore := load(false), load(true), load(false)
 
 	local := sdk.NewTool(sdk.Spec{Name: "probe_pid", Description: "Return the plugin's PID.", Effect: sdk.EffectNone},
 		func(context.Context, struct{}) (map[string]int, error) {
 			return map[string]int{"pid": os.Getpid()}, nil
 		})
 
+	cores := runtime.NumCPU()
 	cases := []struct {
-		name string
-		src  surface.Source
+		name  string
+		src   surface.Source
+		procs int
 	}{
-		{"plugin", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probe.Specs, Exec: probe}},
-		{"plugin-grpc", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probeGRPC.Specs, Exec: probeGRPC}},
-		{"in-process", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: []sdk.Spec{local.Spec()}, Exec: adapter.ToolExecutor(local, nil)}},
+		{"plugin", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probe.Specs, Exec: probe}, 1},
+		{"plugin-grpc", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probeGRPC.Specs, Exec: probeGRPC}, 1},
+		{"in-process", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: []sdk.Spec{local.Spec()}, Exec: adapter.ToolExecutor(local, nil)}, 1},
+		{"plugin-per-core", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probePerCore.Specs, Exec: probePerCore}, cores},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.procs))
+			if c.procs > 1 {
+				// The plugin starts on the first call, with the host's
+				// environment.
+				b.Setenv("GOMAXPROCS", strconv.Itoa(c.procs))
+			}
 			surf, err := surface.New([]surface.Source{c.src}, surface.Options{Workspace: ws, Yolo: true})
 			if err != nil {
 				b.Fatal(err)
@@ -74,7 +88,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 			if r := surf.Call(ctx, sess, "probe_pid", in); r.IsError() { // warm up: start the process
 				b.Fatalf("probe_pid: %s", r.Text)
 			}
-			if p, ok := c.src.Exec.(*pluginmgr.Plugin); ok && p.CallChannel() != (c.name == "plugin") {
+			if p, ok := c.src.Exec.(*pluginmgr.Plugin); ok && p.CallChannel() != (c.name != "plugin-grpc") {
 				b.Fatalf("%s: calls on the call channel: %v", c.name, p.CallChannel())
 			}
 			lat := make([]time.Duration, 0, b.N)

@@ -71,7 +71,13 @@ func main() {
 			}),
 		rendezvous("probe_meet", false),
 		rendezvous("probe_meet_serial", true),
-	}})
+	},
+		// As the fs family runs: BenchmarkCallOverhead's plugin hop is
+		// measured with one processor on either side, as `yagent serve`
+		// on stdio and the fs plugin run (its plugin-per-core case with
+		// GOMAXPROCS set to the cores).
+		MaxProcs: 1,
+	})
 }
 
 type meetIn struct {
