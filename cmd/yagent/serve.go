@@ -66,7 +66,6 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 			if hf.addr != "" {
 				return serveHTTP(cmd, g, hf)
 			}
-			capProcs(stdioProcs)
 			ctx := cmd.Context()
 			a, err := openApp(cmd, g)
 			if err != nil {
@@ -79,6 +78,9 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 			g.say(cmd, a, slog.LevelInfo, "yagent: ", a.SandboxStatus)
 			defer killOnSecondInterrupt(a)()
 
+			// After the start, whose plugins are launched, hashed and
+			// described side by side.
+			capProcs(stdioProcs)
 			err = srv.Run(ctx, &mcpserver.StdioTransport{Logger: a.Logger()})
 			if ctx.Err() != nil {
 				return nil
