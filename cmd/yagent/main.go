@@ -26,9 +26,10 @@ const gcPercent = 400
 // client. With a processor per core, each of those wake-ups starts an idle
 // processor's thread spinning for work that is not there, on the cores the
 // plugin and the client need: on 2 cores the hop to a plugin took 145 µs
-// that way and 58 µs with one processor in the host and in the plugin
-// (BenchmarkCallOverhead). Serving HTTP, the host keeps one per core for
-// its sessions side by side.
+// that way and 58-82 µs with one processor in the host and in the plugin
+// (BenchmarkCallOverhead). It applies once the start is done, which
+// launches, hashes and describes the plugins side by side. Serving HTTP,
+// the host keeps one per core for its sessions side by side.
 const stdioProcs = 1
 
 // capProcs lowers GOMAXPROCS to n unless the environment sets it.
