@@ -179,11 +179,6 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		Logger: logger,
 	})
 	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof)})
-	if prof.SandboxMode() != config.SandboxOff {
-		// Hashing the exec rules' programs takes a few hundred ms the first
-		// time; done now, in the background, the first call does not wait.
-		go g.ExecPrograms()
-	}
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 	if prof.AuditMode() != config.AuditOff {
 		a.audit = openAudit(prof, config.UserDir(home), logger)
@@ -251,6 +246,14 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	plugins, warnings, err := a.Plugins.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load plugins: %w", err)
+	}
+	if prof.SandboxMode() != config.SandboxOff {
+		// Hashing the exec rules' programs (node's binary alone is 100 MB)
+		// takes a few hundred ms the first time. In the background, so the
+		// first call does not wait for it, and once the plugins are
+		// described, so the very first start does not share the cores
+		// with it.
+		go g.ExecPrograms()
 	}
 	if prof.PluginDevDir != "" {
 		// First and every time: binaries no pin vouches for are running.
