@@ -44,9 +44,5 @@ func pollable(f *os.File) *os.File {
 		syscall.Close(fd)
 		return f
 	}
-	if p := os.NewFile(uintptr(fd), f.Name()); p != nil {
-		return p
-	}
-	syscall.Close(fd)
-	return f
+	return os.NewFile(uintptr(fd), f.Name()) // nil only for a negative fd
 }

@@ -37,11 +37,12 @@ func TestFilter_Verdicts(t *testing.T) {
 		allow  = unix.SECCOMP_RET_ALLOW
 		refuse = unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES)
 	)
-	cases := []struct {
+	type verdict struct {
 		name     string
 		arch, nr uint32
 		want     uint32
-	}{
+	}
+	cases := []verdict{
 		{"native execve", nativeArch, sysExecve, notify},
 		{"native execveat", nativeArch, sysExecveat, notify},
 		{"native getpid", nativeArch, uint32(unix.SYS_GETPID), allow},
@@ -51,11 +52,7 @@ func TestFilter_Verdicts(t *testing.T) {
 		{"another arch's execve", unix.AUDIT_ARCH_PPC64LE, sysExecve, allow},
 	}
 	for _, nr := range x32Execs {
-		cases = append(cases, struct {
-			name     string
-			arch, nr uint32
-			want     uint32
-		}{"x32 exec", nativeArch, nr, refuse})
+		cases = append(cases, verdict{"x32 exec", nativeArch, nr, refuse})
 	}
 	for _, c := range cases {
 		// seccomp_data in the machine's byte order: its loads are
