@@ -8,17 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 )
-
-// gcPercent is the host's GOGC unless the environment sets one. The MCP
-// SDK's JSON decoder takes a fresh 32 KiB buffer for every message it
-// reads, so a call allocates far more than the host keeps: at the
-// default of 100 the collector ran every few hundred calls and its mark
-// phase took a core from the calls on a small machine. The host's live
-// heap is a few MiB, so four times that between collections stays small.
-const gcPercent = 400
 
 // stdioProcs is the host's GOMAXPROCS in `yagent serve` on stdio unless
 // the environment sets one. It serves one agent, whose calls are a few
@@ -39,10 +30,12 @@ func capProcs(n int) {
 	}
 }
 
+// The host keeps Go's default GOGC. The MCP SDK takes two fresh 32 KiB
+// decoder buffers for every call it reads; a larger GOGC lets the heap grow
+// into pages the process has never touched, and the page faults of the
+// first few hundred calls after a start cost more than the collections it
+// saves (BENCHMARKS.md, round 5).
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
