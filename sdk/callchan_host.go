@@ -25,7 +25,7 @@ import (
 // but the two processes can reach it: the plugin closes its end to every
 // command it runs, and the host closes its copy of that end once the
 // plugin has started. Describe, approvals, process groups, session ends
-// and shutdown stay on go-plugin's mTLS gRPC connection.
+// and shutdown stay on the mutual-TLS gRPC connection (ChannelTLS).
 //
 // The host makes one per launch: NewCallChannel, Attach to the plugin's
 // command, Started once the process runs, then Remote.UseCallChannel

@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,10 +116,14 @@ type ServeOptions struct {
 // is reported on stderr and exits with status 1. Run by hand, the binary
 // says it is a plugin and exits. When the host is gone (SIGTERM, which the
 // host has the kernel send on its death, or a change of parent) Serve runs
-// OnShutdown, at most shutdownGrace long, and exits.
+// OnShutdown, at most shutdownGrace long, and exits. The gRPC connection
+// is mutual TLS with the identity the host hands over (ChannelTLS); a
+// handover that cannot be read ends the process with status 1 rather than
+// serving anyone who reaches the socket.
 func Serve(p Plugin) {
-	// First, before anything could start a command that inherits it.
+	// First, before anything could start a command that inherits them.
 	channel, channelErr := takeCallChannel()
+	channelTLS, tlsErr := takeChannelTLS()
 	capProcs(p.MaxProcs)
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       p.Name,
@@ -154,12 +159,22 @@ func Serve(p Plugin) {
 	} else if channel != nil {
 		srv.serveOn(channel)
 	}
-	plugin.Serve(&plugin.ServeConfig{
+	if tlsErr != nil {
+		// Serving without it would take connections from anyone who can
+		// reach the socket.
+		fmt.Fprintf(os.Stderr, "yagent plugin %q: %v\n", p.Name, tlsErr)
+		os.Exit(1)
+	}
+	cfg := &plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: serverPluginSet(srv),
 		GRPCServer:       newGRPCServer,
 		Logger:           logger,
-	})
+	}
+	if channelTLS != nil {
+		cfg.TLSProvider = func() (*tls.Config, error) { return channelTLS, nil }
+	}
+	plugin.Serve(cfg)
 }
 
 // ServerPluginSet returns the go-plugin plugin set that serves p, for

@@ -379,6 +379,17 @@ func (p *Plugin) launch() (*instance, error) {
 			channel.Attach(cmd)
 		}
 	}
+	// The gRPC connection is mutual TLS with Ed25519 keys the host makes
+	// (sdk.ChannelTLS); go-plugin's AutoMTLS, with P-521 keys, where the
+	// system cannot hand them over.
+	ctls, err := sdk.NewChannelTLS()
+	if err != nil {
+		p.m.logger.Debug("no channel TLS: go-plugin's AutoMTLS instead", "plugin", p.Name, "error", err)
+		ctls = nil
+	} else {
+		ctls.Attach(cmd)
+		defer ctls.Close()
+	}
 	tail := &stderrTail{}
 	logger := newPluginLogger(p.m.logger, p.Name, filepath.Base(p.Path))
 	client := plugin.NewClient(&plugin.ClientConfig{
@@ -387,7 +398,8 @@ func (p *Plugin) launch() (*instance, error) {
 		Cmd:              cmd,
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS:         true,
+		AutoMTLS:         ctls == nil,
+		TLSConfig:        ctls.Config(),
 		GRPCDialOptions:  sdk.DialOptions(),
 		Managed:          false,
 		StartTimeout:     startTimeout,
@@ -418,6 +430,7 @@ func (p *Plugin) launch() (*instance, error) {
 	if channel != nil {
 		channel.Started()
 	}
+	ctls.Started()
 	if err != nil {
 		return fail(fmt.Errorf("launch %s: %w", p.Path, err))
 	}
