@@ -19,7 +19,8 @@ import (
 // plugin and the client need: on 2 cores the hop to a plugin took 145 µs
 // that way and 58-82 µs with one processor in the host and in the plugin
 // (BenchmarkCallOverhead). It applies once the start is done, which
-// launches, hashes and describes the plugins side by side. Serving HTTP,
+// launches, hashes and describes the plugins side by side, and the work it
+// leaves to the background (app.App.Warm). Serving HTTP,
 // the host keeps one per core for its sessions side by side.
 const stdioProcs = 1
 
@@ -27,6 +28,16 @@ const stdioProcs = 1
 func capProcs(n int) {
 	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) > n {
 		runtime.GOMAXPROCS(n)
+	}
+}
+
+// capProcsWhen waits for ready to close, then caps GOMAXPROCS to n; it
+// returns without capping when ctx ends first.
+func capProcsWhen(ctx context.Context, ready <-chan struct{}, n int) {
+	select {
+	case <-ready:
+		capProcs(n)
+	case <-ctx.Done():
 	}
 }
 

@@ -79,8 +79,11 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 			defer killOnSecondInterrupt(a)()
 
 			// After the start, whose plugins are launched, hashed and
-			// described side by side.
-			capProcs(stdioProcs)
+			// described side by side, and after the work it left to the
+			// background: on one processor that work would hold it for
+			// the 10 ms time slices the scheduler gives, with the first
+			// tools/list and calls waiting behind it.
+			go capProcsWhen(ctx, a.Warm(), stdioProcs)
 			err = srv.Run(ctx, &mcpserver.StdioTransport{Logger: a.Logger()})
 			if ctx.Err() != nil {
 				return nil

@@ -106,9 +106,17 @@ type App struct {
 	// audit is the audit trail, nil under audit: off.
 	audit *audit.Observer
 
+	// warm is closed once the start's background work is done.
+	warm chan struct{}
+
 	mu          sync.Mutex
 	listChanged func(*session.Session)
 }
+
+// Warm is closed once the work the start left to the background (the exec
+// rules' programs hashed) is done: until then it takes a processor, and
+// `yagent serve` keeps one for the calls besides it.
+func (a *App) Warm() <-chan struct{} { return a.warm }
 
 // Open resolves the profile, loads the plugins (from the spec cache when it
 // can, so plugins start lazily) and builds the surface.
@@ -247,13 +255,19 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("load plugins: %w", err)
 	}
+	a.warm = make(chan struct{})
 	if prof.SandboxMode() != config.SandboxOff {
 		// Hashing the exec rules' programs (node's binary alone is 100 MB)
-		// takes a few hundred ms the first time. In the background, so the
+		// takes a hundred ms or more of a core. In the background, so the
 		// first call does not wait for it, and once the plugins are
 		// described, so the very first start does not share the cores
 		// with it.
-		go g.ExecPrograms()
+		go func() {
+			defer close(a.warm)
+			g.ExecPrograms()
+		}()
+	} else {
+		close(a.warm)
 	}
 	if prof.PluginDevDir != "" {
 		// First and every time: binaries no pin vouches for are running.
