@@ -48,11 +48,22 @@ func TestBenignStdin(t *testing.T) {
 				}
 			}
 			e := newEnv(t)
+			if tc.need == "python3" {
+				// One interpreter under run_bash's approval, not a
+				// version manager's shim that execs it after the yield.
+				stdinRealPython(t, e)
+			}
 			if tc.setup != nil {
 				tc.setup(e)
 			}
 			c, _ := stdinServe(e)
 			id := stdinTask(t, c, tc.command, tc.mode)
+			if tc.need == "python3" {
+				// A REPL that has not reached its prompt has no handler
+				// for ctrl-c yet: the key would kill it. On a loaded
+				// machine that takes longer than run_bash's yield.
+				stdinPrompted(t, c, id)
+			}
 			var out string
 			for _, w := range tc.writes {
 				args := map[string]any{"task_id": id}
