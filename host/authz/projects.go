@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/yagent/yagent/internal/atomicfile"
 )
 
 // SettingsFile is the name of the user's settings file in ~/.yagent.
@@ -113,32 +115,7 @@ func (p *Projects) read() (map[string]json.RawMessage, []string, error) {
 // writeAtomic writes b to path through a private temporary file in the
 // same folder, renamed over path: readers see the old file or the new one.
 func writeAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, ".settings-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write settings: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing to remove
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("write settings: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("write settings: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write settings: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write settings: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteFile(path, b, 0o600); err != nil {
 		return fmt.Errorf("write settings: %w", err)
 	}
 	return nil

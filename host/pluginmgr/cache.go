@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yagent/yagent/internal/atomicfile"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -80,7 +81,7 @@ func storeSpecs(dir, sum string, d sdk.Description) error {
 	if err != nil {
 		return fmt.Errorf("encode specs of %s: %w", d.Name, err)
 	}
-	return writeFileAtomic(filepath.Join(dir, sum+".json"), b, 0o600)
+	return atomicfile.WriteFile(filepath.Join(dir, sum+".json"), b, 0o600)
 }
 
 // fileID identifies one version of a file without reading it. The mtime
@@ -152,7 +153,7 @@ func (idx *shaIndex) save(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "index.json"), b, 0o600); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, "index.json"), b, 0o600); err != nil {
 		return err
 	}
 	idx.dirty = false
@@ -215,35 +216,4 @@ func sha256File(path string) (string, error) {
 		return "", fmt.Errorf("hash %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// writeFileAtomic writes b to path through a temporary file in the same
-// folder and a rename, so readers see the old file or the new one.
-func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

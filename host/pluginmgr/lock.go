@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+
+	"github.com/yagent/yagent/internal/atomicfile"
 )
 
 // Lock is the pin lock file: the sha256 each pinned plugin binary must have.
@@ -154,7 +156,7 @@ func (l Lock) write(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write lock file: %w", err)
 	}
 	return nil
