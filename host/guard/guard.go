@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
@@ -25,6 +26,12 @@ type Options struct {
 	Policy *Policy
 	// Home is the user's home folder, for "~"; "" = os.UserHomeDir().
 	Home string
+	// HashFile keeps the SHA-256 of the exec rules' programs across
+	// starts, by device, inode, size, mtime and ctime (which no user can
+	// set back); "" = hashed again by every process. It belongs in the
+	// user's own yagent folder, beside the spec cache: nothing a sandboxed
+	// command can write.
+	HashFile string
 }
 
 // WorkspaceGuard is the adapter.Guard: it decides from a tool's Effect and
@@ -61,7 +68,7 @@ func New(opts Options) *WorkspaceGuard {
 		g.rules = slices.Clone(p.Exec.Rules)
 		g.sandbox = p
 	}
-	g.hashes, g.progs = &hashCache{}, &progCache{}
+	g.hashes, g.progs = &hashCache{file: opts.HashFile, now: time.Now}, &progCache{}
 	return g
 }
 

@@ -1,8 +1,10 @@
 package guard
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,9 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/internal/atomicfile"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -77,6 +81,7 @@ func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
 	}
 	g.progs.dirs, g.progs.files, g.progs.list, g.progs.rf, g.progs.built = stamps, files, out, rf, true
 	g.progs.builds++
+	g.hashes.save()
 	return cloneProgs(out), rf
 }
 
@@ -296,12 +301,21 @@ func (g *WorkspaceGuard) readOnlyExec(program string, argv []string, dir string,
 }
 
 // hashCache keeps the SHA-256 of rule programs' files by path, size,
-// mtime and ctime. Safe for concurrent use.
+// mtime and ctime. Safe for concurrent use. With a file it keeps them
+// across starts too (node's binary alone is 99 MB: a start would hash it
+// again otherwise): loaded on first use, saved when a build hashed
+// something, with the sums of the files this process looked up alone.
 type hashCache struct {
 	mu   sync.Mutex
 	sums map[hashKey]string
 	// hashed counts the files read, for tests.
 	hashed int
+
+	file   string // "" = in memory only
+	loaded bool
+	used   map[hashKey]bool // looked up or hashed by this process
+	dirty  bool
+	now    func() time.Time
 }
 
 // hashKey names a file's content: by device and inode where the system
@@ -314,6 +328,11 @@ type hashKey struct {
 	mtime, ctime int64
 }
 
+// racyWindow is how recently a file may have changed and still have its
+// sum kept in the file: within it, a second change in the same clock tick
+// could leave the ctime as it was.
+const racyWindow = 2 * time.Second
+
 func (h *hashCache) sum(f progFile) (string, bool) {
 	k := hashKey{path: f.path, size: f.fi.Size(), mtime: f.fi.ModTime().UnixNano(), ctime: ctimeOf(f.fi)}
 	if dev, ino, ok := inodeOf(f.fi); ok {
@@ -321,7 +340,9 @@ func (h *hashCache) sum(f progFile) (string, bool) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.load()
 	if s, ok := h.sums[k]; ok {
+		h.use(k)
 		return s, true
 	}
 	s, err := hashFile(f.path)
@@ -338,7 +359,96 @@ func (h *hashCache) sum(f progFile) (string, bool) {
 	}
 	h.sums[k] = s
 	h.hashed++
+	if k.persistable(h.now()) {
+		h.use(k)
+		h.dirty = true
+	}
 	return s, true
+}
+
+// persistable says whether k can key a sum kept across starts: a file
+// whose identity is complete and that has not changed just now.
+func (k hashKey) persistable(now time.Time) bool {
+	return k.ino != 0 && k.ctime != 0 && now.Sub(time.Unix(0, k.ctime)) > racyWindow
+}
+
+func (h *hashCache) use(k hashKey) {
+	if h.used == nil {
+		h.used = map[hashKey]bool{}
+	}
+	h.used[k] = true
+}
+
+// savedSums is the file of a hashCache.
+type savedSums struct {
+	Format int        `json:"format"`
+	Files  []savedSum `json:"files"`
+}
+
+type savedSum struct {
+	Dev     uint64 `json:"dev"`
+	Inode   uint64 `json:"inode"`
+	Size    int64  `json:"size"`
+	MtimeNS int64  `json:"mtime_ns"`
+	CtimeNS int64  `json:"ctime_ns"`
+	SHA256  string `json:"sha256"`
+}
+
+const savedSumsFormat = 1
+
+// load reads the file once; a file that is missing, unreadable or of
+// another format counts as empty.
+func (h *hashCache) load() {
+	if h.loaded || h.file == "" {
+		return
+	}
+	h.loaded = true
+	b, err := os.ReadFile(h.file)
+	if err != nil {
+		return
+	}
+	var saved savedSums
+	if json.Unmarshal(b, &saved) != nil || saved.Format != savedSumsFormat {
+		return
+	}
+	if h.sums == nil {
+		h.sums = map[hashKey]string{}
+	}
+	for _, e := range saved.Files {
+		k := hashKey{dev: e.Dev, ino: e.Inode, size: e.Size, mtime: e.MtimeNS, ctime: e.CtimeNS}
+		if k.ino != 0 && k.ctime != 0 && validSum(e.SHA256) {
+			h.sums[k] = e.SHA256
+		}
+	}
+}
+
+func validSum(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// save writes the sums this process used, if it hashed anything since
+// the last save; a cache that cannot be written is left as it is.
+func (h *hashCache) save() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.dirty || h.file == "" {
+		return
+	}
+	h.dirty = false
+	saved := savedSums{Format: savedSumsFormat}
+	for k := range h.used {
+		if s, ok := h.sums[k]; ok {
+			saved.Files = append(saved.Files, savedSum{Dev: k.dev, Inode: k.ino, Size: k.size, MtimeNS: k.mtime, CtimeNS: k.ctime, SHA256: s})
+		}
+	}
+	slices.SortFunc(saved.Files, func(a, b savedSum) int { return cmp.Or(cmp.Compare(a.Dev, b.Dev), cmp.Compare(a.Inode, b.Inode)) })
+	if b, err := json.MarshalIndent(saved, "", "  "); err == nil {
+		_ = atomicfile.WriteFile(h.file, b, 0o600)
+	}
 }
 
 func hashFile(p string) (string, error) {

@@ -5,7 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
@@ -303,5 +305,98 @@ func TestSandbox_ProgramsForCommandsAlone(t *testing.T) {
 	read := sdk.Spec{Name: "read_file", Roles: map[string]sdk.Role{"path": sdk.RolePathRead}}
 	if sb := g.Sandbox(read, sess, adapter.Decision{Action: adapter.Allow}, false); sb == nil || sb.Mode != sdk.SandboxOn || len(sb.Programs) != 0 {
 		t.Errorf("Sandbox(read_file) = %+v, want mode on and no programs", sb)
+	}
+}
+
+// hashGuard is a guard over one deny rule on program, keeping its sums in
+// file, with a clock an hour ahead (every file looks old enough to keep).
+func hashGuard(t *testing.T, file, program string) *WorkspaceGuard {
+	t.Helper()
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), HashFile: file,
+		Policy: &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: program}}}}})
+	g.hashes.now = func() time.Time { return time.Now().Add(time.Hour) }
+	return g
+}
+
+func sumOf(t *testing.T, progs []sdk.ExecProgram, path string) string {
+	t.Helper()
+	for _, p := range progs {
+		for _, f := range p.Files {
+			if f.Path == path {
+				return f.SHA256
+			}
+		}
+	}
+	t.Fatalf("no %s among %+v", path, progs)
+	return ""
+}
+
+// TestExecPrograms_SumsKeptAcrossStarts: a second process (a new guard on
+// the same file) reads the sums the first one saved and hashes nothing.
+func TestExecPrograms_SumsKeptAcrossStarts(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "yagent-test-rule-prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho one\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	file := filepath.Join(t.TempDir(), "exec-sums.json")
+	first := hashGuard(t, file, "yagent-test-rule-prog")
+	want := sumOf(t, first.ExecPrograms(), prog)
+	if first.hashes.hashed == 0 {
+		t.Fatal("the first start hashed nothing")
+	}
+	second := hashGuard(t, file, "yagent-test-rule-prog")
+	if got := sumOf(t, second.ExecPrograms(), prog); got != want {
+		t.Errorf("second start: sum %s, want %s", got, want)
+	}
+	if second.hashes.hashed != 0 {
+		t.Errorf("second start hashed %d files, want none", second.hashes.hashed)
+	}
+}
+
+// TestExecPrograms_ChangedFileHashedAgain: a program rewritten in place
+// with its size and mtime kept (touch -d) is hashed again by the next
+// start: its ctime moved, and the saved sum no longer names it. A file
+// that changed just now is not saved at all.
+func TestExecPrograms_ChangedFileHashedAgain(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "yagent-test-rule-prog")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho one\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	file := filepath.Join(t.TempDir(), "exec-sums.json")
+	before := sumOf(t, hashGuard(t, file, "yagent-test-rule-prog").ExecPrograms(), prog)
+
+	fi, err := os.Stat(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho two\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(prog, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if now, err := os.Stat(prog); err != nil || ctimeOf(now) == ctimeOf(fi) {
+		t.Skipf("the file system kept the ctime through a rewrite (%v): its clock is coarser than this test", err)
+	}
+	g := hashGuard(t, file, "yagent-test-rule-prog")
+	after := sumOf(t, g.ExecPrograms(), prog)
+	if after == before || g.hashes.hashed != 1 {
+		t.Errorf("rewritten in place: sum %s (before %s), %d files hashed; want a new sum from one hash", after, before, g.hashes.hashed)
+	}
+
+	// The same file seen by a start whose clock says it changed just now.
+	fresh := filepath.Join(t.TempDir(), "exec-sums.json")
+	g = hashGuard(t, fresh, "yagent-test-rule-prog")
+	g.hashes.now = time.Now
+	g.ExecPrograms()
+	if _, err := os.Stat(fresh); err == nil {
+		b, _ := os.ReadFile(fresh)
+		if strings.Contains(string(b), after) {
+			t.Errorf("a file changed within the racy window was saved: %s", b)
+		}
 	}
 }
