@@ -48,9 +48,14 @@ func NewCallChannel() (*CallChannel, error) {
 // Attach hands the plugin's end to cmd: as an inherited descriptor, named
 // in CallChannelEnv.
 func (c *CallChannel) Attach(cmd *exec.Cmd) {
+	attachInherited(cmd, CallChannelEnv, c.child)
+}
+
+// attachInherited has cmd inherit f, with env naming its descriptor.
+func attachInherited(cmd *exec.Cmd, env string, f *os.File) {
 	fd := 3 + len(cmd.ExtraFiles)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, c.child)
-	cmd.Env = append(cmd.Env, CallChannelEnv+"="+strconv.Itoa(fd))
+	cmd.ExtraFiles = append(cmd.ExtraFiles, f)
+	cmd.Env = append(cmd.Env, env+"="+strconv.Itoa(fd))
 }
 
 // Started closes the host's copy of the plugin's end, once the plugin's

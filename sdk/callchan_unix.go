@@ -21,26 +21,38 @@ func socketPair() (a, b *os.File, err error) {
 }
 
 // takeCallChannel returns the plugin's end of the call channel the host
-// named in CallChannelEnv, or nil when it named none. The variable goes
-// from the environment and the descriptor is closed on exec before
-// anything else can start a command: no command the plugin runs inherits
-// either.
+// named in CallChannelEnv, or nil when it named none. No command the
+// plugin runs inherits the variable or the descriptor.
 func takeCallChannel() (net.Conn, error) {
-	raw, ok := os.LookupEnv(CallChannelEnv)
-	if !ok {
-		return nil, nil
+	f, err := takeInherited(CallChannelEnv, "call-channel")
+	if f == nil || err != nil {
+		return nil, err
 	}
-	_ = os.Unsetenv(CallChannelEnv)
-	fd, err := strconv.Atoi(raw)
-	if err != nil || fd < 3 {
-		return nil, fmt.Errorf("%s=%q is not a descriptor the host could have passed", CallChannelEnv, raw)
-	}
-	syscall.CloseOnExec(fd)
-	f := os.NewFile(uintptr(fd), "call-channel")
 	defer f.Close()
 	conn, err := net.FileConn(f)
 	if err != nil {
-		return nil, fmt.Errorf("call channel (fd %d): %w", fd, err)
+		return nil, fmt.Errorf("call channel (fd %d): %w", f.Fd(), err)
 	}
 	return conn, nil
 }
+
+// takeInherited returns the descriptor the host passed and named in the
+// variable env, or nil when it named none. The variable goes from the
+// environment and the descriptor is closed on exec before anything else
+// can start a command: no command the plugin runs inherits either.
+func takeInherited(env, name string) (*os.File, error) {
+	raw, ok := os.LookupEnv(env)
+	if !ok {
+		return nil, nil
+	}
+	_ = os.Unsetenv(env)
+	fd, err := strconv.Atoi(raw)
+	if err != nil || fd < 3 {
+		return nil, fmt.Errorf("%s=%q is not a descriptor the host could have passed", env, raw)
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// inheritPipe is a pipe whose read end a plugin can inherit.
+func inheritPipe() (r, w *os.File, err error) { return os.Pipe() }

@@ -13,7 +13,6 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
-	"strconv"
 	"time"
 )
 
@@ -71,7 +70,7 @@ func NewChannelTLS() (*ChannelTLS, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, w, err := os.Pipe()
+	r, w, err := inheritPipe()
 	if err != nil {
 		return nil, fmt.Errorf("channel TLS pipe: %w", err)
 	}
@@ -99,9 +98,8 @@ func (c *ChannelTLS) Config() *tls.Config {
 // Attach hands the plugin its share as an inherited descriptor named in
 // ChannelTLSEnv, and the host's certificate where AutoMTLS puts it.
 func (c *ChannelTLS) Attach(cmd *exec.Cmd) {
-	fd := 3 + len(cmd.ExtraFiles)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, c.child)
-	cmd.Env = append(cmd.Env, ChannelTLSEnv+"="+strconv.Itoa(fd), autoMTLSEnv+"="+string(c.hostCert))
+	attachInherited(cmd, ChannelTLSEnv, c.child)
+	cmd.Env = append(cmd.Env, autoMTLSEnv+"="+string(c.hostCert))
 }
 
 // Started closes the host's copy of the pipe, once the plugin's process

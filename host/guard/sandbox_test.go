@@ -331,16 +331,23 @@ func sumOf(t *testing.T, progs []sdk.ExecProgram, path string) string {
 	return ""
 }
 
-// TestExecPrograms_SumsKeptAcrossStarts: a second process (a new guard on
-// the same file) reads the sums the first one saved and hashes nothing.
-func TestExecPrograms_SumsKeptAcrossStarts(t *testing.T) {
+// ruleProg makes the program a hashGuard's rule names, alone on PATH, and
+// names the file its sums are kept in.
+func ruleProg(t *testing.T) (prog, file string) {
+	t.Helper()
 	dir := t.TempDir()
-	prog := filepath.Join(dir, "yagent-test-rule-prog")
+	prog = filepath.Join(dir, "yagent-test-rule-prog")
 	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho one\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir)
-	file := filepath.Join(t.TempDir(), "exec-sums.json")
+	return prog, filepath.Join(t.TempDir(), "exec-sums.json")
+}
+
+// TestExecPrograms_SumsKeptAcrossStarts: a second process (a new guard on
+// the same file) reads the sums the first one saved and hashes nothing.
+func TestExecPrograms_SumsKeptAcrossStarts(t *testing.T) {
+	prog, file := ruleProg(t)
 	first := hashGuard(t, file, "yagent-test-rule-prog")
 	want := sumOf(t, first.ExecPrograms(), prog)
 	if first.hashes.hashed == 0 {
@@ -360,13 +367,7 @@ func TestExecPrograms_SumsKeptAcrossStarts(t *testing.T) {
 // start: its ctime moved, and the saved sum no longer names it. A file
 // that changed just now is not saved at all.
 func TestExecPrograms_ChangedFileHashedAgain(t *testing.T) {
-	dir := t.TempDir()
-	prog := filepath.Join(dir, "yagent-test-rule-prog")
-	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho one\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir)
-	file := filepath.Join(t.TempDir(), "exec-sums.json")
+	prog, file := ruleProg(t)
 	before := sumOf(t, hashGuard(t, file, "yagent-test-rule-prog").ExecPrograms(), prog)
 
 	fi, err := os.Stat(prog)
