@@ -58,6 +58,8 @@ type Server struct {
 	opts   Options
 	server *mcp.Server
 	logger *slog.Logger
+	// names are the tools given to the SDK, which calls handle for them.
+	names map[string]struct{}
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*hostSession
@@ -110,8 +112,10 @@ func New(surf *surface.Surface, opts *Options) *Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
 	})
 	s.events = newEvents(s, o.Bus)
+	s.names = map[string]struct{}{}
 	for _, def := range surf.All() {
 		s.server.AddTool(toMCPTool(def), s.handle)
+		s.names[def.Name] = struct{}{}
 	}
 	s.server.AddReceivingMiddleware(encodeOnce, s.middleware)
 	return s
@@ -119,10 +123,43 @@ func New(surf *surface.Surface, opts *Options) *Server {
 
 // Run serves one connection over t until the client leaves or ctx ends.
 // It returns once the ends of the sessions it served have run.
+//
+// On a StdioTransport, the session's tools/call requests take the call
+// lane (lane.go) once it is initialized.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	err := s.server.Run(ctx, t)
+	err := s.run(ctx, t)
 	s.WaitEnded()
 	return err
+}
+
+// run is the SDK's Server.Run, with the call lane opened on a stdio
+// connection.
+func (s *Server) run(ctx context.Context, t mcp.Transport) error {
+	st, ok := t.(*StdioTransport)
+	if !ok {
+		return s.server.Run(ctx, t)
+	}
+	withLane := *st
+	var conn *frontConn
+	withLane.connected = func(c *frontConn) { conn = c }
+	ss, err := s.server.Connect(ctx, &withLane, nil)
+	if err != nil {
+		return err
+	}
+	if conn != nil {
+		lane := s.laneFor(ss)
+		conn.lane.Store(&lane)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-closed
+		return ctx.Err()
+	case err := <-closed:
+		return err
+	}
 }
 
 // Close stops passing the host's events on. Call it once the server is
@@ -291,19 +328,32 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				break
 			}
 			if _, known := s.surf.Lookup(r.Params.Name); !known {
-				ctx, sess, done, ok := s.callContext(ctx, r.Session)
-				if !ok {
-					return s.tooManyCalls(), nil
-				}
-				defer done()
-				ctx, routed := s.events.forCall(ctx, r.Session, r.Params)
-				defer routed()
-				res := s.surf.Call(ctx, sess, r.Params.Name, arguments(r.Params.Arguments))
-				return toCallResult(res), nil
+				return s.callUnknown(ctx, r), nil
 			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// registered says whether name is one of the tools New gave the SDK, whose
+// calls it hands to handle.
+func (s *Server) registered(name string) bool {
+	_, ok := s.names[name]
+	return ok
+}
+
+// callUnknown runs a call of a tool the surface does not know, for the
+// surface's answer (unknown_tool, with the way to find deferred tools)
+// rather than the SDK's bare JSON-RPC error.
+func (s *Server) callUnknown(ctx context.Context, r *mcp.CallToolRequest) *mcp.CallToolResult {
+	ctx, sess, done, ok := s.callContext(ctx, r.Session)
+	if !ok {
+		return s.tooManyCalls()
+	}
+	defer done()
+	ctx, routed := s.events.forCall(ctx, r.Session, r.Params)
+	defer routed()
+	return toCallResult(s.surf.Call(ctx, sess, r.Params.Name, arguments(r.Params.Arguments)))
 }
 
 // arguments is a tools/call's input for the surface: MCP makes

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -56,6 +57,10 @@ type StdioTransport struct {
 	// DrainTimeout bounds how long the end of In waits for the requests
 	// still in flight to be answered; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
+
+	// connected, when set, is told of each connection Connect makes:
+	// Server.Run opens its call lane on it.
+	connected func(*frontConn)
 }
 
 // DefaultDrainTimeout bounds the wait, at the end of stdin, for the answers
@@ -95,6 +100,11 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		pending:  map[jsonrpc.ID]struct{}{},
 		asked:    map[jsonrpc.ID]struct{}{},
 		idle:     make(chan struct{}, 1),
+		laneRuns: map[jsonrpc.ID]context.CancelFunc{},
+	}
+	c.laneCtx, c.laneStop = context.WithCancel(context.Background())
+	if t.connected != nil {
+		t.connected(c)
 	}
 	go c.readLoop(newFrameReader(in, limit))
 	return c, nil
@@ -126,6 +136,14 @@ type frontConn struct {
 	asked   map[jsonrpc.ID]struct{} // our requests the client has not answered
 	ended   bool                    // In has ended
 	idle    chan struct{}           // signalled when, In ended, waiting is pointless
+
+	// The call lane (lane.go): tools/call requests answered without the
+	// SDK's request path, each on a goroutine of its own.
+	lane     atomic.Pointer[laneFunc]
+	laneCtx  context.Context // ends with the connection
+	laneStop context.CancelFunc
+	laneWG   sync.WaitGroup
+	laneRuns map[jsonrpc.ID]context.CancelFunc // under mu
 }
 
 // track records a message crossing the connection: inbound when the client
@@ -241,6 +259,9 @@ func (c *frontConn) readLoop(fr *frameReader) {
 			continue // a blank line
 		}
 		c.track(msg, true)
+		if c.takeLane(msg) {
+			continue
+		}
 		select {
 		case c.incoming <- readResult{msg: msg}:
 		case <-c.closed:
@@ -295,6 +316,10 @@ func (c *frontConn) Close() error {
 	var err error
 	c.once.Do(func() {
 		close(c.closed)
+		// The lane's calls end with the connection, as the SDK's own do:
+		// cancelled, and waited for.
+		c.laneStop()
+		c.laneWG.Wait()
 		if cl, ok := c.in.(io.Closer); ok {
 			err = cl.Close()
 		}

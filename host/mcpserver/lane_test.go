@@ -1,0 +1,249 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/surface"
+	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/sdk"
+)
+
+// askGuard allows every call but those of the tool "ask", which it asks
+// the user about.
+type askGuard struct{}
+
+func (askGuard) Check(_ context.Context, r adapter.GuardRequest) adapter.Decision {
+	if r.Spec.Name == "ask" {
+		return adapter.Decision{Action: adapter.Ask, Reason: "asks every time"}
+	}
+	return adapter.Decision{Action: adapter.Allow}
+}
+
+// laneServer is a Server over "echo", which answers with its arguments
+// (and an image when asked for one), and "ask", whose calls the user is
+// asked about. sdkCalls counts the tools/call requests that took the
+// SDK's request path.
+func laneServer(t *testing.T) (_ *Server, sdkCalls *atomic.Int64) {
+	t.Helper()
+	echo := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, args json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+		r := &sdk.Result{Text: "echo " + string(args), Data: json.RawMessage(`{"n":1}`)}
+		if strings.Contains(string(args), "image") {
+			r.Images = []sdk.Image{{Data: []byte{1, 2, 3}, MIMEType: "image/png"}}
+		}
+		return r, nil
+	})
+	logger := slog.New(slog.DiscardHandler)
+	var adapters []*adapter.Adapter
+	for _, name := range []string{"echo", "ask"} {
+		spec := sdk.Spec{Name: name, Description: name, InputSchema: json.RawMessage(`{"type":"object"}`), Effect: sdk.EffectRead}
+		adapters = append(adapters, adapter.New(spec, "test", toolspec.Hot, echo, adapter.Options{Trusted: true, Logger: logger}))
+	}
+	srv := New(surface.NewSurfaceFromAdapters(adapters, surface.Options{Guard: askGuard{}, Logger: logger}), nil)
+	sdkCalls = new(atomic.Int64)
+	srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				sdkCalls.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return srv, sdkCalls
+}
+
+// converse runs one stdio session of srv, through its call lane or, with
+// lane false, through the SDK's Run alone, for a client of protocol
+// version that, with elicit, answers elicitations (accepting once). It
+// sends each request of calls, an object with an "id", in turn and
+// returns every line the server wrote after the initialize answer, up to
+// and including the answer to each.
+func converse(t *testing.T, srv *Server, lane bool, version string, elicit bool, calls []string) []string {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tr := &StdioTransport{In: inR, Out: outW}
+		if lane {
+			_ = srv.Run(ctx, tr)
+		} else {
+			_ = srv.server.Run(ctx, tr)
+		}
+		outW.Close()
+	}()
+	defer func() { cancel(); inW.Close(); <-done }()
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func() string {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the server closed its output")
+			}
+			return l
+		case <-time.After(10 * time.Second):
+			t.Fatal("no line from the server in 10s")
+		}
+		return ""
+	}
+	caps := `{}`
+	if elicit {
+		caps = `{"elicitation":{}}`
+	}
+	fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"t","version":"0"}}}`+"\n", version, caps)
+	next()
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	var out []string
+	for _, call := range calls {
+		var want struct{ ID json.RawMessage }
+		if err := json.Unmarshal([]byte(call), &want); err != nil {
+			t.Fatalf("call %s: %v", call, err)
+		}
+		io.WriteString(inW, call+"\n")
+		for {
+			line := next()
+			out = append(out, line)
+			var m struct {
+				ID     json.RawMessage
+				Method string
+			}
+			_ = json.Unmarshal([]byte(line), &m)
+			if m.Method == "elicitation/create" {
+				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"scope":"once"}}}`+"\n", m.ID)
+				continue
+			}
+			if m.Method == "" && string(m.ID) == string(want.ID) {
+				break
+			}
+		}
+	}
+	return out
+}
+
+func call(id, params string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":%s}`, id, params)
+}
+
+// TestLane_AnswersAsTheSDKPath: every call the lane takes is answered byte
+// for byte as the SDK's request path answers it (results, an image, a
+// progress token, arguments absent or null, a tool nobody knows, a call
+// the user is asked about over elicitation), none of them reaches the
+// SDK's path, and the calls the lane leaves (params it does not know, a
+// client of the protocol whose results carry their type) reach it and are
+// answered as before.
+func TestLane_AnswersAsTheSDKPath(t *testing.T) {
+	t.Parallel()
+	taken := []string{
+		call(`2`, `{"name":"echo","arguments":{"x":"a <b> & \"c\" é"}}`),
+		call(`"s-3"`, `{"name":"echo","arguments":{"image":true}}`),
+		call(`4`, `{"name":"echo","_meta":{"progressToken":"p1"},"arguments":{}}`),
+		call(`5`, `{"name":"echo"}`),
+		call(`6`, `{"name":"echo","arguments":null}`),
+		call(`7`, `{"name":"nope","arguments":{}}`),
+		call(`8`, `{"name":"ask","arguments":{"y":2}}`),
+	}
+	left := []string{
+		call(`9`, `{"name":"echo","arguments":{},"task":{}}`),
+		call(`10`, `{"name":"echo","_meta":{"other":1},"arguments":{}}`),
+	}
+	for _, tc := range []struct {
+		version      string
+		calls        []string
+		wantSDKCalls int64
+	}{
+		{"2025-11-25", taken, 0},
+		{"2025-06-18", left, int64(len(left))},
+		{"2026-07-28", taken[:6], 6},
+	} {
+		lane, sdkCalls := laneServer(t)
+		got := converse(t, lane, true, tc.version, true, tc.calls)
+		if n := sdkCalls.Load(); n != tc.wantSDKCalls {
+			t.Errorf("%s: %d calls took the SDK's path, want %d", tc.version, n, tc.wantSDKCalls)
+		}
+		plain, _ := laneServer(t)
+		want := converse(t, plain, false, tc.version, true, tc.calls)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: through the lane:\n%s\nthrough the SDK's path:\n%s", tc.version, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestLane_CancelledCallEnds: a notifications/cancelled ends the lane's
+// call it names, whose answer still comes.
+func TestLane_CancelledCallEnds(t *testing.T) {
+	t.Parallel()
+	srv, b := newBlockingServer(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
+		outW.Close()
+	}()
+	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	answers := make(chan string, 8)
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			answers <- sc.Text()
+		}
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+	<-answers
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, call(`"c"`, `{"name":"block","arguments":{}}`)+"\n")
+	b.wait(t, b.started, "started")
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`+"\n")
+	b.wait(t, b.ended, "ended by the cancellation")
+	select {
+	case a := <-answers:
+		if !strings.Contains(a, `"id":"c"`) {
+			t.Errorf("answer %s, want the cancelled call's", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no answer to the cancelled call in 10s")
+	}
+}
+
+// TestDecodeLaneParams: the lane takes only the params it decodes fully.
+func TestDecodeLaneParams(t *testing.T) {
+	t.Parallel()
+	for raw, ok := range map[string]bool{
+		`{"name":"a","arguments":{"x":1}}`:                      true,
+		`{"name":"a","_meta":{"progressToken":3}}`:              true,
+		`{"arguments":{}}`:                                      false,
+		`{"name":"a","name":"b"}`:                               false,
+		`{"name":"a","inputResponses":{}}`:                      false,
+		`{"name":"a","requestState":"s"}`:                       false,
+		`{"name":"a","_meta":{"progressToken":3,"other":true}}`: false,
+		`{"name":1}`:                                            false,
+		`[]`:                                                    false,
+	} {
+		if _, got := decodeLaneParams(json.RawMessage(raw)); got != ok {
+			t.Errorf("decodeLaneParams(%s) = %v, want %v", raw, got, ok)
+		}
+	}
+}
