@@ -239,8 +239,8 @@ func TestDecodeLaneParams(t *testing.T) {
 		`{"name":"a","inputResponses":{}}`:                      false,
 		`{"name":"a","requestState":"s"}`:                       false,
 		`{"name":"a","_meta":{"progressToken":3,"other":true}}`: false,
-		`{"name":1}`:                                            false,
-		`[]`:                                                    false,
+		`{"name":1}`: false,
+		`[]`:         false,
 	} {
 		if _, got := decodeLaneParams(json.RawMessage(raw)); got != ok {
 			t.Errorf("decodeLaneParams(%s) = %v, want %v", raw, got, ok)
