@@ -79,12 +79,27 @@ func (c *frameConn) read() (*pluginpb.Frame, error) {
 	if n > maxMessageBytes {
 		return nil, errFrameTooBig
 	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(c.r, buf); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+	// A frame that fits the reader's buffer is decoded where it lies:
+	// proto.Unmarshal copies what it keeps, never aliasing its input.
+	var buf []byte
+	if int(n) <= c.r.Size() {
+		b, err := c.r.Peek(int(n))
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
 		}
-		return nil, err
+		buf = b
+		defer c.r.Discard(int(n))
+	} else {
+		buf = make([]byte, n)
+		if _, err := io.ReadFull(c.r, buf); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
 	f := &pluginpb.Frame{}
 	if err := proto.Unmarshal(buf, f); err != nil {
