@@ -137,6 +137,9 @@ func (r *repairer) scalar(doc map[string]any, types []string, s string, at []str
 var autolink = regexp.MustCompile(`\[([^\[\]()]+)\]\(([^()\s]+)\)`)
 
 func (r *repairer) path(s string, at []string) string {
+	if !strings.Contains(s, "](") {
+		return s // no link to read: the path of nearly every call
+	}
 	changed := false
 	out := autolink.ReplaceAllStringFunc(s, func(m string) string {
 		sub := autolink.FindStringSubmatch(m)

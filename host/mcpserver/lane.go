@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -144,14 +145,27 @@ func encodeLaneResult(res *mcp.CallToolResult, ss *mcp.ServerSession) (json.RawM
 		r.Content = []mcp.Content{}
 		v = &r
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := resultBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= keptResultBytes {
+			buf.Reset()
+			resultBufs.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	// The response copies it (encodeResponse): the buffer goes back.
+	return bytes.Clone(bytes.TrimRight(buf.Bytes(), "\n")), nil
 }
+
+// resultBufs keeps the buffers results are encoded in; one grown past
+// keptResultBytes (a screenshot, a long file) is left to the collector.
+var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const keptResultBytes = 256 << 10
 
 // takeLane hands msg to the call lane when the lane takes it, and says so.
 // A notifications/cancelled also cancels the lane's call it names, and goes
@@ -188,7 +202,9 @@ func (c *frontConn) takeLane(msg jsonrpc.Message) bool {
 			Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("invalid request: request ID %v already in use", req.ID.Raw())}})
 		return true
 	}
-	c.laneWG.Go(func() {
+	c.laneWG.Add(1)
+	c.laneGo(func() {
+		defer c.laneWG.Done()
 		resp := run(ctx)
 		c.mu.Lock()
 		delete(c.laneRuns, req.ID)
@@ -197,6 +213,38 @@ func (c *frontConn) takeLane(msg jsonrpc.Message) bool {
 		c.laneAnswer(resp)
 	})
 	return true
+}
+
+// laneWorkers is how many goroutines the lane keeps for its calls. A call
+// runs deep (the adapter, the guard, schema validation, the plugin hop),
+// and a goroutine started for each one grew its stack anew through all of
+// it: a twelfth of the host's time in a call. Calls beyond them in flight
+// get a goroutine of their own.
+const laneWorkers = 4
+
+// laneGo runs fn on a kept worker when one is idle, else on a new
+// goroutine. The workers end with the connection.
+func (c *frontConn) laneGo(fn func()) {
+	c.laneStart.Do(func() {
+		c.laneWork = make(chan func())
+		for range laneWorkers {
+			go func() {
+				for {
+					select {
+					case fn := <-c.laneWork:
+						fn()
+					case <-c.laneCtx.Done():
+						return
+					}
+				}
+			}()
+		}
+	})
+	select {
+	case c.laneWork <- fn:
+	default:
+		go fn()
+	}
 }
 
 // laneAnswer writes a response of the lane, unless the connection closed.

@@ -139,11 +139,13 @@ type frontConn struct {
 
 	// The call lane (lane.go): tools/call requests answered without the
 	// SDK's request path, each on a goroutine of its own.
-	lane     atomic.Pointer[laneFunc]
-	laneCtx  context.Context // ends with the connection
-	laneStop context.CancelFunc
-	laneWG   sync.WaitGroup
-	laneRuns map[jsonrpc.ID]context.CancelFunc // under mu
+	lane      atomic.Pointer[laneFunc]
+	laneCtx   context.Context // ends with the connection
+	laneStop  context.CancelFunc
+	laneWG    sync.WaitGroup
+	laneRuns  map[jsonrpc.ID]context.CancelFunc // under mu
+	laneWork  chan func()                       // to the kept workers (laneGo)
+	laneStart sync.Once
 }
 
 // track records a message crossing the connection: inbound when the client
