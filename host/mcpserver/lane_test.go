@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
@@ -245,5 +246,69 @@ func TestDecodeLaneParams(t *testing.T) {
 		if _, got := decodeLaneParams(json.RawMessage(raw)); got != ok {
 			t.Errorf("decodeLaneParams(%s) = %v, want %v", raw, got, ok)
 		}
+	}
+}
+
+// A lane call still unwinding when the session is closed may write (here
+// a progress notice) as it ends; the connection's close must not wait for
+// it under the SDK's lock that write takes, and the session's end is told
+// only once the call is over.
+func TestLane_CallEndingAtCloseWrites(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{})
+	var ended atomic.Bool
+	exec := adapter.ExecutorFunc(func(ctx context.Context, _ sdk.CallInfo, _ json.RawMessage, progress func(sdk.Progress)) (*sdk.Result, error) {
+		close(started)
+		<-ctx.Done()
+		progress(sdk.Progress{Message: "stopping"})
+		ended.Store(true)
+		return &sdk.Result{Text: "stopped"}, nil
+	})
+	spec := sdk.Spec{Name: "block", Description: "Blocks until cancelled.", InputSchema: json.RawMessage(`{"type":"object"}`), Effect: sdk.EffectNone}
+	events := bus.New()
+	a := adapter.New(spec, "test", toolspec.Hot, exec, adapter.Options{Trusted: true, Bus: events, Logger: slog.New(slog.DiscardHandler)})
+	surf := surface.NewSurfaceFromAdapters([]*adapter.Adapter{a}, surface.Options{Guard: allowAll{}, Bus: events, Logger: slog.New(slog.DiscardHandler)})
+	endTold := make(chan bool, 1)
+	srv := New(surf, &Options{Bus: events, OnSessionEnd: func(context.Context, string) { endTold <- ended.Load() }})
+	t.Cleanup(srv.Close)
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
+		outW.Close()
+	}()
+	t.Cleanup(func() { cancel(); inW.Close() })
+	out := bufio.NewReader(outR)
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+	if _, err := out.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, out)
+	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(inW, call(`2`, `{"name":"block","_meta":{"progressToken":"p"},"arguments":{}}`)+"\n")
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not start in 10s")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return in 10s after its context ended: the close waits for a call that waits for the close")
+	}
+	if !ended.Load() {
+		t.Error("Run returned before the lane's call ended")
+	}
+	select {
+	case callOver := <-endTold:
+		if !callOver {
+			t.Error("the session's end was told while its lane call still ran")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session's end was not told in 10s")
 	}
 }

@@ -63,7 +63,10 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*hostSession
-	pending  pendingCalls
+	// lanes are the call lanes' calls of the sessions that have one
+	// (run): a session's end waits for them before OnSessionEnd.
+	lanes   map[*mcp.ServerSession]*sync.WaitGroup
+	pending pendingCalls
 	// ending counts the sessions whose OnSessionEnd runs.
 	ending sync.WaitGroup
 	events *events
@@ -105,6 +108,7 @@ func New(surf *surface.Surface, opts *Options) *Server {
 		opts:     o,
 		logger:   logger,
 		sessions: map[*mcp.ServerSession]*hostSession{},
+		lanes:    map[*mcp.ServerSession]*sync.WaitGroup{},
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
@@ -147,8 +151,20 @@ func (s *Server) run(ctx context.Context, t mcp.Transport) error {
 		return err
 	}
 	if conn != nil {
+		s.mu.Lock()
+		s.lanes[ss] = &conn.laneWG
+		s.mu.Unlock()
 		lane := s.laneFor(ss)
 		conn.lane.Store(&lane)
+		// The connection's Close cancels the lane's calls, but cannot
+		// wait for them: the SDK closes it holding a lock their last
+		// writes would take. They are waited for here, once it closed.
+		defer func() {
+			conn.laneWG.Wait()
+			s.mu.Lock()
+			delete(s.lanes, ss)
+			s.mu.Unlock()
+		}()
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- ss.Wait() }()
@@ -225,7 +241,12 @@ func (s *Server) hostSessionFor(ss *mcp.ServerSession) *hostSession {
 		end()
 		s.mu.Lock()
 		delete(s.sessions, ss)
+		lane := s.lanes[ss]
 		s.mu.Unlock()
+		if lane != nil {
+			// The session's calls on the lane end before its end is told.
+			lane.Wait()
+		}
 		if s.opts.OnSessionEnd != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), sessionEndGrace)
 			defer cancel()

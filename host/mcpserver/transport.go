@@ -319,9 +319,10 @@ func (c *frontConn) Close() error {
 	c.once.Do(func() {
 		close(c.closed)
 		// The lane's calls end with the connection, as the SDK's own do:
-		// cancelled, and waited for.
+		// cancelled here, and waited for by Server.run and the session's
+		// end, not here: the SDK closes the connection holding the lock
+		// that a call's last write (a progress notice, its answer) takes.
 		c.laneStop()
-		c.laneWG.Wait()
 		if cl, ok := c.in.(io.Closer); ok {
 			err = cl.Close()
 		}
