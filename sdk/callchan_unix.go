@@ -13,7 +13,7 @@ import (
 // socketPair returns the two ends of a new stream socket pair, both closed
 // on exec.
 func socketPair() (a, b *os.File, err error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := socketpairCloexec()
 	if err != nil {
 		return nil, nil, fmt.Errorf("socketpair: %w", err)
 	}
