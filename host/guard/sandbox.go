@@ -17,6 +17,7 @@ import (
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/internal/atomicfile"
+	"github.com/yagent/yagent/internal/filestat"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -133,7 +134,7 @@ func stampOf(p string) stamp {
 	if err != nil {
 		return stamp{path: p}
 	}
-	return stamp{path: p, ok: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: ctimeOf(fi)}
+	return stamp{path: p, ok: true, size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: filestat.Ctime(fi)}
 }
 
 // searchDirs are the folders programFiles searches, in its order.
@@ -334,8 +335,8 @@ type hashKey struct {
 const racyWindow = 2 * time.Second
 
 func (h *hashCache) sum(f progFile) (string, bool) {
-	k := hashKey{path: f.path, size: f.fi.Size(), mtime: f.fi.ModTime().UnixNano(), ctime: ctimeOf(f.fi)}
-	if dev, ino, ok := inodeOf(f.fi); ok {
+	k := hashKey{path: f.path, size: f.fi.Size(), mtime: f.fi.ModTime().UnixNano(), ctime: filestat.Ctime(f.fi)}
+	if dev, ino, ok := filestat.Inode(f.fi); ok {
 		k.path, k.dev, k.ino = "", dev, ino
 	}
 	h.mu.Lock()

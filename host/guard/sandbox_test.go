@@ -11,6 +11,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/internal/filestat"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -380,7 +381,7 @@ func TestExecPrograms_ChangedFileHashedAgain(t *testing.T) {
 	if err := os.Chtimes(prog, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if now, err := os.Stat(prog); err != nil || ctimeOf(now) == ctimeOf(fi) {
+	if now, err := os.Stat(prog); err != nil || filestat.Ctime(now) == filestat.Ctime(fi) {
 		t.Skipf("the file system kept the ctime through a rewrite (%v): its clock is coarser than this test", err)
 	}
 	g := hashGuard(t, file, "yagent-test-rule-prog")

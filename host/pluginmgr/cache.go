@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/atomicfile"
+	"github.com/yagent/yagent/internal/filestat"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -101,8 +102,8 @@ func statID(path string) (fileID, error) {
 	if err != nil {
 		return fileID{}, err
 	}
-	ino, ctime := inodeCtime(fi)
-	return fileID{Inode: ino, Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano(), CtimeNS: ctime}, nil
+	_, ino, _ := filestat.Inode(fi)
+	return fileID{Inode: ino, Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano(), CtimeNS: filestat.Ctime(fi)}, nil
 }
 
 // memoizable says whether id is complete enough to key the sha index: a

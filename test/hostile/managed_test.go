@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/yagent/yagent/internal/filestat"
 )
 
 // managedWrite writes a file of the env's managed layer (/etc/yagent in a
@@ -148,11 +149,10 @@ func TestManagedLayer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st := fi.Sys().(*syscall.Stat_t)
-			sec, nsec := st.Ctim.Unix()
+			_, ino, _ := filestat.Inode(fi)
 			index := map[string]any{"format": 0, "entries": map[string]any{bin: map[string]any{
-				"inode": st.Ino, "size": fi.Size(), "mtime_ns": fi.ModTime().UnixNano(),
-				"ctime_ns": sec*1e9 + nsec, "sha256": forged,
+				"inode": ino, "size": fi.Size(), "mtime_ns": fi.ModTime().UnixNano(),
+				"ctime_ns": filestat.Ctime(fi), "sha256": forged,
 			}}}
 			// Take the format the host writes, so only the sum is forged.
 			if _, err := e.cli("", "tools"); err != nil {
