@@ -117,6 +117,9 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	pf.StringVar(&g.logFormat, "log-format", "text", "log format on stderr, the host's and the plugins' lines alike: text, or json (one JSON object a line; the start-up warnings and serve's banner become records too)")
 	_ = root.RegisterFlagCompletionFunc("log-format", cobra.FixedCompletions(app.LogFormats, cobra.ShellCompDirectiveNoFileComp))
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if err := checkPlatform(); err != nil {
+			return err
+		}
 		if !slices.Contains(logLevels, g.logLevel) {
 			return fmt.Errorf("--log-level %q is not a level: give one of %s", g.logLevel, strings.Join(logLevels, ", "))
 		}
