@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/yagent/yagent/host/config"
@@ -51,6 +52,10 @@ func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network bool) [
 	}
 	cg := "cgroup v2"
 	cgWhy := ""
+	cgFix := "; mount cgroup v2 writable by this user (or delegate a subtree to it)"
+	if runtime.GOOS != "linux" {
+		cgFix = "" // the error says where to get one
+	}
 	if cgErr == nil && cgRoot != "" {
 		cg += " " + cgRoot
 	} else if cgErr != nil {
@@ -63,7 +68,7 @@ func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network bool) [
 			Means: "files are not walled: commands read and write whatever the user can", Short: "files not walled", Needed: true},
 		{Key: sandbox.LayerSeccomp, Name: "seccomp user notification", Active: l.Seccomp, Why: why(sandbox.LayerSeccomp, "the kernel has no seccomp user notification (Linux 5.0 or later)"),
 			Means: "exec rules hold only where the guard sees the command, not for what make, scripts or interpreters start", Short: "exec rules at parse time only", Needed: true},
-		{Key: sandbox.LayerCgroup, Name: cg, Active: cgErr == nil && cgRoot != "", Why: cgWhy + "; mount cgroup v2 writable by this user (or delegate a subtree to it)",
+		{Key: sandbox.LayerCgroup, Name: cg, Active: cgErr == nil && cgRoot != "", Why: cgWhy + cgFix,
 			Means: "commands run in process groups only: a setsid child of a timed-out command lives on", Short: "process groups only", Needed: true},
 		{Key: sandbox.LayerMountNS, Name: "mount namespace", Active: l.MountNS, Why: why(sandbox.LayerMountNS, "mount namespaces are not available to this user"),
 			Means: "/run and its sockets (a container engine's, the init system's) stay reachable", Short: "/run reachable", Needed: true},

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 )
@@ -80,6 +81,36 @@ type Started struct {
 // Probe reports the layers this kernel offers, once per process.
 func Probe() Layers {
 	return probe()
+}
+
+// testLayersEnv names, in a test build only, the variable whose value
+// "none" makes Probe report every layer missing and Start apply none, as
+// on a machine without them: `go build -ldflags "-X
+// github.com/yagent/yagent/internal/sandbox.testLayersEnv=NAME"`. A release
+// build leaves it empty and reads no variable, so nothing in the
+// environment can take a layer away.
+var testLayersEnv string
+
+// layersReportedNone says a test build was told to play a machine without
+// the layers.
+func layersReportedNone() bool {
+	return testLayersEnv != "" && os.Getenv(testLayersEnv) == "none"
+}
+
+// noLayers is a machine without any of the layers: system names it, why
+// says what that means for it.
+func noLayers(system, why string) Layers {
+	l := Layers{Missing: map[string]string{}}
+	for layer, what := range map[string]string{
+		LayerLandlock: "Landlock",
+		LayerSeccomp:  "seccomp user notification",
+		LayerCaps:     "Linux capabilities to drop",
+		LayerMountNS:  "mount namespaces",
+		LayerNetNS:    "network namespaces",
+	} {
+		l.Missing[layer] = fmt.Sprintf("%s has no %s%s", system, what, why)
+	}
+	return l
 }
 
 // Start starts cmd, not yet started, inside p. cmd.SysProcAttr may already

@@ -53,6 +53,14 @@ const (
 	PrefixProcess = "yagent."
 )
 
+// testLayersEnv names, in a test build only, the variable whose value
+// "none" makes Root and New fail as on a machine without a writable cgroup
+// v2: `go build -ldflags "-X
+// github.com/yagent/yagent/internal/sandbox/cgroup.testLayersEnv=NAME"`
+// (package sandbox has the same seam for its layers). A release build
+// leaves it empty and reads no variable.
+var testLayersEnv string
+
 // Root returns the cgroup v2 folder under which this process makes
 // command cgroups (<mount><own cgroup>/yagent.<pid>), or an error saying
 // why there is none (wrapping ErrUnavailable). It makes nothing.

@@ -12,7 +12,7 @@ type tree struct{}
 var std = &tree{}
 
 func (*tree) rootDir() (string, error) {
-	return "", fmt.Errorf("%w: cgroups are Linux's", ErrUnavailable)
+	return "", fmt.Errorf("%w: cgroups are a Linux kernel layer; run yagent in a Linux VM or container to have them", ErrUnavailable)
 }
 
 func (t *tree) newGroup(bool) (*Group, error) {

@@ -296,8 +296,9 @@ func TestRunBash_WithoutCgroupsRunsInProcessGroups(t *testing.T) {
 	ctx := sdk.WithHost(sdk.WithCall(t.Context(), sdk.CallInfo{ID: "c", Tool: "run_bash", SessionID: "s1", Workspace: f.ws,
 		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxRequired}}), f.host)
 	_, err = f.m.Run(ctx, RunRequest{Command: "true"})
-	if te := toolError(t, err); !strings.Contains(te.Message, "cannot get a cgroup") || !strings.Contains(te.Message, "yagent doctor") {
-		t.Errorf("required sandbox without cgroups: %v, want a refusal saying why and what to do", err)
+	if te := toolError(t, err); te.Code != sdk.CodeDenied || !strings.Contains(te.Message, "cgroup (commands cannot get a cgroup") ||
+		!strings.Contains(te.Message, "nothing was run") || !strings.Contains(te.Message, "yagent doctor") {
+		t.Errorf("required sandbox without cgroups: %v, want a denial naming the cgroup, saying nothing ran and what to do", err)
 	}
 }
 

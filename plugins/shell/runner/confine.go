@@ -73,23 +73,34 @@ func (c *confinement) caller() context.Context {
 	return c.origin
 }
 
-// confine starts cmd inside the call's sandbox: Landlock rules, dropped
-// capabilities, private /run, and, when the profile has ask or deny exec
-// rules, a supervisor judging every exec of the tree. A call the host sent
-// no sandbox for, or one with sandbox: off, starts as before.
-func (m *Manager) confine(ctx context.Context, t *task, cmd *exec.Cmd) error {
-	p, mode, ok := sandbox.ForCall(ctx, cmd.Env)
+// plan is what the call's sandbox asks of t's processes, nil when the
+// host sent none or sandbox: off (they start as before). It refuses a
+// required sandbox where a kernel layer the command needs is missing,
+// before anything is made for the command.
+func (m *Manager) plan(ctx context.Context, t *task, env []string) (*confinement, error) {
+	p, mode, ok := sandbox.ForCall(ctx, env)
 	if !ok {
-		return cmd.Start()
+		return nil, nil
 	}
 	progs := watched(sdk.CallFrom(ctx).Sandbox.Programs, t.mode == ModePTY)
 	p.Exec = len(progs) > 0
 	if err := sandbox.CheckRequired(mode, p); err != nil {
-		return err
+		return nil, err
 	}
 	c := &confinement{policy: p, origin: context.WithoutCancel(ctx)}
 	if c.policy.Exec {
 		c.policy.Supervise = m.supervisor(t, c, execwatch.NewMatcher(progs))
+	}
+	return c, nil
+}
+
+// confine starts cmd inside c, the plan of its call: Landlock rules,
+// dropped capabilities, private /run, and, when the profile has ask or
+// deny exec rules, a supervisor judging every exec of the tree. With no
+// plan it starts as before.
+func (m *Manager) confine(t *task, cmd *exec.Cmd, c *confinement) error {
+	if c == nil {
+		return cmd.Start()
 	}
 	st, err := sandbox.Start(cmd, c.policy)
 	if err != nil {

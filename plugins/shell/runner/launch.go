@@ -2,11 +2,11 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"syscall"
 
+	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
 )
@@ -18,6 +18,10 @@ import (
 // t.cg; without a writable cgroup v2 the command runs in its process group
 // only, unless the call's sandbox is required.
 func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
+	c, err := m.plan(ctx, t, cmd.Env)
+	if err != nil {
+		return err
+	}
 	g, err := m.cgroupFor(ctx, t)
 	if err != nil {
 		return err
@@ -29,7 +33,7 @@ func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 		bornIn(cmd.SysProcAttr, g.FD())
 		t.setGroup(g)
 	}
-	if err := m.confine(ctx, t, cmd); err != nil {
+	if err := m.confine(t, cmd, c); err != nil {
 		if g != nil {
 			g.Release()
 			t.setGroup(nil)
@@ -39,10 +43,6 @@ func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 	}
 	return nil
 }
-
-// errNoCgroup refuses a command of a required sandbox where it cannot have
-// a cgroup.
-var errNoCgroup = errors.New("the sandbox is required, but commands cannot get a cgroup of their own here")
 
 // cgroupFor makes t's cgroup; nil with no error when the call's sandbox
 // is off or the machine has no writable cgroup v2.
@@ -56,7 +56,9 @@ func (m *Manager) cgroupFor(ctx context.Context, t *task) (*cgroup.Group, error)
 		return g, nil
 	}
 	if sb.Mode == sdk.SandboxRequired {
-		return nil, fmt.Errorf("%w (%v): run `yagent doctor` to see why, or set `sandbox: on` in the profile to run commands in process groups only where cgroups are missing", errNoCgroup, err)
+		return nil, &sandbox.RequiredError{Missing: map[string]string{
+			sandbox.LayerCgroup: fmt.Sprintf("commands cannot get a cgroup of their own here (%v), so a setsid child of a timed-out command would live on", err),
+		}}
 	}
 	m.noCgroup.Do(func() {
 		m.opts.Logger.Warn("shell: commands run in process groups only: a command's setsid or daemonized children can outlive its timeout", "err", err)
