@@ -6,7 +6,7 @@ EXAMPLES := hello
 WORKSPACE ?= $(CURDIR)
 PROFILE   ?= full
 
-.PHONY: all build run test test-short bench soak lint mutants proto proto-check fuzz deploy-check deploy-schemas clean
+.PHONY: all build run test test-short bench soak lint cross mutants proto proto-check fuzz deploy-check deploy-schemas clean
 
 all: build
 
@@ -54,6 +54,11 @@ lint:
 	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy"; $(GO) mod tidy -diff; exit 1; }
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+## cross: build the host, the plugins and the examples for linux and darwin (amd64, arm64) and
+## vet them there with the test files; the sdk and the hello example for windows and freebsd
+cross:
+	scripts/cross.sh
 
 ## mutants: apply each patch under testdata/mutants and demand that its gate test goes red
 mutants: build

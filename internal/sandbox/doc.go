@@ -11,7 +11,9 @@
 // Policy asks for and says which it applied, so a caller can refuse to run
 // where a layer it requires is missing, or run as before and say so.
 // Permits and Roots say what a Policy's file rules allow, to explain a
-// refusal.
+// refusal. On other systems (macOS, the BSDs) Probe reports every layer
+// missing, naming the system, and Start starts the command as it is; a
+// test build can play such a machine on Linux (testLayersEnv).
 //
 // On Linux there is no helper process: Start applies the layers to a
 // goroutine locked to a thread that is never reused (Go ends it when the
