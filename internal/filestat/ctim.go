@@ -2,17 +2,7 @@
 
 package filestat
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// Ctime is fi's status change time in nanoseconds since the epoch, 0 when
-// fi does not come from a stat of this system.
-func Ctime(fi os.FileInfo) int64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		sec, nsec := st.Ctim.Unix()
-		return sec*1e9 + nsec
-	}
-	return 0
-}
+// changed is the status change time of st.
+func changed(st *syscall.Stat_t) syscall.Timespec { return st.Ctim }
