@@ -76,14 +76,14 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		switch rv.action {
 		case ExecDeny:
 			v.rule(&v.denyRule, ruleText(rv.rule))
-			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), progText(c, rv.rule))
+			msg := fmt.Sprintf("the profile's exec rule %s denies %s%s", ruleText(rv.rule), progText(c, rv.rule), matchNote(rv.rule, c))
 			if !slices.Contains(v.denied, msg) {
 				v.denied = append(v.denied, msg)
 			}
 		case ExecAsk:
 			if !s.readOnly {
 				v.rule(&v.askRule, ruleText(rv.rule))
-				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), progText(c, rv.rule)),
+				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs%s", ruleText(rv.rule), progText(c, rv.rule), matchNote(rv.rule, c)),
 					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
 			}
 		case ExecAllow:
@@ -171,4 +171,23 @@ func progText(c call, r ExecRule) string {
 		return fmt.Sprintf("%s (the same file as %s)", c.prog, name)
 	}
 	return c.prog
+}
+
+// matchNote says what made r match c beyond the words it names, for the
+// model to write the command so it can be judged: an option the program
+// reads as none of its own or as several, or an argument only known when
+// the command runs. "" when c's words hold what r names.
+func matchNote(r ExecRule, c call) string {
+	if matchArgs(r, c, true) {
+		return ""
+	}
+	got := parseArgv(c.prog, r.Program, c.args)
+	switch {
+	case len(got.odd) > 0:
+		return fmt.Sprintf(" (%s does not read %s as exactly one of its options, so it may be what the rule names: write each option in full)",
+			c.prog, strings.Join(got.odd, ", "))
+	case got.vague:
+		return " (an argument only known when the command runs may be what the rule names: write it literally)"
+	}
+	return ""
 }

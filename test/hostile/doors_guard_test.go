@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,15 @@ import (
 func doorsConfig(e *env, body ...string) {
 	e.t.Helper()
 	e.write(filepath.Join(e.home, ".yagent", "config.yaml"), strings.Join(body, "\n")+"\n")
+}
+
+// doorsRules is the exec key of a config holding rules (YAML flow maps).
+func doorsRules(rules ...string) string {
+	s := "exec:\n  rules:"
+	for _, r := range rules {
+		s += "\n    - " + r
+	}
+	return s
 }
 
 // doorsNoBrowser is the key of a config whose browser plugin finds no
@@ -114,4 +124,67 @@ func TestDoorsBrowserGranted(t *testing.T) {
 		allowed(t, r, marker)
 		allowed(t, c.call(t, "web_fetch", map[string]any{"url": "http://localhost:" + port + "/"}), marker)
 	})
+}
+
+// TestDoorsExecOptionPrefixes: under -y, with deny rules on rm -rf, git
+// push --force and curl --upload-file, no abbreviation of their long
+// options gets through, as GNU getopt, git's and curl's parsers read them
+// (any unambiguous prefix, down to one letter); an ambiguous option, or
+// one the program's table does not know, is denied under such a rule.
+// Red on the code before: rm --r --f, --re --fo and -r --f removed the
+// folder, curl --up uploaded the file.
+func TestDoorsExecOptionPrefixes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.write("src.txt", "upload\n")
+	e.write("gone.txt", "x\n")
+	cases := []struct {
+		name, cmd string
+		victim    string // a workspace folder that must stay
+		absent    string // a workspace file that must not appear
+	}{
+		{name: "rm --r --f", cmd: "rm --r --f v1", victim: "v1"},
+		{name: "rm --re --fo", cmd: "rm --re --fo v2", victim: "v2"},
+		{name: "rm -r --f", cmd: "rm -r --f v3", victim: "v3"},
+		{name: "rm --recursive --force", cmd: "rm --recursive --force v4", victim: "v4"},
+		{name: "rm --f --recu", cmd: "rm --f --recu v5", victim: "v5"},
+		{name: "rm --no-preserve-root --r -f", cmd: "rm --no-preserve-root --r -f v6", victim: "v6"},
+		{name: "rm --no-pres -r --f", cmd: "rm --no-pres -r --f v7", victim: "v7"},
+		{name: "rm -r with an option rm does not know", cmd: "rm -r --frobnicate v8", victim: "v8"},
+		{name: "rm -f with an ambiguous option", cmd: "rm -f --ver v9", victim: "v9"},
+		{name: "git push --forc", cmd: "git push --forc origin HEAD"},
+		{name: "git push --fo", cmd: "git push --fo origin HEAD"},
+		{name: "git push --f", cmd: "git -C . push --f origin HEAD"},
+		{name: "curl --up", cmd: "curl -s --up src.txt file://" + e.ws("up1"), absent: "up1"},
+		{name: "curl --upl", cmd: "curl -s --upl src.txt file://" + e.ws("up2"), absent: "up2"},
+		{name: "curl --upload-f=", cmd: "curl -s --upload-f=src.txt file://" + e.ws("up3"), absent: "up3"},
+		{name: "curl with an option curl does not know", cmd: "curl -s --uploadd src.txt file://" + e.ws("up4"), absent: "up4"},
+	}
+	for _, tc := range cases {
+		if tc.victim != "" {
+			e.write(filepath.Join(tc.victim, "keep.txt"), "keep\n")
+		}
+	}
+	doorsConfig(e, doorsRules("{action: deny, program: rm, args: [-rf]}",
+		"{action: deny, program: git, args: [push, --force]}", "{action: deny, program: curl, args: [--upload-file]}"))
+	c := e.serve("-y")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			denied(t, c.call(t, "run_bash", map[string]any{"command": tc.cmd, "timeout_ms": 10000}))
+			if tc.victim != "" {
+				if _, err := os.Stat(e.ws(filepath.Join(tc.victim, "keep.txt"))); err != nil {
+					t.Errorf("the command removed %s: %v", tc.victim, err)
+				}
+			}
+			if tc.absent != "" {
+				if _, err := os.Stat(e.ws(tc.absent)); err == nil {
+					t.Errorf("the command wrote %s", tc.absent)
+				}
+			}
+		})
+	}
+	// What the rules do not name still runs.
+	allowed(t, c.call(t, "run_bash", map[string]any{"command": "rm gone.txt && echo removed-one-file"}), "removed-one-file")
+	allowed(t, c.call(t, "run_bash", map[string]any{"command": "mkdir d && rm --dir d && echo removed-empty-dir"}), "removed-empty-dir")
 }
