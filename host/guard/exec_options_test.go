@@ -1,10 +1,12 @@
 package guard
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/host/session"
 )
 
 // TestExecRules_OptionsAsParsed: a rule's options hold against every
@@ -132,6 +134,82 @@ func TestExecRules_DenialSaysWhatToWrite(t *testing.T) {
 			if has := strings.Contains(d.Reason, note); has != (note == want) {
 				t.Errorf("Check(%q) denied with %q: saying %q is %v, want %v", cmd, d.Reason, note, has, note == want)
 			}
+		}
+	}
+}
+
+// TestExecRules_RuntimeArgumentsUnderTheSupervisor: where every execve of
+// a command's tree is judged with its real arguments (the sandbox on, the
+// kernel's exec listener there), an argument only known when the command
+// runs does not make an ask or deny rule match when the command is read;
+// its execve is judged. Without the supervisor, or for a shell builtin,
+// which runs without an execve, or a copy of a rule's program, the
+// parse-time check stays conservative.
+func TestExecRules_RuntimeArgumentsUnderTheSupervisor(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rules := []ExecRule{
+		{Action: ExecDeny, Program: "rm", Args: []string{"-rf"}},
+		{Action: ExecDeny, Program: "rm", Args: []string{"-r", "keep"}},
+		{Action: ExecDeny, Program: "kill", Args: []string{"-9"}},
+		{Action: ExecAsk, Program: "git", Args: []string{"push"}},
+		{Action: ExecAsk, Program: "python3", Interactive: true},
+	}
+	guardWith := func(mode string, watch bool) *WorkspaceGuard {
+		return f.guard(func(o *Options) {
+			o.Policy = rulesProfile(rules...)
+			o.Policy.Sandbox.Mode = mode
+			o.ExecWatch = watch
+		})
+	}
+	watched := guardWith(SandboxOn, true)
+	required := guardWith(SandboxRequired, true)
+	off := guardWith(SandboxOff, true)
+	noListener := guardWith(SandboxOn, false)
+	mktemp := `d=$(mktemp -d); rm -r $d`
+	for _, tc := range []struct {
+		g    *WorkspaceGuard
+		cmd  string
+		want adapter.Action
+	}{
+		{watched, mktemp, adapter.Allow},
+		{required, mktemp, adapter.Allow},
+		{watched, `d=$(mktemp -d); touch "$d/f"; rm -r "$d"`, adapter.Allow},
+		{watched, `rm -r "$@"`, adapter.Allow},
+		{watched, `o=$(printf %s -rf); rm $o x`, adapter.Allow},
+		{watched, `ls | xargs rm -r`, adapter.Allow},
+		{watched, `git $cmd`, adapter.Allow},
+		{watched, `rm -rf $d`, adapter.Deny},
+		{watched, `rm -r keep`, adapter.Deny},
+		{watched, `rm -r keep $d`, adapter.Deny},
+		{watched, `kill $sig 1`, adapter.Deny},
+		{watched, `cp /bin/rm ./r2; ./r2 $d`, adapter.Deny},
+		{watched, `python3 $x`, adapter.Ask},
+		{off, mktemp, adapter.Deny},
+		{off, `git $cmd`, adapter.Ask},
+		{noListener, mktemp, adapter.Deny},
+	} {
+		if d := check(tc.g, execTool, cmdArgs(tc.cmd)); d.Action != tc.want {
+			t.Errorf("Check(%q), sandbox %s, listener %v = %v (%s), want %v", tc.cmd, tc.g.sandbox.SandboxMode(), tc.g.execWatch, d.Action, d.Reason, tc.want)
+		}
+	}
+	// A plugin the host cannot vouch for may not supervise anything.
+	d := watched.Check(context.Background(), adapter.GuardRequest{Spec: execTool, Args: cmdArgs(mktemp), Session: session.New("s")})
+	if d.Action != adapter.Deny {
+		t.Errorf("Check(%q) from an unpinned plugin = %v (%s), want deny", mktemp, d.Action, d.Reason)
+	}
+	// What the supervisor then asks: the execve with its real arguments.
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"rm", "-r", "/tmp/tmp.x1"}, ExecAllow},
+		{[]string{"rm", "-r", "keep"}, ExecDeny},
+		{[]string{"rm", "-rf", "x"}, ExecDeny},
+		{[]string{"rm", "--r", "--f", "x"}, ExecDeny},
+	} {
+		if got, _ := watched.JudgeExec("/usr/bin/rm", tc.argv, nil, false); got != tc.want {
+			t.Errorf("JudgeExec(rm, %q) = %s, want %s", tc.argv, got, tc.want)
 		}
 	}
 }

@@ -31,6 +31,12 @@ type Options struct {
 	// user's own yagent folder, beside the spec cache: nothing a sandboxed
 	// command can write.
 	HashFile string
+	// ExecWatch says the kernel here lets a plugin judge every execve of
+	// a command's tree (seccomp user notification): with the profile's
+	// sandbox on, the exec rules' programs are then judged at their execve
+	// with their real arguments, and an argument only known when the
+	// command runs no longer makes an ask or deny rule match at parse time.
+	ExecWatch bool
 }
 
 // WorkspaceGuard is the adapter.Guard: it decides from a tool's Effect and
@@ -49,6 +55,8 @@ type WorkspaceGuard struct {
 	sandbox *Policy
 	hashes  *hashCache
 	progs   *progCache
+	// execWatch: see Options.ExecWatch.
+	execWatch bool
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
@@ -68,6 +76,7 @@ func New(opts Options) *WorkspaceGuard {
 		g.sandbox = p
 	}
 	g.hashes, g.progs = &hashCache{file: opts.HashFile, now: time.Now}, &progCache{}
+	g.execWatch = opts.ExecWatch
 	return g
 }
 
@@ -119,7 +128,7 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 			}
 		case sdk.RoleCommand:
 			for _, s := range stringsOf(val) {
-				g.checkCommand(&v, s)
+				g.checkCommand(&v, s, req.Trusted && g.supervised())
 				v.command = s // shown to the user whatever made the call ask
 			}
 		case sdk.RoleURL:
@@ -133,6 +142,15 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	d := v.decision()
 	d.Args = withResolved(req.Args, sent)
 	return d
+}
+
+// supervised reports whether the commands of a plugin that applies the
+// sandbox it is sent run under the exec supervisor: the profile's sandbox
+// on and the kernel's exec listener here (Options.ExecWatch). The
+// supervisor then judges every execve of a rule's program with its real
+// arguments.
+func (g *WorkspaceGuard) supervised() bool {
+	return g.execWatch && g.sandbox != nil && g.sandbox.SandboxMode() != SandboxOff
 }
 
 // verdict gathers the reasons a call asks or is refused.

@@ -35,17 +35,19 @@ func filesOf(rules []ExecRule) ruleFiles {
 // matches wins; otherwise the matching rule with the most arguments
 // decides, ask winning a tie; no match allows (there is no blacklist). An
 // argument only known when the command runs may be whatever an ask or deny
-// rule names, never what an allow rule names.
+// rule names, never what an allow rule names; with later, the exec
+// supervisor judges c's execve with its real arguments, and such an
+// argument matches nothing here.
 //
 // Among rules that decide alike, one naming the program the command calls
 // is preferred to one matched only by the file it runs, so the message
 // speaks of the program the model wrote.
-func matchRules(rules []ExecRule, c call, files ruleFiles) ruleVerdict {
+func matchRules(rules []ExecRule, c call, files ruleFiles, later bool) ruleVerdict {
 	best := ruleVerdict{action: ExecAllow}
 	bestLen := -1
 	var deny *ExecRule
 	for i, r := range rules {
-		if !progMatches(r, c, files) || !argsMatch(r, c) {
+		if !progMatches(r, c, files) || !argsMatch(r, c, later) {
 			continue
 		}
 		if r.Action == ExecDeny {
@@ -90,16 +92,18 @@ func progMatches(r ExecRule, c call, files ruleFiles) bool {
 // words as a prefix of c's operands. An interactive rule also needs the
 // call to start a REPL. For an ask or deny rule, an option the program
 // would not read as one of its own, or an argument only known when the
-// command runs, may be any option r names.
-func argsMatch(r ExecRule, c call) bool {
-	return matchArgs(r, c, false)
+// command runs (unless later: the supervisor sees it), may be any option
+// r names.
+func argsMatch(r ExecRule, c call, later bool) bool {
+	return matchArgs(r, c, later, false)
 }
 
 // matchArgs is argsMatch; literal holds c to its static words, as the
 // program reads them: no odd option or unknown argument stands for
 // another.
-func matchArgs(r ExecRule, c call, literal bool) bool {
+func matchArgs(r ExecRule, c call, later, literal bool) bool {
 	strict := r.Action == ExecAllow
+	later = later && !r.Interactive
 	got := parseArgv(c.prog, r.Program, c.args)
 	if r.Interactive && (c.stdinFed || !interactive(path.Base(r.Program), c.args)) {
 		return false
@@ -110,7 +114,7 @@ func matchArgs(r ExecRule, c call, literal bool) bool {
 			return false
 		}
 	}
-	loose := !strict && !literal && (len(got.odd) > 0 || got.vague)
+	loose := !strict && !literal && (len(got.odd) > 0 || got.vague && !later)
 	for l := range want.shorts {
 		if !got.shorts[l] && !(!strict && got.maybe[l]) && !loose {
 			return false
@@ -121,7 +125,7 @@ func matchArgs(r ExecRule, c call, literal bool) bool {
 			return false
 		}
 	}
-	return operandsMatch(want.operands, got, strict, literal)
+	return operandsMatch(want.operands, got, strict, later || literal)
 }
 
 func staticArgs(words []string) []arg {
@@ -278,8 +282,8 @@ func parseArgv(prog, rprog string, args []arg) argv {
 
 // operandsMatch reports whether want is a prefix of got's operands (for
 // ask and deny, also of the operands read loosely); an unknown word
-// matches any word of an ask or deny rule, unless known: it is held to
-// what the command spells.
+// matches any word of an ask or deny rule, unless known: it is judged
+// where it is known, or held to what the command spells.
 func operandsMatch(want []arg, got argv, strict, known bool) bool {
 	prefix := func(have []arg) bool {
 		if len(have) < len(want) {

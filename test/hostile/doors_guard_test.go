@@ -188,3 +188,51 @@ func TestDoorsExecOptionPrefixes(t *testing.T) {
 	allowed(t, c.call(t, "run_bash", map[string]any{"command": "rm gone.txt && echo removed-one-file"}), "removed-one-file")
 	allowed(t, c.call(t, "run_bash", map[string]any{"command": "mkdir d && rm --dir d && echo removed-empty-dir"}), "removed-empty-dir")
 }
+
+// TestDoorsExecRuntimeArguments: with the exec supervisor on (the
+// sandbox on, exec rules in force), an argument only known when the
+// command runs no longer denies it under {deny rm -rf}: a temporary folder
+// made and removed by the same command runs, and the execve of rm is
+// judged with its real arguments, so a folder a rule protects still
+// stays. With the sandbox off, the guard's parse-time check is alone and
+// stays conservative. Red on the code before: the mktemp command was
+// denied.
+func TestDoorsExecRuntimeArguments(t *testing.T) {
+	t.Parallel()
+	rules := doorsRules("{action: deny, program: rm, args: [-rf]}", "{action: deny, program: rm, args: [-r, keep]}")
+	mktemp := `d=$(mktemp -d); touch "$d/f"; rm -r $d; test -e "$d" || echo "gone:$d"`
+	t.Run("sandbox on", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		for _, v := range []string{"keep", "v1", "v2"} {
+			e.write(filepath.Join(v, "keep.txt"), "keep\n")
+		}
+		doorsConfig(e, rules)
+		for _, flags := range [][]string{nil, {"-y"}} {
+			c := e.serve(flags...)
+			allowed(t, c.call(t, "run_bash", map[string]any{"command": mktemp, "timeout_ms": 20000}), "gone:")
+		}
+		c := e.serve("-y")
+		for _, cmd := range []string{
+			`d=$(echo keep); rm -r $d`,
+			`o=$(printf %s -rf); rm $o v1`,
+			`set -- -r -f v2; rm "$@"`,
+		} {
+			r := c.call(t, "run_bash", map[string]any{"command": cmd, "timeout_ms": 20000})
+			for _, v := range []string{"keep", "v1", "v2"} {
+				if _, err := os.Stat(e.ws(filepath.Join(v, "keep.txt"))); err != nil {
+					t.Fatalf("%q removed %s: %v (%s)", cmd, v, err, r)
+				}
+			}
+			if r.Code == "" && !strings.Contains(sbText(r), "refused") {
+				t.Errorf("%q ran and its output does not say rm's exec was refused: %s", cmd, r)
+			}
+		}
+	})
+	t.Run("sandbox off", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		doorsConfig(e, rules)
+		denied(t, e.serve("-y", "--sandbox", "off").call(t, "run_bash", map[string]any{"command": mktemp}))
+	})
+}
