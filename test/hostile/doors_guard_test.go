@@ -1,7 +1,10 @@
 package hostile
 
 import (
+	"bufio"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -234,5 +237,76 @@ func TestDoorsExecRuntimeArguments(t *testing.T) {
 		e := newEnv(t)
 		doorsConfig(e, rules)
 		denied(t, e.serve("-y", "--sandbox", "off").call(t, "run_bash", map[string]any{"command": mktemp}))
+	})
+}
+
+// TestDoorsTokenFromEnvironment: serve --http reads its token from
+// $YAGENT_TOKEN and removes it from its environment, but the environment
+// it started with stays in /proc/PID/environ, which any process of the
+// user (a command run with the sandbox off among them) may read; serve
+// says so in one line at start. --token-file leaves nothing there and no
+// warning.
+func TestDoorsTokenFromEnvironment(t *testing.T) {
+	t.Parallel()
+	token := "doors-token-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	start := func(t *testing.T, e *env, env []string, flags ...string) (lines []string, environ string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, yagent, append([]string{"serve", "--http", "127.0.0.1:0"}, e.args(flags...)...)...)
+		cmd.Env = append(e.environ(), env...)
+		cmd.Dir = e.workspace
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}()
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if strings.Contains(sc.Text(), "serving MCP over HTTP") {
+				b, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/environ")
+				return lines, string(b)
+			}
+		}
+		t.Fatalf("serve --http ended before serving: %s", strings.Join(lines, "\n"))
+		return nil, ""
+	}
+	warns := func(lines []string) bool {
+		for _, l := range lines {
+			if strings.Contains(l, "YAGENT_TOKEN") && strings.Contains(l, "--token-file") && strings.Contains(l, "environ") {
+				return true
+			}
+		}
+		return false
+	}
+	t.Run("YAGENT_TOKEN", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		lines, environ := start(t, e, []string{"YAGENT_TOKEN=" + token})
+		if !strings.Contains(environ, token) {
+			t.Logf("this system does not show the starting environment in /proc/PID/environ")
+		}
+		if !warns(lines) {
+			t.Errorf("serve --http with $YAGENT_TOKEN gave no warning naming /proc/PID/environ and --token-file:\n%s", strings.Join(lines, "\n"))
+		}
+	})
+	t.Run("--token-file", func(t *testing.T) {
+		t.Parallel()
+		e := newEnv(t)
+		file := e.write(filepath.Join(e.home, "token"), token+"\n")
+		lines, environ := start(t, e, nil, "--token-file", file)
+		if strings.Contains(environ, token) {
+			t.Errorf("the token from --token-file is in serve's /proc/PID/environ")
+		}
+		if warns(lines) {
+			t.Errorf("serve --http --token-file warned about the environment:\n%s", strings.Join(lines, "\n"))
+		}
 	})
 }
