@@ -23,7 +23,8 @@ import (
 
 // tokenEnv names the environment variable serve --http reads its bearer
 // token from. serve removes it from its own environment before the plugins
-// start, so no plugin or command inherits it.
+// start, so no plugin or command inherits it; /proc/PID/environ still
+// shows it (envTokenWarning).
 const tokenEnv = "YAGENT_TOKEN"
 
 // httpFlags are serve's flags for the HTTP front.
@@ -148,29 +149,46 @@ func checkHTTPAddr(hf httpFlags) (tls bool, err error) {
 	return tls, nil
 }
 
+// Where serve --http's bearer token came from.
+const (
+	tokenFromFile      = "file"
+	tokenFromEnv       = "env"
+	tokenFromGenerated = "generated"
+)
+
 // httpToken returns the bearer token from --token-file, else $YAGENT_TOKEN,
-// else a fresh one (generated reports that), and removes $YAGENT_TOKEN
-// from the environment the plugins will inherit.
-func httpToken(hf httpFlags) (token string, generated bool, err error) {
+// else a fresh one, and where it came from; it removes $YAGENT_TOKEN from
+// the environment the plugins will inherit.
+func httpToken(hf httpFlags) (token, from string, err error) {
 	env := os.Getenv(tokenEnv)
 	if err := os.Unsetenv(tokenEnv); err != nil {
-		return "", false, fmt.Errorf("serve: unset %s: %w", tokenEnv, err)
+		return "", "", fmt.Errorf("serve: unset %s: %w", tokenEnv, err)
 	}
 	switch {
 	case hf.tokenFile != "":
 		b, err := os.ReadFile(hf.tokenFile)
 		if err != nil {
-			return "", false, fmt.Errorf("serve: --token-file: %w", err)
+			return "", "", fmt.Errorf("serve: --token-file: %w", err)
 		}
 		token = strings.TrimSpace(string(b))
 		if token == "" {
-			return "", false, fmt.Errorf("serve: --token-file %s is empty; put the token in it", hf.tokenFile)
+			return "", "", fmt.Errorf("serve: --token-file %s is empty; put the token in it", hf.tokenFile)
 		}
-		return token, false, nil
+		return token, tokenFromFile, nil
 	case strings.TrimSpace(env) != "":
-		return strings.TrimSpace(env), false, nil
+		return strings.TrimSpace(env), tokenFromEnv, nil
 	}
-	return mcpserver.NewToken(), true, nil
+	return mcpserver.NewToken(), tokenFromGenerated, nil
+}
+
+// envTokenWarning is serve's line when the token came from $YAGENT_TOKEN:
+// unsetting it changes the environment the plugins inherit, not the one
+// the kernel keeps for this process, which /proc/PID/environ shows to
+// every process of the user, a command run with the sandbox off among
+// them (Landlock keeps sandboxed ones out).
+func envTokenWarning(pid int) string {
+	return fmt.Sprintf("yagent: warning: the bearer token came from $%s, which stays readable in /proc/%d/environ to every process of this user, "+
+		"commands run with the sandbox off among them; give it with --token-file instead", tokenEnv, pid)
 }
 
 // clientConfig is a client configuration ready to paste (the mcpServers
@@ -192,9 +210,12 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	if err != nil {
 		return err
 	}
-	token, generated, err := httpToken(hf)
+	token, from, err := httpToken(hf)
 	if err != nil {
 		return err
+	}
+	if from == tokenFromEnv {
+		fmt.Fprintln(stderr, envTokenWarning(os.Getpid()))
 	}
 	idle := hf.sessionIdle
 	if idle == 0 {
@@ -243,7 +264,7 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 		}
 	}
 	fmt.Fprintf(stderr, "yagent: serving MCP over HTTP at %s (GET /healthz, /readyz)\n", url)
-	if generated {
+	if from == tokenFromGenerated {
 		fmt.Fprintf(stderr, "yagent: no --token-file or $%s given; generated a bearer token for this run. Client configuration:\n%s\n", tokenEnv, clientConfig(url, token))
 	}
 

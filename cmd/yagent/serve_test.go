@@ -37,9 +37,9 @@ func TestCheckHTTPAddr_LoopbackUnlessTLSOrProxy(t *testing.T) {
 // Not parallel: it sets the process environment.
 func TestHTTPToken_StrippedFromTheEnvironment(t *testing.T) {
 	t.Setenv(tokenEnv, " from-env\n")
-	tok, generated, err := httpToken(httpFlags{})
-	if err != nil || tok != "from-env" || generated {
-		t.Fatalf("httpToken with $%s: got %q generated=%v err=%v, want from-env", tokenEnv, tok, generated, err)
+	tok, from, err := httpToken(httpFlags{})
+	if err != nil || tok != "from-env" || from != tokenFromEnv {
+		t.Fatalf("httpToken with $%s: got %q from %q err=%v, want from-env from the environment", tokenEnv, tok, from, err)
 	}
 	if v, ok := os.LookupEnv(tokenEnv); ok {
 		t.Fatalf("$%s is still set (%q) after serve read it: plugins and their commands would inherit it", tokenEnv, v)
@@ -50,9 +50,9 @@ func TestHTTPToken_StrippedFromTheEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(tokenEnv, "from-env")
-	tok, _, err = httpToken(httpFlags{tokenFile: file})
-	if err != nil || tok != "from-file" {
-		t.Fatalf("httpToken with --token-file: got %q, %v; want from-file", tok, err)
+	tok, from, err = httpToken(httpFlags{tokenFile: file})
+	if err != nil || tok != "from-file" || from != tokenFromFile {
+		t.Fatalf("httpToken with --token-file: got %q from %q, %v; want from-file from the file", tok, from, err)
 	}
 	if _, ok := os.LookupEnv(tokenEnv); ok {
 		t.Fatalf("$%s is still set after --token-file was read", tokenEnv)
@@ -65,9 +65,9 @@ func TestHTTPToken_StrippedFromTheEnvironment(t *testing.T) {
 		t.Fatalf("httpToken with an empty --token-file: got %v, want an error saying it is empty", err)
 	}
 
-	a, generated, err := httpToken(httpFlags{})
+	a, from, err := httpToken(httpFlags{})
 	b, _, _ := httpToken(httpFlags{})
-	if err != nil || !generated || len(a) != 43 || a == b {
-		t.Fatalf("generated tokens: %q, %q (generated=%v, err=%v); want two different 43-character base64url tokens", a, b, generated, err)
+	if err != nil || from != tokenFromGenerated || len(a) != 43 || a == b {
+		t.Fatalf("generated tokens: %q, %q (from %q, err=%v); want two different generated 43-character base64url tokens", a, b, from, err)
 	}
 }

@@ -186,7 +186,8 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		Loop:   authz.NewLoop(authz.LoopOptions{Bus: a.Bus, Logger: logger}),
 		Logger: logger,
 	})
-	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof), HashFile: filepath.Join(cache, "exec-sums.json")})
+	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof), HashFile: filepath.Join(cache, "exec-sums.json"),
+		ExecWatch: layers.Seccomp})
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 	if prof.AuditMode() != config.AuditOff {
 		a.audit = openAudit(prof, config.UserDir(home), logger)

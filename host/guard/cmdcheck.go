@@ -9,8 +9,11 @@ import (
 )
 
 // checkCommand judges a shell command: the paths it names, its programs
-// against the exec rules, and what cannot be known before it runs.
-func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
+// against the exec rules, and what cannot be known before it runs. With
+// supervised, the exec supervisor judges each execve of a rule's program
+// with its real arguments, so an argument only known when the command
+// runs is left to it.
+func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool) {
 	s := analyzeCommand(cmd, g.ws, g.home)
 	parseMsg := ""
 	if s.parseErr != nil {
@@ -72,18 +75,22 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 		}
 	}
 	for _, c := range s.calls {
-		rv := matchRules(g.rules, c, files)
+		// A builtin runs without an execve, and a copy of a rule's
+		// program with arguments the guard never sees: neither is left
+		// to the supervisor.
+		later := supervised && c.copied == "" && !isBuiltin(c)
+		rv := matchRules(g.rules, c, files, later)
 		switch rv.action {
 		case ExecDeny:
 			v.rule(&v.denyRule, ruleText(rv.rule))
-			msg := fmt.Sprintf("the profile's exec rule %s denies %s", ruleText(rv.rule), progText(c, rv.rule))
+			msg := fmt.Sprintf("the profile's exec rule %s denies %s%s", ruleText(rv.rule), progText(c, rv.rule), matchNote(rv.rule, c, later))
 			if !slices.Contains(v.denied, msg) {
 				v.denied = append(v.denied, msg)
 			}
 		case ExecAsk:
 			if !s.readOnly {
 				v.rule(&v.askRule, ruleText(rv.rule))
-				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs", ruleText(rv.rule), progText(c, rv.rule)),
+				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs%s", ruleText(rv.rule), progText(c, rv.rule), matchNote(rv.rule, c, later)),
 					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
 			}
 		case ExecAllow:
@@ -171,4 +178,35 @@ func progText(c call, r ExecRule) string {
 		return fmt.Sprintf("%s (the same file as %s)", c.prog, name)
 	}
 	return c.prog
+}
+
+// bashBuiltins are the names bash runs itself, without an execve, when a
+// command calls them by name.
+var bashBuiltins = strings.Fields(". : [ alias bg bind break builtin caller cd command compgen complete compopt continue " +
+	"declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local logout " +
+	"mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend test times trap true type " +
+	"typeset ulimit umask unalias unset wait")
+
+// isBuiltin reports whether c may run as a bash builtin.
+func isBuiltin(c call) bool {
+	return slices.Contains(bashBuiltins, c.prog) || slices.ContainsFunc(c.names, func(n string) bool { return slices.Contains(bashBuiltins, n) })
+}
+
+// matchNote says what made r match c beyond the words it names, for the
+// model to write the command so it can be judged: an option the program
+// reads as none of its own or as several, or an argument only known when
+// the command runs. "" when c's words hold what r names.
+func matchNote(r ExecRule, c call, later bool) string {
+	if matchArgs(r, c, true, true) {
+		return ""
+	}
+	got := parseArgv(c.prog, r.Program, c.args)
+	switch {
+	case len(got.odd) > 0:
+		return fmt.Sprintf(" (%s does not read %s as exactly one of its options, so it may be what the rule names: write each option in full)",
+			c.prog, strings.Join(got.odd, ", "))
+	case got.vague && !later:
+		return " (an argument only known when the command runs may be what the rule names: write it literally)"
+	}
+	return ""
 }

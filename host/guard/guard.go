@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,6 +31,12 @@ type Options struct {
 	// user's own yagent folder, beside the spec cache: nothing a sandboxed
 	// command can write.
 	HashFile string
+	// ExecWatch says the kernel here lets a plugin judge every execve of
+	// a command's tree (seccomp user notification): with the profile's
+	// sandbox on, the exec rules' programs are then judged at their execve
+	// with their real arguments, and an argument only known when the
+	// command runs no longer makes an ask or deny rule match at parse time.
+	ExecWatch bool
 }
 
 // WorkspaceGuard is the adapter.Guard: it decides from a tool's Effect and
@@ -50,6 +55,8 @@ type WorkspaceGuard struct {
 	sandbox *Policy
 	hashes  *hashCache
 	progs   *progCache
+	// execWatch: see Options.ExecWatch.
+	execWatch bool
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
@@ -69,6 +76,7 @@ func New(opts Options) *WorkspaceGuard {
 		g.sandbox = p
 	}
 	g.hashes, g.progs = &hashCache{file: opts.HashFile, now: time.Now}, &progCache{}
+	g.execWatch = opts.ExecWatch
 	return g
 }
 
@@ -120,12 +128,12 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 			}
 		case sdk.RoleCommand:
 			for _, s := range stringsOf(val) {
-				g.checkCommand(&v, s)
+				g.checkCommand(&v, s, req.Trusted && g.supervised())
 				v.command = s // shown to the user whatever made the call ask
 			}
 		case sdk.RoleURL:
 			hasURL = true
-			sent[p] = mapStrings(val, func(s string) string { return g.judgeURL(&v, spec.Effect, p, s) })
+			sent[p] = mapStrings(val, func(s string) string { return g.judgeURL(&v, p, s) })
 		}
 	}
 	if spec.Effect == sdk.EffectNetwork && !hasURL {
@@ -134,6 +142,15 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	d := v.decision()
 	d.Args = withResolved(req.Args, sent)
 	return d
+}
+
+// supervised reports whether the commands of a plugin that applies the
+// sandbox it is sent run under the exec supervisor: the profile's sandbox
+// on and the kernel's exec listener here (Options.ExecWatch). The
+// supervisor then judges every execve of a rule's program with its real
+// arguments.
+func (g *WorkspaceGuard) supervised() bool {
+	return g.execWatch && g.sandbox != nil && g.sandbox.SandboxMode() != SandboxOff
 }
 
 // verdict gathers the reasons a call asks or is refused.
@@ -294,28 +311,47 @@ func (g *WorkspaceGuard) resolveParam(p string) (r, abs string, err error) {
 	return r, filepath.Clean(abs), nil
 }
 
-func (g *WorkspaceGuard) checkURL(v *verdict, effect sdk.Effect, raw string) {
+// checkURL judges a URL a call reaches, the browser's navigation and a
+// fetch alike: http(s) only; a host the profile grants in network.allow,
+// else ask; a host of this machine or its networks (loopback, private,
+// link-local, in any spelling the browser reads as one) asks unless an
+// entry names it exactly, a glob never granting one.
+func (g *WorkspaceGuard) checkURL(v *verdict, raw string) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		v.ask(fmt.Sprintf("the URL %q does not parse", raw), "")
 		return
 	}
-	scheme := strings.ToLower(u.Scheme)
-	if effect == sdk.EffectBrowser {
-		if scheme != "http" && scheme != "https" {
-			v.ask(fmt.Sprintf("the browser would open a %q URL, not http(s)", scheme+":"), "")
-		}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" {
+		v.ask(fmt.Sprintf("the call would open a %q URL, not http(s)", scheme+":"), "")
 		return
 	}
-	host := strings.ToLower(u.Hostname())
+	h, err := hostOf(u)
+	if err != nil {
+		v.ask(fmt.Sprintf("the URL %q cannot be judged: %v", raw, err), "give the URL with a plain host name")
+		return
+	}
 	for _, pat := range g.netAllow {
-		if ok, _ := path.Match(strings.ToLower(pat), host); ok && host != "" {
+		if grants(pat, h) {
 			v.rule(&v.allowRule, "network.allow: "+pat)
 			return
 		}
 	}
-	v.ask(fmt.Sprintf("the call reaches %q, a host the profile does not allow", host),
-		fmt.Sprintf("add %s to network.allow in the profile", host))
+	if h.internal != "" {
+		v.ask(fmt.Sprintf("the call reaches %s%s, %s, which the profile does not grant", h.name, spelled(u, h), h.internal),
+			fmt.Sprintf("add %s itself to network.allow in the profile (a glob never grants such a host)", h.name))
+		return
+	}
+	v.ask(fmt.Sprintf("the call reaches %q, a host the profile does not allow", h.name),
+		fmt.Sprintf("add %s to network.allow in the profile", h.name))
+}
+
+// spelled names the URL's own spelling of a host judged under another.
+func spelled(u *url.URL, h urlHost) string {
+	if given := u.Hostname(); !strings.EqualFold(given, h.name) {
+		return fmt.Sprintf(" (written %q)", given)
+	}
+	return ""
 }
 
 func stringsOf(v any) []string {

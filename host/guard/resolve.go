@@ -57,12 +57,12 @@ func named(given, resolved string) string {
 
 // judgeURL normalizes a url argument the one way plugins rely on (a bare
 // host gets its scheme), judges that URL, and returns it to be sent.
-func (g *WorkspaceGuard) judgeURL(v *verdict, effect sdk.Effect, param, raw string) string {
+func (g *WorkspaceGuard) judgeURL(v *verdict, param, raw string) string {
 	u, err := sdk.NormalizeURL(raw)
 	if err != nil {
 		v.ask(fmt.Sprintf("%s: %v", param, err), "")
 		return raw
 	}
-	g.checkURL(v, effect, u)
+	g.checkURL(v, u)
 	return u
 }

@@ -35,17 +35,19 @@ func filesOf(rules []ExecRule) ruleFiles {
 // matches wins; otherwise the matching rule with the most arguments
 // decides, ask winning a tie; no match allows (there is no blacklist). An
 // argument only known when the command runs may be whatever an ask or deny
-// rule names, never what an allow rule names.
+// rule names, never what an allow rule names; with later, the exec
+// supervisor judges c's execve with its real arguments, and such an
+// argument matches nothing here.
 //
 // Among rules that decide alike, one naming the program the command calls
 // is preferred to one matched only by the file it runs, so the message
 // speaks of the program the model wrote.
-func matchRules(rules []ExecRule, c call, files ruleFiles) ruleVerdict {
+func matchRules(rules []ExecRule, c call, files ruleFiles, later bool) ruleVerdict {
 	best := ruleVerdict{action: ExecAllow}
 	bestLen := -1
 	var deny *ExecRule
 	for i, r := range rules {
-		if !progMatches(r, c, files) || !argsMatch(r, c) {
+		if !progMatches(r, c, files) || !argsMatch(r, c, later) {
 			continue
 		}
 		if r.Action == ExecDeny {
@@ -85,11 +87,23 @@ func progMatches(r ExecRule, c call, files ruleFiles) bool {
 }
 
 // argsMatch reports whether c's arguments hold what r names: r's options
-// as a set (-rf = -fr = -r -f = --recursive --force, anywhere before "--",
-// as GNU programs permute), and r's other words as a prefix of c's
-// operands. An interactive rule also needs the call to start a REPL.
-func argsMatch(r ExecRule, c call) bool {
+// as a set (-rf = -fr = -r -f = --recursive --force = --r --f, anywhere
+// before "--", as GNU programs permute and abbreviate), and r's other
+// words as a prefix of c's operands. An interactive rule also needs the
+// call to start a REPL. For an ask or deny rule, an option the program
+// would not read as one of its own, or an argument only known when the
+// command runs (unless later: the supervisor sees it), may be any option
+// r names.
+func argsMatch(r ExecRule, c call, later bool) bool {
+	return matchArgs(r, c, later, false)
+}
+
+// matchArgs is argsMatch; literal holds c to its static words, as the
+// program reads them: no odd option or unknown argument stands for
+// another.
+func matchArgs(r ExecRule, c call, later, literal bool) bool {
 	strict := r.Action == ExecAllow
+	later = later && !r.Interactive
 	got := parseArgv(c.prog, r.Program, c.args)
 	if r.Interactive && (c.stdinFed || !interactive(path.Base(r.Program), c.args)) {
 		return false
@@ -100,17 +114,18 @@ func argsMatch(r ExecRule, c call) bool {
 			return false
 		}
 	}
+	loose := !strict && !literal && (len(got.odd) > 0 || got.vague && !later)
 	for l := range want.shorts {
-		if !got.shorts[l] && !(got.vague && !strict) {
+		if !got.shorts[l] && !(!strict && got.maybe[l]) && !loose {
 			return false
 		}
 	}
 	for _, l := range want.longs {
-		if !got.hasLong(l, strict) && !(got.vague && !strict) {
+		if !got.hasLong(l, strict) && !loose {
 			return false
 		}
 	}
-	return operandsMatch(want.operands, got, strict)
+	return operandsMatch(want.operands, got, strict, later || literal)
 }
 
 func staticArgs(words []string) []arg {
@@ -123,8 +138,19 @@ func staticArgs(words []string) []arg {
 
 // argv is a command's arguments sorted into options and operands.
 type argv struct {
-	shorts   map[rune]bool
-	longs    []string // long options without a short form, without "--"
+	shorts map[rune]bool
+	// longs are long options without a short form, without "--": as the
+	// program's table names them (exact), else as written.
+	longs []string
+	exact map[string]bool
+	// maybe are short forms a long option may stand for without the
+	// guard knowing it does: a prefix of several long options of a
+	// program whose table is partial. Ask and deny rules count them.
+	maybe map[rune]bool
+	// odd are the long options, as written, that the program's table
+	// does not know, or knows as the prefix of several options: to an ask
+	// or deny rule they may be any option.
+	odd      []string
 	operands []arg
 	// loose are the operands when every word after an option might be
 	// that option's value, for ask and deny rules.
@@ -138,8 +164,9 @@ type argv struct {
 
 func (a argv) hasLong(name string, strict bool) bool {
 	for _, l := range a.longs {
-		// GNU getopt takes any unambiguous prefix: --rec is --recursive.
-		if l == name || !strict && len(l) >= 2 && strings.HasPrefix(name, l) {
+		// A long option as written may abbreviate the rule's (GNU
+		// getopt_long takes any unambiguous prefix: --r is --recursive).
+		if l == name || !strict && !a.exact[l] && l != "" && strings.HasPrefix(name, l) {
 			return true
 		}
 	}
@@ -147,13 +174,18 @@ func (a argv) hasLong(name string, strict bool) bool {
 }
 
 // parseArgv sorts args of prog (a rule on program rprog) into options
-// and operands, mapping long options to their short forms.
+// and operands, reading long options as the program's table has them
+// (optionTables; for git, the table of the subcommand its first operand
+// names) and mapping them to their short forms.
 func parseArgv(prog, rprog string, args []arg) argv {
-	out := argv{shorts: map[rune]bool{}}
-	table := longToShort[path.Base(rprog)]
-	same := shortAliases[path.Base(rprog)]
-	values := valueOpts[path.Base(rprog)]
-	oneDash := singleDash[path.Base(rprog)]
+	out := argv{shorts: map[rune]bool{}, exact: map[string]bool{}, maybe: map[rune]bool{}}
+	base := path.Base(rprog)
+	table := longToShort[base]
+	opts := programTables[base]
+	same := shortAliases[base]
+	values := valueOpts[base]
+	oneDash := singleDash[base]
+	git, sub := base == "git", ""
 	afterOpt := false
 	for i := 0; i < len(args); i++ {
 		w := args[i]
@@ -162,6 +194,9 @@ func parseArgv(prog, rprog string, args []arg) argv {
 			out.operands = append(out.operands, w)
 			out.loose = append(out.loose, w)
 			afterOpt = false
+			if git && sub == "" {
+				sub = unknownMark // the subcommand is only known when the command runs
+			}
 			continue
 		}
 		t := w.text
@@ -174,20 +209,40 @@ func parseArgv(prog, rprog string, args []arg) argv {
 			out.loose = append(out.loose, args[i+1:]...)
 			return out
 		case strings.HasPrefix(t, "--") && !oneDash:
-			name, _, _ := strings.Cut(t[2:], "=")
+			name, _, eq := strings.Cut(t[2:], "=")
 			out.words = append(out.words, t)
-			if s, ok := table[name]; ok {
-				out.shorts[s] = true
-			} else {
+			afterOpt = true
+			switch {
+			case git && sub == "":
+				// git's own options, which it takes only in full
+				out.longs = append(out.longs, name)
+				if slices.Contains(gitValueOpts, name) && !eq && i+1 < len(args) {
+					i++
+				}
+			case opts != nil:
+				o, ok, _ := opts.resolve(name)
+				switch {
+				case !ok:
+					out.odd = append(out.odd, t)
+					out.longs = append(out.longs, name)
+				case o.short != 0:
+					out.shorts[o.short] = true
+				default:
+					out.longs = append(out.longs, o.name)
+					out.exact[o.name] = true
+				}
+			default:
+				if s, ok := table[name]; ok {
+					out.shorts[s] = true
+					continue
+				}
 				for long, s := range table {
-					// an abbreviation of a long option with a short form
-					if len(name) >= 3 && strings.HasPrefix(long, name) {
-						out.shorts[s] = true
+					if strings.HasPrefix(long, name) {
+						out.maybe[s] = true
 					}
 				}
 				out.longs = append(out.longs, name)
 			}
-			afterOpt = true
 		case len(t) > 1 && t[0] == '-':
 			out.words = append(out.words, t)
 			if oneDash {
@@ -211,6 +266,10 @@ func parseArgv(prog, rprog string, args []arg) argv {
 			}
 			afterOpt = true
 		default:
+			if git && sub == "" {
+				sub = t
+				opts = gitSubTables[t]
+			}
 			out.operands = append(out.operands, w)
 			if !afterOpt {
 				out.loose = append(out.loose, w)
@@ -223,8 +282,9 @@ func parseArgv(prog, rprog string, args []arg) argv {
 
 // operandsMatch reports whether want is a prefix of got's operands (for
 // ask and deny, also of the operands read loosely); an unknown word
-// matches any word of an ask or deny rule.
-func operandsMatch(want []arg, got argv, strict bool) bool {
+// matches any word of an ask or deny rule, unless known: it is judged
+// where it is known, or held to what the command spells.
+func operandsMatch(want []arg, got argv, strict, known bool) bool {
 	prefix := func(have []arg) bool {
 		if len(have) < len(want) {
 			return false
@@ -232,7 +292,7 @@ func operandsMatch(want []arg, got argv, strict bool) bool {
 		for i, w := range want {
 			h := have[i]
 			if !h.static {
-				if strict {
+				if strict || known {
 					return false
 				}
 				continue
@@ -246,29 +306,21 @@ func operandsMatch(want []arg, got argv, strict bool) bool {
 	return prefix(got.operands) || !strict && prefix(got.loose)
 }
 
-// longToShort maps the long options of common programs to their short
-// form, so a rule's -rf also holds --recursive --force.
+// longToShort maps long options of programs without an option table to
+// their short form, so a rule's -a also holds --archive; a programs of
+// optionTables is read by its table instead.
 var longToShort = map[string]map[string]rune{
-	"rm":    {"recursive": 'r', "force": 'f', "interactive": 'i', "dir": 'd', "verbose": 'v'},
-	"cp":    {"recursive": 'R', "force": 'f', "interactive": 'i', "archive": 'a', "link": 'l', "symbolic-link": 's', "no-dereference": 'P', "dereference": 'L', "update": 'u', "verbose": 'v', "no-clobber": 'n', "target-directory": 't', "backup": 'b'},
-	"mv":    {"force": 'f', "interactive": 'i', "no-clobber": 'n', "update": 'u', "verbose": 'v', "target-directory": 't', "backup": 'b'},
-	"ln":    {"force": 'f', "symbolic": 's', "interactive": 'i', "no-dereference": 'n', "verbose": 'v', "target-directory": 't', "relative": 'r', "logical": 'L', "physical": 'P'},
-	"chmod": {"recursive": 'R', "verbose": 'v', "changes": 'c', "silent": 'f', "quiet": 'f'},
-	"chown": {"recursive": 'R', "verbose": 'v', "changes": 'c', "silent": 'f', "quiet": 'f', "no-dereference": 'h', "dereference": 'L'},
-	"chgrp": {"recursive": 'R', "verbose": 'v', "changes": 'c', "silent": 'f', "quiet": 'f', "no-dereference": 'h'},
 	"git":   {"force": 'f', "delete": 'd', "all": 'a', "dry-run": 'n', "quiet": 'q', "verbose": 'v', "recursive": 'r', "message": 'm', "patch": 'p', "interactive": 'i', "hard": 'H'},
-	"curl":  {"upload-file": 'T', "output": 'o', "data": 'd', "insecure": 'k', "location": 'L', "request": 'X', "header": 'H', "form": 'F', "user": 'u'},
 	"rsync": {"recursive": 'r', "archive": 'a', "delete": 'D', "verbose": 'v', "compress": 'z'},
 	"tar":   {"extract": 'x', "create": 'c', "file": 'f', "gzip": 'z', "verbose": 'v', "directory": 'C'},
-	"shred": {"remove": 'u', "force": 'f', "zero": 'z', "iterations": 'n'},
 	"kill":  {"signal": 's'},
-	"dd":    {},
 }
 
 // shortAliases are short options that mean the same: rm -R is rm -r.
 var shortAliases = map[string]map[rune]rune{
-	"rm": {'R': 'r'},
-	"cp": {'r': 'R'},
+	"rm":  {'R': 'r'},
+	"cp":  {'r': 'R'},
+	"sed": {'r': 'E'},
 }
 
 // valueOpts are the short options of common programs that take a value:
@@ -282,6 +334,7 @@ var valueOpts = map[string]string{
 	"ln":    "tS",
 	"chown": "",
 	"sort":  "otkS",
+	"sed":   "efl",
 	"kill":  "sn",
 }
 

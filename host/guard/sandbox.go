@@ -271,7 +271,7 @@ func (g *WorkspaceGuard) judgeExec(program string, argv, interpreters []string, 
 		}
 	}
 	_, rf := g.rulePrograms()
-	return matchRules(g.rules, c, rf)
+	return matchRules(g.rules, c, rf, false)
 }
 
 // JudgeExecIn is JudgeExec for an exec made in folder dir, with the

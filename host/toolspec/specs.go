@@ -78,7 +78,7 @@ var staticSpecs = []Static{
 		Brief: "Screenshot the page."},
 	{Name: "browser_evaluate", Family: FamilyBrowser, Effect: sdk.EffectBrowser, Tier: Cold, Serial: true, AlwaysAsk: true,
 		Brief: "Evaluate JavaScript in the page."},
-	{Name: "browser_tabs", Family: FamilyBrowser, Effect: sdk.EffectBrowser, Tier: Cold, Serial: true,
+	{Name: "browser_tabs", Family: FamilyBrowser, Effect: sdk.EffectBrowser, Roles: map[string]sdk.Role{"url": sdk.RoleURL}, Tier: Cold, Serial: true,
 		Brief: "List, open, select or close tabs."},
 	{Name: "browser_wait_for", Family: FamilyBrowser, Effect: sdk.EffectBrowser, Tier: Cold, Serial: true,
 		Brief: "Wait for text or a time."},

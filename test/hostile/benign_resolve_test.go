@@ -103,9 +103,10 @@ func TestBenignResolve(t *testing.T) {
 			resolveAllowHosts(e, "localhost")
 			return "web_fetch", map[string]any{"url": "localhost:" + port + "/docs"}, []string{marker}
 		}},
-		{name: "browser_navigate to a bare localhost", flags: []string{"--profile", "browser"}, setup: func(t *testing.T, e *env) (string, map[string]any, []string) {
+		{name: "browser_navigate to a bare localhost the profile grants", flags: []string{"--profile", "browser"}, setup: func(t *testing.T, e *env) (string, map[string]any, []string) {
 			marker := "BENIGN-" + filepath.Base(e.root)
 			port := resolveServePage(t, marker)
+			resolveAllowHosts(e, "localhost")
 			return "browser_navigate", map[string]any{"url": "localhost:" + port}, []string{marker}
 		}},
 	}

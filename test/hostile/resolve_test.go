@@ -166,6 +166,7 @@ func TestOneResolution(t *testing.T) {
 		{"browser_navigate: bare localhost:port is not asked as a strange scheme", func(t *testing.T, e *env) {
 			marker := "PAGE-" + filepath.Base(e.root)
 			port := resolveServePage(t, marker)
+			resolveAllowHosts(e, "localhost")
 			r := e.serve("--profile", "browser").call(t, "browser_navigate", map[string]any{"url": "localhost:" + port})
 			if r.Code == "needs_auth" || r.Code == "denied" {
 				t.Errorf("browser_navigate localhost:%s asked: %s", port, r)

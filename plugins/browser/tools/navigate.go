@@ -19,8 +19,9 @@ type navigateInput struct {
 }
 
 // Navigate returns browser_navigate. Its url has the role url: the host's
-// guard asks the user before schemes other than http and https, so every
-// URL that reaches the plugin is opened.
+// guard judges it as it judges web_fetch's (the profile's network grant,
+// else ask; schemes other than http and https ask), so every URL that
+// reaches the plugin is opened.
 func Navigate(m *session.Manager) sdk.Tool {
 	s := spec(NavigateName, "Open a URL.", navigateDescription, schemaFor[navigateInput](nil))
 	s.Roles = map[string]sdk.Role{"url": sdk.RoleURL}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/plugins/browser/session"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
@@ -22,7 +23,9 @@ func TestEndSession_ClosesOnlyThatSessionsBrowser(t *testing.T) {
 	dir := t.TempDir()
 	m := session.NewManager(session.Options{StateDir: dir})
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
-	c := plugintest.Start(t, sdk.Plugin{Name: "browser", Version: Version, Tools: All(m), OnSessionEnd: m.EndSession}, nil)
+	// The test site is on loopback, which the profile has to grant.
+	c := plugintest.Start(t, sdk.Plugin{Name: "browser", Version: Version, Tools: All(m), OnSessionEnd: m.EndSession},
+		&plugintest.Options{Policy: &guard.Policy{Network: guard.NetworkRules{Allow: []string{"127.0.0.1"}}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	groups := map[string]int{}

@@ -38,19 +38,21 @@ func Tabs(m *session.Manager) sdk.Tool {
 		idx.Types, idx.Type = nil, "integer"
 		idx.Minimum = new(float64)
 	})
-	return sdk.NewTool(spec(TabsName, "List, open, select or close tabs.", tabsDescription, schema),
+	s := spec(TabsName, "List, open, select or close tabs.", tabsDescription, schema)
+	// url has the role url: the host's guard judges the address a new tab
+	// opens as it judges browser_navigate's, and sends it normalized.
+	s.Roles = map[string]sdk.Role{"url": sdk.RoleURL}
+	return sdk.NewTool(s,
 		func(ctx context.Context, in tabsInput) (*sdk.Result, error) {
 			var url string
 			switch in.Action {
 			case tabsList, tabsClose:
 			case tabsNew:
 				if in.URL != "" {
-					u, _, err := normalizeURL(in.URL)
+					u, err := sentURL(in.URL)
 					if err != nil {
 						return nil, err
 					}
-					// Only browser_navigate's url is seen by the host's
-					// guard, so a new tab opens web addresses only.
 					if !webScheme(u) {
 						return nil, sdk.Errorf(sdk.CodeInvalidInput, "a new tab opens only http, https or about: addresses; open the tab without url, then use browser_navigate for %s", in.URL)
 					}

@@ -80,17 +80,6 @@ func (e element) target() session.Element {
 	return session.Element{Ref: strings.TrimSpace(e.Ref), Selector: e.Selector}
 }
 
-// normalizeURL returns raw with a scheme, as sdk.NormalizeURL gives it (the
-// same normalization the host applies to a url argument), and whether a
-// scheme was added. It refuses what does not parse.
-func normalizeURL(raw string) (string, bool, error) {
-	u, err := sdk.NormalizeURL(raw)
-	if err != nil {
-		return "", false, sdk.Errorf(sdk.CodeInvalidInput, "%v", err)
-	}
-	return u, u != strings.TrimSpace(raw), nil
-}
-
 // sentURL returns a url argument as the host sent it, to be used as it
 // is: the host normalized it once and judged that value. One that is not
 // in normalized form did not come through the host's guard and is refused,

@@ -1,44 +1,6 @@
 package tools
 
-import (
-	"testing"
-
-	"github.com/yagent/yagent/sdk"
-)
-
-func TestNormalizeURL(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		in, want string
-		added    bool
-	}{
-		{"https://example.com/a?b#c", "https://example.com/a?b#c", false},
-		{"example.com", "https://example.com", true},
-		{"example.com/path?q=1", "https://example.com/path?q=1", true},
-		{"example.com:8443/x", "https://example.com:8443/x", true},
-		{"localhost:3000", "http://localhost:3000", true},
-		{"127.0.0.1:8080/x", "http://127.0.0.1:8080/x", true},
-		{"[::1]:9000", "http://[::1]:9000", true},
-		{"app.localhost", "http://app.localhost", true},
-		{"about:blank", "about:blank", false},
-		{"data:text/html,<p>x</p>", "data:text/html,<p>x</p>", false},
-		{"file:///etc/hosts", "file:///etc/hosts", false},
-		{"chrome://version", "chrome://version", false},
-	}
-	for _, tc := range cases {
-		got, added, err := normalizeURL(tc.in)
-		if err != nil || got != tc.want || added != tc.added {
-			t.Errorf("normalizeURL(%q) = %q, %v, %v; want %q, %v", tc.in, got, added, err, tc.want, tc.added)
-		}
-	}
-	for _, bad := range []string{"", "   ", "http://[::1"} {
-		if _, _, err := normalizeURL(bad); err == nil {
-			t.Errorf("normalizeURL(%q) accepted", bad)
-		} else if te, ok := sdk.AsToolError(err); !ok || te.Code != sdk.CodeInvalidInput {
-			t.Errorf("normalizeURL(%q): %v, want invalid_input", bad, err)
-		}
-	}
-}
+import "testing"
 
 func TestWebScheme(t *testing.T) {
 	t.Parallel()
