@@ -12,6 +12,10 @@ import (
 // against the exec rules, and what cannot be known before it runs.
 func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string) {
 	s := analyzeCommand(cmd, g.ws, g.home)
+	if s.bound != "" {
+		v.refuse(s.bound)
+		return
+	}
 	parseMsg := ""
 	if s.parseErr != nil {
 		// bash runs the lines before a syntax error: a command that does
