@@ -34,6 +34,15 @@ const (
 	// scripts a command hands bash -c or eval are words of its own, but
 	// brace expansion repeats a word (eval "$x"{,}{,}{,}).
 	maxParsedBytes = 2 << 20
+	// maxWordBraces bounds the braces of one word that brace expansion
+	// reads: syntax.SplitBraces takes time and memory quadratic in them
+	// (1.5 GB for 8,000 unclosed), and expand.BracesSeq recurses once per
+	// brace group and copies the rest of the word at each.
+	maxWordBraces = 128
+	// maxCommandBraces bounds the braces of all the words one command
+	// brace-expands (16 ms a word of 128); past it the rest are judged
+	// unexpanded, and the command asks.
+	maxCommandBraces = 4096
 )
 
 // boundAdvice tells the model what to do with a call a bound refused.

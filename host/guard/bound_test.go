@@ -52,6 +52,7 @@ func TestCheckCommand_BoundsRefuse(t *testing.T) {
 	word := "echo " + strings.Repeat("x", 300_000)
 	for _, tc := range []struct{ name, cmd, want string }{
 		{"over 1 MiB", strings.Repeat("echo a; ", (1<<20)/8+1), "bytes long, past the guard's bound of 1048576 bytes"},
+		{"a word of 129 braces", "echo " + strings.Repeat("{a,", 129), "holds 129 braces, past the guard's bound of 128"},
 		{"a tree 6,000 levels deep", strings.Repeat("a && ", 3000) + "a", "syntax tree more than 5000 levels deep"},
 		{"eval repeating its script past 2 MiB", strings.Repeat("eval '"+word+"'{,,}; ", 3), "more than 2097152 bytes (2 MiB) to parse"},
 		{"sh -c nested too deep", "sh -c 'true; " + strings.Repeat("$(", 2000) + "'", "the script sh -c runs nests more than 1000 levels deep"},
@@ -62,6 +63,25 @@ func TestCheckCommand_BoundsRefuse(t *testing.T) {
 				t.Fatalf("got %v: %.300s", d.Action, d.Reason)
 			}
 		})
+	}
+}
+
+// TestCheckCommand_BraceBound: one word of more braces than the bound is
+// refused before syntax.SplitBraces reads it (quadratic: 8,000 unclosed
+// took 1.5 GB); past the braces of a whole command the rest ask.
+func TestCheckCommand_BraceBound(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	g := f.guard(nil)
+	if d := check(g, execTool, cmdArgs("echo "+strings.Repeat("{a,", 129))); d.Action != adapter.Deny || !strings.Contains(d.Reason, "129 braces") {
+		t.Errorf("129 braces in a word: got %v: %.300s", d.Action, d.Reason)
+	}
+	if d := check(g, execTool, cmdArgs("echo "+strings.Repeat("{c}", 128))); d.Action != adapter.Allow {
+		t.Errorf("128 braces in a word: got %v: %s", d.Action, d.Reason)
+	}
+	many := "echo" + strings.Repeat(" x{a,b}"+strings.Repeat("{c,d}", 99), 42)
+	if d := check(g, execTool, cmdArgs(many)); d.Action != adapter.Ask || !strings.Contains(d.Reason, "more than 4096 braces to expand") {
+		t.Errorf("4,200 braces in a command: got %v: %.300s", d.Action, d.Reason)
 	}
 }
 

@@ -105,8 +105,11 @@ type analyzer struct {
 	// of copied files may still list.
 	scriptReads int
 	globs       *globBudget
-	// parsed counts the bytes of the scripts parsed, script files aside.
-	parsed int
+	// parsed counts the bytes of the scripts parsed, script files aside;
+	// braces the braces of the words brace-expanded, braceWords what each
+	// word expanded to (its paths, then its command, use it).
+	parsed, braces int
+	braceWords     map[*syntax.Word][]*syntax.Word
 	// scriptFiles > 0 while a script file is walked for its programs only:
 	// its words are the script's business, its programs are the rules'.
 	scriptFiles int
@@ -126,6 +129,8 @@ func analyzeCommand(cmd, ws, home string) *script {
 		hashed:   map[string]string{},
 		fedStdin: map[*syntax.CallExpr]bool{},
 		globs:    newGlobBudget(),
+
+		braceWords: map[*syntax.Word][]*syntax.Word{},
 	}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		a.env["TMPDIR"] = t
@@ -268,6 +273,35 @@ func (a *analyzer) expandBraces(w *syntax.Word) []*syntax.Word {
 		return ok && strings.Contains(l.Value, "{")
 	})
 	if !hasBrace {
+		return []*syntax.Word{w}
+	}
+	if ws, ok := a.braceWords[w]; ok {
+		return ws
+	}
+	ws := a.braceExpand(w)
+	a.braceWords[w] = ws
+	return ws
+}
+
+// braceExpand expands the braces of w, within the guard's bounds.
+func (a *analyzer) braceExpand(w *syntax.Word) []*syntax.Word {
+	braces := 0
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			braces += strings.Count(l.Value, "{")
+		}
+	}
+	if braces > maxWordBraces {
+		msg := fmt.Sprintf("a word of the command holds %d braces, past the guard's bound of %d for brace expansion", braces, maxWordBraces)
+		if a.scriptFiles > 0 {
+			a.strictf("%s", msg)
+		} else {
+			a.boundf("%s", msg)
+		}
+		return []*syntax.Word{w}
+	}
+	if a.braces += braces; a.braces > maxCommandBraces {
+		a.unknownf("the command has more than %d braces to expand", maxCommandBraces)
 		return []*syntax.Word{w}
 	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}

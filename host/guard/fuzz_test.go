@@ -80,7 +80,7 @@ func FuzzCommandBounds(f *testing.F) {
 		"cat <<E $(\n((((", "echo '(' ( ')' (", "case a in a) ( case a in a) (", "{ echo }; { echo }", "A[0[0[0 ",
 		"cat <<EOF\n$(a)\nEOF\n(((", "cat <<-EOF\n\t((\n\tEOF\n((", "x=$(cat <<E\n((\nE\n)((", "let a=b=c x[y[1]]",
 		"echo ${a:1:(2)} ${a: -1} ${a/[/x}", "a=([0]=1 [1]=$((2)))", "declare -a a[1]=2", "\"${a:-'}'}\" ((", "f() ( g() ( : ) )",
-		"echo `echo \\`(\\`` ((", "for ((i=0;i<1;i++)); do ((a)); done",
+		"echo `echo \\`(\\`` ((", "for ((i=0;i<1;i++)); do ((a)); done", "echo {a,b}{c,d} " + strings.Repeat("{x,", 130),
 		strings.Repeat("a|", 2600) + "a", "bash -c '" + strings.Repeat("(", 1200) + "'",
 	} {
 		f.Add(s)
