@@ -413,7 +413,8 @@ func NeedsAuthText(tool string, d Decision, why string) string {
 }
 
 // RefusedText is what the model reads when the guard refuses a call of
-// tool (d, an admin's exec deny rule). sdk/plugintest says the same.
+// tool (d: an admin's exec deny rule, or a command past the guard's bounds,
+// whose reason says what to do instead). sdk/plugintest says the same.
 func RefusedText(tool string, d Decision) string {
 	return fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", tool, d.Reason)
 }

@@ -15,6 +15,10 @@ import (
 // runs is left to it.
 func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool) {
 	s := analyzeCommand(cmd, g.ws, g.home)
+	if s.bound != "" {
+		v.refuse(s.bound)
+		return
+	}
 	parseMsg := ""
 	if s.parseErr != nil {
 		// bash runs the lines before a syntax error: a command that does

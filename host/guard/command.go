@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -44,6 +45,9 @@ type script struct {
 	// copied are files the command copies, links or moves (absolute,
 	// as named): a denied program's file copied is the program run.
 	copied []string
+	// bound says what of the command passed a bound of the guard's (see
+	// bound.go); "" when nothing did. The command is refused.
+	bound string
 }
 
 // arg is one rendered shell word.
@@ -101,6 +105,11 @@ type analyzer struct {
 	// of copied files may still list.
 	scriptReads int
 	globs       *globBudget
+	// parsed counts the bytes of the scripts parsed, script files aside;
+	// braces the braces of the words brace-expanded, braceWords what each
+	// word expanded to (its paths, then its command, use it).
+	parsed, braces int
+	braceWords     map[*syntax.Word][]*syntax.Word
 	// scriptFiles > 0 while a script file is walked for its programs only:
 	// its words are the script's business, its programs are the rules'.
 	scriptFiles int
@@ -120,12 +129,18 @@ func analyzeCommand(cmd, ws, home string) *script {
 		hashed:   map[string]string{},
 		fedStdin: map[*syntax.CallExpr]bool{},
 		globs:    newGlobBudget(),
+
+		braceWords: map[*syntax.Word][]*syntax.Word{},
 	}
 	if t := os.Getenv("TMPDIR"); t != "" {
 		a.env["TMPDIR"] = t
 	}
 	a.env["PATH"] = hostPath()
-	f, err := parse(cmd)
+	f, err := a.parse(cmd)
+	if be := (*boundError)(nil); errors.As(err, &be) {
+		a.boundf("the command %s", be)
+		return a.s
+	}
 	if err != nil {
 		a.s.parseErr = err
 		a.fallbackPaths(cmd)
@@ -139,8 +154,24 @@ func analyzeCommand(cmd, ws, home string) *script {
 	return a.s
 }
 
-func parse(src string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+// parse parses one script the command hands a shell (the command itself,
+// bash -c, eval...) within the guard's bounds (see bound.go), all of them
+// together within maxParsedBytes.
+func (a *analyzer) parse(src string) (*syntax.File, error) {
+	if a.scriptFiles > 0 {
+		return parse(src)
+	}
+	if a.parsed += len(src); a.parsed > maxParsedBytes {
+		return nil, &boundError{fmt.Sprintf("comes, with the scripts it hands bash -c, eval and the like, to more than %d bytes (2 MiB) to parse, past the guard's bound", maxParsedBytes)}
+	}
+	return parse(src)
+}
+
+// boundf records that the command passed a bound: it is refused.
+func (a *analyzer) boundf(format string, args ...any) {
+	if a.s.bound == "" {
+		a.s.bound = fmt.Sprintf(format, args...)
+	}
 }
 
 // fallbackPaths judges the whitespace-separated fields of a command that
@@ -242,6 +273,35 @@ func (a *analyzer) expandBraces(w *syntax.Word) []*syntax.Word {
 		return ok && strings.Contains(l.Value, "{")
 	})
 	if !hasBrace {
+		return []*syntax.Word{w}
+	}
+	if ws, ok := a.braceWords[w]; ok {
+		return ws
+	}
+	ws := a.braceExpand(w)
+	a.braceWords[w] = ws
+	return ws
+}
+
+// braceExpand expands the braces of w, within the guard's bounds.
+func (a *analyzer) braceExpand(w *syntax.Word) []*syntax.Word {
+	braces := 0
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			braces += strings.Count(l.Value, "{")
+		}
+	}
+	if braces > maxWordBraces {
+		msg := fmt.Sprintf("a word of the command holds %d braces, past the guard's bound of %d for brace expansion", braces, maxWordBraces)
+		if a.scriptFiles > 0 {
+			a.strictf("%s", msg)
+		} else {
+			a.boundf("%s", msg)
+		}
+		return []*syntax.Word{w}
+	}
+	if a.braces += braces; a.braces > maxCommandBraces {
+		a.unknownf("the command has more than %d braces to expand", maxCommandBraces)
 		return []*syntax.Word{w}
 	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
@@ -589,7 +649,16 @@ func (a *analyzer) inner(src arg, what string, depth int) {
 		a.unknownf("scripts are nested more than %d deep", maxScriptDepth)
 		return
 	}
-	f, err := parse(src.text)
+	f, err := a.parse(src.text)
+	if be := (*boundError)(nil); errors.As(err, &be) {
+		if a.scriptFiles > 0 {
+			// A script file's, not the model's: as one that does not parse.
+			a.strictf("the script %s runs %s", what, be)
+		} else {
+			a.boundf("the script %s runs %s", what, be)
+		}
+		return
+	}
 	if err != nil {
 		a.unknownf("the script %s runs does not parse: %v", what, err)
 		a.fallbackPaths(src.text)

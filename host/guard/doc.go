@@ -9,8 +9,10 @@
 // repository whose config runs nothing), network hosts against the
 // profile, browser risk.
 //
-// The guard returns allow, ask or deny. Its only refusal is an admin's exec
-// deny rule; every other flagged call asks. It knows no passes: host/authz
+// The guard returns allow, ask or deny. It refuses on an admin's exec deny
+// rule, and a command past the bounds of what it parses (bound.go: a size,
+// a depth no real command comes near), which would otherwise end the
+// process; every other flagged call asks. It knows no passes: host/authz
 // is their one owner and turns an ask into allow, never a deny, so a deny
 // stands under -y.
 //

@@ -162,6 +162,9 @@ type verdict struct {
 	external []string
 	denied   []string
 	command  string
+	// bounds say what of the call passed a bound of the guard's (a
+	// command nested thousands deep): the call is refused.
+	bounds []string
 
 	// The grounds, for the audit trail (adapter.Decision.Basis, Rule).
 	effect sdk.Effect
@@ -198,7 +201,23 @@ func (v *verdict) path(ps ...string) {
 	}
 }
 
+// refuse refuses the call: reason says what of it passed a bound of the
+// guard's, which no real call comes near.
+func (v *verdict) refuse(reason string) {
+	if !slices.Contains(v.bounds, reason) {
+		v.bounds = append(v.bounds, reason)
+	}
+}
+
 func (v *verdict) decision() adapter.Decision {
+	if len(v.bounds) > 0 {
+		return adapter.Decision{
+			Action:  adapter.Deny,
+			Reason:  strings.Join(v.bounds, "; ") + ": " + boundAdvice,
+			Command: v.command,
+			Basis:   adapter.BasisGuard,
+		}
+	}
 	if len(v.denied) > 0 {
 		return adapter.Decision{
 			Action:  adapter.Deny,

@@ -3,6 +3,7 @@ package guard
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -233,6 +234,10 @@ func (a *analyzer) scriptFile(w arg, prog string, depth int, newProcess bool) {
 		}
 		read = true
 		f, err := parse(string(b))
+		if be := (*boundError)(nil); errors.As(err, &be) {
+			a.strictf("the script %s that %s runs %s", w.text, prog, be)
+			continue
+		}
 		if err != nil {
 			a.strictf("the script %s that %s runs does not parse: %v", w.text, prog, err)
 			continue

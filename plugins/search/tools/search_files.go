@@ -23,6 +23,13 @@ var searchFilesDescription string
 const (
 	filesDefaultResults = 200
 	filesMaxResults     = 5000
+	// filesMaxAlternatives bounds the patterns brace alternation makes of
+	// one ({a,b}{c,d} makes 4), and filesMaxGroups its {} groups:
+	// doublestar.Match tries each pattern against every name (24 groups of
+	// {a,a} took 6 s a name) and recurses into each group with a copy of
+	// the pattern (20,000 nested took 2 s a name).
+	filesMaxAlternatives = 256
+	filesMaxGroups       = 32
 )
 
 type searchFilesInput struct {
@@ -61,6 +68,11 @@ func runSearchFiles(ctx context.Context, in searchFilesInput) (*sdk.Result, erro
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, sdk.Errorf(sdk.CodeInvalidInput,
 			"pattern %q is not a valid glob (an unclosed [ or {, or a trailing backslash); escape a literal [ { or \\ with a backslash", in.Pattern)
+	}
+	if n, groups := globAlternatives(pattern, filesMaxAlternatives); n > filesMaxAlternatives || groups > filesMaxGroups {
+		return nil, sdk.Errorf(sdk.CodeInvalidInput,
+			"pattern %q has more {a,b} alternatives than search_files takes (%d {} groups and %d patterns at most); search with fewer, or run search_files once for each",
+			in.Pattern, filesMaxGroups, filesMaxAlternatives)
 	}
 	root, err := resolve(ctx, in.Path)
 	if err != nil {
@@ -170,4 +182,43 @@ func whereText(shown string) string {
 		return "the workspace"
 	}
 	return shown
+}
+
+// globAlternatives is how many patterns the {a,b} alternatives of pattern
+// (a valid one) make, counted up to limit+1 ({a,b}{c,d} makes 4, {a,{b,c}}
+// 3), and how many {} groups it has. It reads the pattern once, skipping
+// escapes and [classes] as doublestar does.
+func globAlternatives(pattern string, limit int) (alternatives, groups int) {
+	capped := func(n int) int { return min(n, limit+1) }
+	type group struct{ before, done int }
+	var open []group
+	cur := 1 // the patterns the current alternative makes so far
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++
+		case '[':
+			for i++; i < len(pattern) && pattern[i] != ']'; i++ {
+				if pattern[i] == '\\' {
+					i++
+				}
+			}
+		case '{':
+			open = append(open, group{before: cur})
+			cur = 1
+			groups++
+		case ',':
+			if len(open) > 0 {
+				g := &open[len(open)-1]
+				g.done, cur = capped(g.done+cur), 1
+			}
+		case '}':
+			if len(open) > 0 {
+				g := open[len(open)-1]
+				open = open[:len(open)-1]
+				cur = capped(g.before * capped(g.done+cur))
+			}
+		}
+	}
+	return cur, groups
 }

@@ -68,3 +68,38 @@ func TestSearchFiles(t *testing.T) {
 	_, err = call(t, tool, ws, searchFilesInput{Pattern: "*.go", Path: "nope"})
 	wantToolError(t, err, sdk.CodeNotFound)
 }
+
+// TestSearchFiles_AlternativesBounded: a pattern whose {a,b} alternatives
+// make more patterns than the bound, or that has more {} groups, is
+// refused before any name is matched (doublestar.Match tries each
+// pattern: 30 groups of {a,a} take some 6 minutes a name).
+func TestSearchFiles_AlternativesBounded(t *testing.T) {
+	t.Parallel()
+	for pattern, want := range map[string][2]int{
+		"*.go": {1, 0}, "{a,b}{c,d}": {4, 2}, "{a,{b,c}}": {3, 2}, "x{a,b,c}y{d,e}": {6, 2}, `\{a,b\}`: {1, 0}, "[{]a,b[}]": {1, 0},
+		strings.Repeat("{a,b}", 8): {256, 8}, strings.Repeat("{a,b}", 9): {257, 9}, strings.Repeat("{", 5000) + "a" + strings.Repeat("}", 5000): {1, 5000},
+	} {
+		if n, groups := globAlternatives(pattern, filesMaxAlternatives); n != want[0] || groups != want[1] {
+			t.Errorf("globAlternatives(%.40q) = %d, %d, want %v", pattern, n, groups, want)
+		}
+	}
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{strings.Repeat("a", 30): "", "a.go": "", "b.ts": ""})
+	tool := SearchFiles(Config{})
+	for _, pattern := range []string{
+		strings.Repeat("{a,b}", 9) + "x", // 512 patterns
+		strings.Repeat("{a}", 33) + "x",  // 33 groups
+		strings.Repeat("{a,a}", 30) + "x",
+	} {
+		res, err := call(t, tool, ws, searchFilesInput{Pattern: pattern})
+		if err == nil {
+			t.Fatalf("%.40q: %q", pattern, res.Text)
+		}
+		if te := wantToolError(t, err, sdk.CodeInvalidInput); !strings.Contains(te.Message, "32 {} groups and 256 patterns at most") {
+			t.Errorf("%.40q: %s", pattern, te.Message)
+		}
+	}
+	if res := mustCall(t, tool, ws, searchFilesInput{Pattern: "{{a,b},{c,d}}.{go,ts,{js,py}}"}); res.Text != "a.go\nb.ts\n" {
+		t.Errorf("16 alternatives: %q", res.Text)
+	}
+}
