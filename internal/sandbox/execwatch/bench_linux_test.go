@@ -39,7 +39,7 @@ func BenchmarkExec(b *testing.B) {
 				b.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- Supervise(context.Background(), f, judge) }()
+			go func() { done <- Supervise(context.Background(), f, judge, nil) }()
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}
@@ -73,7 +73,7 @@ func BenchmarkStart(b *testing.B) {
 				b.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- Supervise(context.Background(), f, allow) }()
+			go func() { done <- Supervise(context.Background(), f, allow, nil) }()
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}

@@ -138,7 +138,7 @@ func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) 
 			return m.askExec(t, c, e)
 		}
 		go func() {
-			if err := execwatch.Supervise(context.Background(), listener, judge); err != nil {
+			if err := execwatch.Supervise(context.Background(), listener, judge, nil); err != nil {
 				m.opts.Logger.Warn("shell: the exec supervisor stopped", "task", t.id, "err", err)
 			}
 		}()
