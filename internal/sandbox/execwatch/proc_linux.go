@@ -334,7 +334,19 @@ func callPath(pid int, c modeCall, d *seccompData) string {
 	}
 	defer m.close()
 	name, _, err := m.cstring(d.Args[c.path], maxPath)
-	if err != nil || name == "" || filepath.IsAbs(name) {
+	if err != nil || name == "" {
+		return ""
+	}
+	// libc changes the mode of a file it holds open through its
+	// descriptor's name (fchmodat's fallback).
+	for _, fds := range []string{"/proc/self/fd/", "/proc/thread-self/fd/", "/dev/fd/"} {
+		if n, ok := strings.CutPrefix(name, fds); ok {
+			if link, err := os.Readlink(dir + "/fd/" + n); err == nil {
+				return link
+			}
+		}
+	}
+	if filepath.IsAbs(name) {
 		return name
 	}
 	base := dir + "/cwd"

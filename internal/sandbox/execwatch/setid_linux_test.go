@@ -46,6 +46,7 @@ py('chmod-2755', lambda: os.chmod('plain', 0o2755))
 py('chmod-755', lambda: os.chmod('plain', 0o755))
 py('chmod-1755', lambda: os.chmod('plain', 0o1755))
 py('fchmod-6755', lambda: os.fchmod(os.open('plain', os.O_RDONLY), 0o6755))
+py('chmod-fd-name-4755', lambda: os.chmod('/proc/self/fd/%%d' %% os.open('plain', os.O_RDONLY), 0o4755))
 py('open-creat-4755', lambda: os.open('c', os.O_CREAT | os.O_WRONLY, 0o4755))
 py('open-creat-644', lambda: os.open('p', os.O_CREAT | os.O_WRONLY, 0o644))
 py('open-tmpfile-2755', lambda: os.open('.', os.O_TMPFILE | os.O_WRONLY, 0o2755))
@@ -61,7 +62,7 @@ raw('io_uring_setup', %d, 4, ctypes.create_string_buffer(120))
 
 // setIDWants are the outcomes setIDScript must print under the filter.
 func setIDWants() []string {
-	w := []string{"chmod-4755 EPERM", "chmod-2755 EPERM", "chmod-755 ok", "chmod-1755 ok", "fchmod-6755 EPERM",
+	w := []string{"chmod-4755 EPERM", "chmod-2755 EPERM", "chmod-755 ok", "chmod-1755 ok", "fchmod-6755 EPERM", "chmod-fd-name-4755 EPERM",
 		"open-creat-4755 EPERM", "open-creat-644 ok", "open-tmpfile-2755 EPERM", "openat-nocreate-4755 ok",
 		"mkdir-2775 EPERM", "mkdir-755 ok", "mknod-4644 EPERM", "openat2 ENOSYS", "io_uring_setup ENOSYS"}
 	if runtime.GOARCH == "amd64" {
@@ -176,7 +177,7 @@ func TestSetIDRefused(t *testing.T) {
 				}
 				got = append(got, seen{strings.TrimPrefix(r.Path, dir), r.Mode})
 			}
-			want := []seen{{"/plain", 0o4755}, {"/plain", 0o2755}, {"/plain", 0o6755}, {"/c", 0o4755}, {"", 0o2755},
+			want := []seen{{"/plain", 0o4755}, {"/plain", 0o2755}, {"/plain", 0o6755}, {"/plain", 0o4755}, {"/c", 0o4755}, {"", 0o2755},
 				{"/d", 0o2775}, {"/n", 0o4644}, {"io_uring_setup", 0}}
 			if runtime.GOARCH == "amd64" {
 				want = append(want, seen{"/plain", 0o4755})
