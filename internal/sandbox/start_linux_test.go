@@ -470,8 +470,10 @@ func TestStart_SetIDRefused(t *testing.T) {
 		var mu sync.Mutex
 		var told []execwatch.Refusal
 		done := make(chan error, 1)
+		supervised := false
 		if report {
 			p.Supervise = func(l *os.File) {
+				supervised = true
 				go func() {
 					done <- execwatch.Supervise(context.Background(), l, nil, func(r execwatch.Refusal) {
 						mu.Lock()
@@ -489,6 +491,10 @@ func TestStart_SetIDRefused(t *testing.T) {
 			t.Errorf("report %v: %q: want chmod 4755 and mkdir -m 2775 refused, and old's bit gone", report, out)
 		}
 		if !report {
+			continue
+		}
+		if !supervised {
+			t.Error("Start handed the supervision no listener")
 			continue
 		}
 		if err := <-done; err != nil {
