@@ -3,8 +3,10 @@
 package execwatch
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -16,6 +18,7 @@ const (
 	bpfLdAbsW  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeqK    = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 	bpfJsetK   = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+	bpfJgtK    = unix.BPF_JMP | unix.BPF_JGT | unix.BPF_K
 	bpfRetK    = unix.BPF_RET | unix.BPF_K
 	bpfAluAndK = unix.BPF_ALU | unix.BPF_AND | unix.BPF_K
 
@@ -30,9 +33,46 @@ type program struct {
 	ins    []unix.SockFilter
 	jumps  map[int][2]string // instruction → (true label, false label)
 	labels map[string]int
+	nodes  int // labels search made
 }
 
 func (p *program) label(name string) { p.labels[name] = len(p.ins) }
+
+// target is a call number the filter tells apart, and the label it goes to.
+type target struct {
+	nr uint32
+	to string
+}
+
+// search sends the call number in the accumulator to the label of its
+// target among ts, and any other number to miss, by a binary search: the
+// kernel walks the filter once for each number to cache its verdict when
+// it is installed, so the path of the numbers that are no target, nearly
+// all of them, must stay short.
+func (p *program) search(ts []target, miss string) {
+	ts = slices.SortedFunc(slices.Values(ts), func(a, b target) int { return cmp.Compare(a.nr, b.nr) })
+	var walk func(ts []target)
+	walk = func(ts []target) {
+		if len(ts) <= 3 {
+			for i, t := range ts {
+				no := ""
+				if i == len(ts)-1 {
+					no = miss
+				}
+				p.jump(bpfJeqK, t.nr, t.to, no)
+			}
+			return
+		}
+		mid := len(ts) / 2
+		p.nodes++
+		upper := fmt.Sprintf("search%d", p.nodes)
+		p.jump(bpfJgtK, ts[mid-1].nr, upper, "")
+		walk(ts[:mid])
+		p.label(upper)
+		walk(ts[mid:])
+	}
+	walk(ts)
+}
 
 func (p *program) stmt(code uint16, k uint32) {
 	p.ins = append(p.ins, unix.SockFilter{Code: code, K: k})
@@ -117,14 +157,14 @@ func pathCalls(open, creat, mkdir, mknod, chmod uint32) []modeCall {
 // 32-bit values, whatever the upper half holds.
 func argLow(i int) uint32 { return uint32(offArgs + 8*i) }
 
-// filter assembles the filter f describes. Set-id modes are refused (EPERM)
-// in every ABI, as are openat2 and io_uring_setup (ENOSYS), the native
-// ABI's first and then, with Report, handed to the listener; with Exec the
-// native execve and execveat become notifications and the execs of the ABIs
-// the supervisor cannot read (x32, the 32-bit compat arch) fail with
-// EACCES. Everything else is allowed, and the verdict of a call that takes
-// no mode depends on its number alone, so the kernel caches it and runs
-// the filter only for the calls with a mode.
+// filter assembles the filter f describes: in every ABI a set-id mode
+// fails with EPERM, and openat2 and io_uring_setup with ENOSYS (with
+// Report, the set-id modes and io_uring_setup become notifications); with
+// Exec the native execve and execveat become notifications and the execs
+// of the ABIs the supervisor cannot read (x32, the 32-bit compat arch)
+// fail with EACCES. Everything else is allowed. The verdict of a call that
+// takes no mode depends on its number alone, so the kernel caches it and
+// runs the filter only for the calls with a mode.
 func filter(f Filter) ([]unix.SockFilter, error) {
 	p := &program{jumps: map[int][2]string{}, labels: map[string]int{}}
 	setID := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
@@ -135,10 +175,6 @@ func filter(f Filter) ([]unix.SockFilter, error) {
 	p.stmt(bpfLdAbsW, offArch)
 	p.jump(bpfJeqK, nativeArch, "", "foreign")
 	p.stmt(bpfLdAbsW, offNr)
-	if f.Exec {
-		p.jump(bpfJeqK, sysExecve, "notify", "")
-		p.jump(bpfJeqK, sysExecveat, "notify", "")
-	}
 	if x32Bit != 0 {
 		// x32 numbers the calls that take a mode as the native ABI does,
 		// with x32Bit: past its execs, it is checked as native.
@@ -151,17 +187,20 @@ func filter(f Filter) ([]unix.SockFilter, error) {
 		p.stmt(bpfAluAndK, ^uint32(x32Bit))
 	}
 	p.label("native")
-	p.modes(nativeModeCalls)
-	p.stmt(bpfRetK, unix.SECCOMP_RET_ALLOW)
+	native := modeTargets(nativeModeCalls)
+	if f.Exec {
+		native = append(native, target{sysExecve, "notify"}, target{sysExecveat, "notify"})
+	}
+	p.search(native, "allow")
 
 	p.label("foreign")
 	p.jump(bpfJeqK, compatArch, "", "allow")
 	p.stmt(bpfLdAbsW, offNr)
+	compat := modeTargets(compatModeCalls)
 	if f.Exec {
-		p.jump(bpfJeqK, compatExecve, "refuse", "")
-		p.jump(bpfJeqK, compatExecat, "refuse", "")
+		compat = append(compat, target{compatExecve, "refuse"}, target{compatExecat, "refuse"})
 	}
-	p.modes(compatModeCalls)
+	p.search(compat, "allow")
 	p.label("allow")
 	p.stmt(bpfRetK, unix.SECCOMP_RET_ALLOW)
 
@@ -193,19 +232,18 @@ func filter(f Filter) ([]unix.SockFilter, error) {
 	return p.assemble()
 }
 
-// modes dispatches the number in the accumulator among calls, openat2 and
-// io_uring_setup, to the checks of their arguments; it falls through for
-// any other number.
-func (p *program) modes(calls []modeCall) {
-	p.jump(bpfJeqK, sysOpenat2, "nosys", "")
-	p.jump(bpfJeqK, sysIOURingSetup, "uring", "")
+// modeTargets sends calls, openat2 and io_uring_setup to the checks of
+// their arguments.
+func modeTargets(calls []modeCall) []target {
+	ts := []target{{sysOpenat2, "nosys"}, {sysIOURingSetup, "uring"}}
 	for _, c := range calls {
 		to := fmt.Sprintf("mode%d", c.mode)
 		if c.flags >= 0 {
 			to = fmt.Sprintf("flags%d", c.flags)
 		}
-		p.jump(bpfJeqK, c.nr, to, "")
+		ts = append(ts, target{c.nr, to})
 	}
+	return ts
 }
 
 // refusedCall names the call of notification data d that the filter
