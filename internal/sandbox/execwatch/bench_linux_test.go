@@ -4,8 +4,11 @@ package execwatch
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // execsPerRun is how many allowed execs one benchmark run makes.
@@ -78,6 +81,48 @@ func BenchmarkStart(b *testing.B) {
 				b.Fatal(err)
 			}
 			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkInstall measures what the filter adds to each command's start,
+// the command left out: a thread locked for good, given no_new_privs and
+// ended (none); the same with the filter the kernel answers alone, as
+// children of the search plugin get it (kernel); and with the filter whose
+// listener a supervision holds until no thread is left under it, as every
+// run_bash command gets it (report).
+func BenchmarkInstall(b *testing.B) {
+	needSeccomp(b)
+	// install ends the thread it installs f on (none when nil) and returns
+	// the listener.
+	install := func(b *testing.B, f *Filter) *os.File {
+		var l *os.File
+		var err error
+		RunLocked(func() {
+			if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err == nil && f != nil {
+				l, err = InstallFilter(*f)
+			}
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return l
+	}
+	b.Run("none", func(b *testing.B) {
+		for b.Loop() {
+			install(b, nil)
+		}
+	})
+	b.Run("kernel", func(b *testing.B) {
+		for b.Loop() {
+			install(b, &Filter{})
+		}
+	})
+	b.Run("report", func(b *testing.B) {
+		for b.Loop() {
+			if err := Supervise(context.Background(), install(b, &Filter{Report: true}), nil, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
