@@ -6,7 +6,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -127,4 +129,41 @@ func BenchmarkInstall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestInstallCost logs the medians of BenchmarkInstall's three cases,
+// interleaved so that the load of the machine falls on all alike.
+// YAGENT_MEASURE=1 runs it.
+func TestInstallCost(t *testing.T) {
+	if os.Getenv("YAGENT_MEASURE") == "" {
+		t.Skip("a measurement, not a check: YAGENT_MEASURE=1 runs it")
+	}
+	needSeccomp(t)
+	one := func(f *Filter) time.Duration {
+		start := time.Now()
+		var l *os.File
+		var err error
+		RunLocked(func() {
+			if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err == nil && f != nil {
+				l, err = InstallFilter(*f)
+			}
+		})
+		if err == nil && l != nil {
+			err = Supervise(context.Background(), l, nil, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var none, kernel, report []time.Duration
+	for range 1500 {
+		none = append(none, one(nil))
+		kernel = append(kernel, one(&Filter{}))
+		report = append(report, one(&Filter{Report: true}))
+	}
+	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	mn, mk, mr := med(none), med(kernel), med(report)
+	t.Logf("median of 1500: a thread locked and ended %v; with the filter %v (+%v); with the filter, its listener and their supervision %v (+%v)",
+		mn, mk, mk-mn, mr, mr-mn)
 }
