@@ -313,9 +313,13 @@ func installFilter(f Filter) (*os.File, error) {
 	}
 	l := os.NewFile(fd, "seccomp-listener")
 	if !f.Exec {
-		// No exec is notified: nothing comes before Supervise reads.
+		// No exec is notified, so there is no first exec to answer: the
+		// tree's first notification waits for Supervise.
 		return l, nil
 	}
+	// The primer lets the first notification go on unread: the command's
+	// exec, since between the fork and its exec the child makes no call
+	// that takes a mode or sets up io_uring.
 	if err := startPrimer(l); err != nil {
 		l.Close()
 		return nil, err
