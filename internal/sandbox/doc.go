@@ -4,8 +4,9 @@
 // system, the workspace, read roots, approvals and the listed caches, with
 // the rest of the home folder private), capabilities dropped to those a
 // build needs, a private mount namespace that hides /run, an optional empty
-// network namespace, and a seccomp filter whose listener lets the plugin
-// judge every execve of the tree (package execwatch).
+// network namespace, and a seccomp filter (package execwatch) that refuses
+// every setuid or setgid mode and io_uring, and whose listener lets the
+// plugin judge every execve of the tree and hear of those refusals.
 //
 // Probe says which of these layers this kernel has; Start applies those a
 // Policy asks for and says which it applied, so a caller can refuse to run

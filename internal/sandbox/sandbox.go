@@ -21,13 +21,15 @@ type Policy struct {
 	// Network false puts the command in an empty network namespace
 	// (loopback only).
 	Network bool
-	// Exec installs the seccomp filter whose listener Started.Listener
-	// returns, so every execve of the tree waits for the plugin's verdict.
+	// Exec makes every execve of the tree wait for the plugin's verdict
+	// (execwatch.Supervise's judge).
 	Exec bool
-	// Supervise, when Exec, receives the listener before the command
-	// starts: the command's first exec waits for an answer, so whatever
-	// answers must already be running when Start forks. It then owns the
-	// listener, and Started.Listener is nil.
+	// Supervise, when set, receives the listener of the command's seccomp
+	// filter before the command starts, and owns it: the tree's execs (when
+	// Exec) and its calls refused for a setuid or setgid mode wait for its
+	// answers, so it must already run when Start forks. Without it the
+	// kernel refuses those calls itself, unreported, and when Exec,
+	// Started.Listener holds the listener.
 	Supervise func(listener *os.File)
 	// Env is the command's environment: TMPDIR, HOME, GOCACHE, GOMODCACHE,
 	// npm_config_cache, PIP_CACHE_DIR, CARGO_HOME and the like are read
@@ -39,7 +41,10 @@ type Policy struct {
 type Layers struct {
 	// LandlockABI is the Landlock ABI version, 0 when Landlock is missing.
 	LandlockABI int
-	// Seccomp says seccomp user notification works (the exec listener).
+	// Seccomp says seccomp user notification works (the exec listener)
+	// or, in Started.Applied, that the command runs under the seccomp
+	// filter: no setuid or setgid mode, no io_uring, and with
+	// Policy.Exec, every exec judged.
 	Seccomp bool
 	// CapDrop says capabilities can be dropped (always, on Linux).
 	CapDrop bool
@@ -64,8 +69,8 @@ const (
 // Started is what Start applied to one command.
 type Started struct {
 	// Listener is the seccomp notification descriptor of the command's
-	// tree (execwatch.Supervise reads it); nil unless Policy.Exec and the
-	// layer is there. The caller owns it.
+	// tree (execwatch.Supervise reads it); nil unless Policy.Exec without
+	// Policy.Supervise, and the layer is there. The caller owns it.
 	Listener *os.File
 	// Widened are the existing ancestors that got create rights because a
 	// write path did not exist yet.

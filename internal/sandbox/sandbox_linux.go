@@ -112,8 +112,8 @@ func start(cmd *exec.Cmd, p Policy) (*Started, error) {
 
 // confineAndStart applies the layers to the calling, locked thread in the
 // order they need (namespaces and mounts while it holds CAP_SYS_ADMIN,
-// then capabilities, no_new_privs, Landlock, the exec filter) and starts
-// cmd from it.
+// then capabilities, no_new_privs, Landlock, the seccomp filter) and
+// starts cmd from it.
 func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *llRuleset) (*Started, error) {
 	st := &Started{Widened: rs.Widened, Unopened: rs.Unopened, Applied: Layers{Missing: map[string]string{}}}
 	a := &st.Applied
@@ -169,18 +169,25 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 	} else {
 		miss(LayerLandlock, kernel.Missing[LayerLandlock])
 	}
-	if p.Exec && !kernel.Seccomp {
-		miss(LayerSeccomp, kernel.Missing[LayerSeccomp])
-	} else if p.Exec {
-		if l, err := execwatch.InstallFilter(); err == nil {
-			st.Listener, a.Seccomp = l, true
-		} else {
-			why := kernel.Missing[LayerSeccomp]
-			if why == "" {
-				why = "the exec filter could not be installed: " + err.Error()
-			}
-			miss(LayerSeccomp, why)
+	// The filter refuses set-id modes and io_uring for every command; it
+	// hands its listener the tree's execs when p.Exec, and those refusals
+	// when p.Supervise answers them. Without user notification the kernel
+	// refuses them itself and no exec is judged.
+	f := execwatch.Filter{Exec: p.Exec, Report: p.Supervise != nil}
+	if !kernel.Seccomp {
+		f = execwatch.Filter{}
+	}
+	switch l, err := execwatch.InstallFilter(f); {
+	case err != nil:
+		why := kernel.Missing[LayerSeccomp]
+		if why == "" {
+			why = "the filter could not be installed: " + err.Error()
 		}
+		miss(LayerSeccomp, why)
+	case p.Exec && !f.Exec:
+		miss(LayerSeccomp, kernel.Missing[LayerSeccomp])
+	default:
+		st.Listener, a.Seccomp = l, true
 	}
 	if st.Listener != nil && p.Supervise != nil {
 		// The command's first exec waits for an answer: the supervisor

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -10,10 +11,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yagent/yagent/internal/sandbox/execwatch"
 )
 
 func TestStart_HomeSecretUnreadable(t *testing.T) {
@@ -149,10 +153,11 @@ func TestStart_CapsDropped(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %q", code, out)
 	}
-	// CHOWN, DAC_OVERRIDE, FOWNER, FSETID, SETGID, SETUID.
+	// CHOWN, DAC_OVERRIDE, FOWNER, SETGID, SETUID: not FSETID, so a write
+	// clears a set-id bit.
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if !strings.HasSuffix(line, "00000000000000db") {
-			t.Errorf("%s: want only the six kept capabilities (0xdb)", line)
+		if !strings.HasSuffix(line, "00000000000000cb") {
+			t.Errorf("%s: want only the five kept capabilities (0xcb)", line)
 		}
 	}
 }
@@ -441,5 +446,69 @@ func TestStart_OrdinaryWorkflow(t *testing.T) {
 		if out, code, _ := run(t, p, "set -e; "+s); code != 0 {
 			t.Errorf("%s: exit %d, %q", s, code, out)
 		}
+	}
+}
+
+// TestStart_SetIDRefused: every command gets the seccomp filter's set-id
+// rule, with no exec rules and whether or not a supervision hears of its
+// refusals; a set-id file the command may write loses its bit when its
+// content changes.
+func TestStart_SetIDRefused(t *testing.T) {
+	if !Probe().Seccomp {
+		t.Skipf("seccomp user notification is missing here: %s", Probe().Missing[LayerSeccomp])
+	}
+	f := newFixture(t)
+	if err := os.WriteFile(filepath.Join(f.ws, "old"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Chmod(filepath.Join(f.ws, "old"), 0o4755); err != nil {
+		t.Fatal(err)
+	}
+	script := `cp /bin/true x && chmod 4755 x; echo rc=$?; mkdir -m 2775 d; echo rc=$?; echo 'echo new' > old; stat -c '%a %n' x old`
+	for _, report := range []bool{false, true} {
+		p := f.policy()
+		var mu sync.Mutex
+		var told []execwatch.Refusal
+		done := make(chan error, 1)
+		supervised := false
+		if report {
+			p.Supervise = func(l *os.File) {
+				supervised = true
+				go func() {
+					done <- execwatch.Supervise(context.Background(), l, nil, func(r execwatch.Refusal) {
+						mu.Lock()
+						told = append(told, r)
+						mu.Unlock()
+					})
+				}()
+			}
+		}
+		out, _, st := run(t, p, script)
+		if !st.Applied.Seccomp || st.Listener != nil {
+			t.Errorf("report %v: Applied.Seccomp %v, listener %v: want the filter, its listener with the supervision", report, st.Applied.Seccomp, st.Listener)
+		}
+		if strings.Count(out, "rc=1") != 2 || !strings.Contains(out, "755 x") || !strings.Contains(out, "755 old") || strings.Contains(out, "4755") {
+			t.Errorf("report %v: %q: want chmod 4755 and mkdir -m 2775 refused, and old's bit gone", report, out)
+		}
+		if !report {
+			continue
+		}
+		if !supervised {
+			t.Error("Start handed the supervision no listener")
+			continue
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		// mkdir -m asks for the mode less its umask, then sets the rest.
+		if len(told) != 2 || told[0].Path != filepath.Join(f.ws, "x") || told[0].Mode != 0o4755 ||
+			told[1].Path != filepath.Join(f.ws, "d") || told[1].Mode&unix.S_ISGID == 0 {
+			t.Errorf("told %+v: want chmod of x to 4755 and mkdir of d with the setgid bit", told)
+		}
+		mu.Unlock()
+		os.Remove(filepath.Join(f.ws, "x"))
+		os.Remove(filepath.Join(f.ws, "d"))
+		unix.Chmod(filepath.Join(f.ws, "old"), 0o4755)
 	}
 }

@@ -15,9 +15,13 @@ import (
 )
 
 // keptCaps are the capabilities a command keeps: those a build or a
-// package install run as root needs to own and change its files.
+// package install run as root needs to own and change its files. Not
+// CAP_FSETID: without it the kernel clears the setuid and setgid bits of
+// a file whose content or owner a command changes, so a set-id file a
+// command may write (one unpacked into the workspace) cannot be given new
+// content with its bit; the seccomp filter refuses every new set-id mode.
 const keptCaps = 1<<unix.CAP_CHOWN | 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_FOWNER |
-	1<<unix.CAP_FSETID | 1<<unix.CAP_SETUID | 1<<unix.CAP_SETGID
+	1<<unix.CAP_SETUID | 1<<unix.CAP_SETGID
 
 var capLast = sync.OnceValue(func() int {
 	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")

@@ -24,3 +24,11 @@ const (
 // x32Execs are the x32 numbers (with x32Bit) of execve and execveat: the
 // x32 table's own (520, 545) and, should a kernel route them, the 64-bit ones.
 var x32Execs = []uint32{x32Bit | 520, x32Bit | 545, x32Bit | sysExecve, x32Bit | sysExecveat}
+
+// The calls that give a file a mode, natively (x32 numbers them alike) and
+// in the i386 ABI.
+var (
+	nativeModeCalls = append(pathCalls(unix.SYS_OPEN, unix.SYS_CREAT, unix.SYS_MKDIR, unix.SYS_MKNOD, unix.SYS_CHMOD),
+		atCalls(unix.SYS_FCHMOD, unix.SYS_OPENAT, unix.SYS_MKDIRAT, unix.SYS_MKNODAT, unix.SYS_FCHMODAT)...)
+	compatModeCalls = append(pathCalls(5, 8, 39, 14, 15), atCalls(94, 295, 296, 297, 306)...)
+)

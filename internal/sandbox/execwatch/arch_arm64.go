@@ -19,3 +19,10 @@ const (
 )
 
 var x32Execs []uint32
+
+// The calls that give a file a mode, natively (only the *at calls and
+// fchmod) and in the 32-bit ARM ABI.
+var (
+	nativeModeCalls = atCalls(unix.SYS_FCHMOD, unix.SYS_OPENAT, unix.SYS_MKDIRAT, unix.SYS_MKNODAT, unix.SYS_FCHMODAT)
+	compatModeCalls = append(pathCalls(5, 8, 39, 14, 15), atCalls(94, 322, 323, 324, 333)...)
+)

@@ -4,8 +4,13 @@ package execwatch
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"slices"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // execsPerRun is how many allowed execs one benchmark run makes.
@@ -39,7 +44,7 @@ func BenchmarkExec(b *testing.B) {
 				b.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- Supervise(context.Background(), f, judge) }()
+			go func() { done <- Supervise(context.Background(), f, judge, nil) }()
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}
@@ -73,7 +78,7 @@ func BenchmarkStart(b *testing.B) {
 				b.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- Supervise(context.Background(), f, allow) }()
+			go func() { done <- Supervise(context.Background(), f, allow, nil) }()
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}
@@ -82,4 +87,83 @@ func BenchmarkStart(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkInstall measures what the filter adds to each command's start,
+// the command left out: a thread locked for good, given no_new_privs and
+// ended (none); the same with the filter the kernel answers alone, as
+// children of the search plugin get it (kernel); and with the filter whose
+// listener a supervision holds until no thread is left under it, as every
+// run_bash command gets it (report).
+func BenchmarkInstall(b *testing.B) {
+	needSeccomp(b)
+	// install ends the thread it installs f on (none when nil) and returns
+	// the listener.
+	install := func(b *testing.B, f *Filter) *os.File {
+		var l *os.File
+		var err error
+		RunLocked(func() {
+			if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err == nil && f != nil {
+				l, err = InstallFilter(*f)
+			}
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return l
+	}
+	b.Run("none", func(b *testing.B) {
+		for b.Loop() {
+			install(b, nil)
+		}
+	})
+	b.Run("kernel", func(b *testing.B) {
+		for b.Loop() {
+			install(b, &Filter{})
+		}
+	})
+	b.Run("report", func(b *testing.B) {
+		for b.Loop() {
+			if err := Supervise(context.Background(), install(b, &Filter{Report: true}), nil, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestInstallCost logs the medians of BenchmarkInstall's three cases,
+// interleaved so that the load of the machine falls on all alike.
+// YAGENT_MEASURE=1 runs it.
+func TestInstallCost(t *testing.T) {
+	if os.Getenv("YAGENT_MEASURE") == "" {
+		t.Skip("a measurement, not a check: YAGENT_MEASURE=1 runs it")
+	}
+	needSeccomp(t)
+	one := func(f *Filter) time.Duration {
+		start := time.Now()
+		var l *os.File
+		var err error
+		RunLocked(func() {
+			if err = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err == nil && f != nil {
+				l, err = InstallFilter(*f)
+			}
+		})
+		if err == nil && l != nil {
+			err = Supervise(context.Background(), l, nil, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var none, kernel, report []time.Duration
+	for range 1500 {
+		none = append(none, one(nil))
+		kernel = append(kernel, one(&Filter{}))
+		report = append(report, one(&Filter{Report: true}))
+	}
+	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	mn, mk, mr := med(none), med(kernel), med(report)
+	t.Logf("median of 1500: a thread locked and ended %v; with the filter %v (+%v); with the filter, its listener and their supervision %v (+%v)",
+		mn, mk, mk-mn, mr, mr-mn)
 }

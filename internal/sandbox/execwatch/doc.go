@@ -3,7 +3,10 @@
 // run on the thread that starts the tree), and a supervisor (Supervise)
 // that reads each one's program and argv from the process, identifies the
 // program (through #! lines, the dynamic loader and execveat descriptors),
-// asks a Judge and lets the exec go on or fails it with EACCES. A Matcher
+// asks a Judge and lets the exec go on or fails it with EACCES. The same
+// filter refuses every mode with the setuid or setgid bit, and io_uring,
+// whose requests it cannot see; the supervisor fails and reports those
+// the filter hands it (Filter.Report). A Matcher
 // names the exec rule programs an exec may be (by name, file identity or a
 // byte-identical copy), so only those cost the host a round trip.
 //

@@ -3,6 +3,7 @@ package execwatch
 import (
 	"context"
 	"os"
+	"syscall"
 )
 
 // Exec is one execve or execveat of the tree, as the supervisor read it.
@@ -51,32 +52,81 @@ type Verdict struct {
 // Judge decides one exec. It may block (an ask); the exec waits.
 type Judge func(ctx context.Context, e Exec) Verdict
 
-// InstallFilter installs the exec filter on the calling OS thread and
-// returns its listener. The caller has locked the thread for good (see
-// RunLocked: not the main thread, which Go never ends, or the listener
-// would never report the tree's exit) and set no_new_privs; every process
-// the thread starts after it inherits the filter. The thread must then
-// start the command (cmd.Start): its exec, the first notification, is
-// allowed unjudged by the time cmd.Start returns, and Supervise judges
-// every later one. Only the native ABI's execve and execveat are judged;
-// the x32 and 32-bit compat ABIs' execs fail with EACCES (their pointers
-// cannot be read here), so a 32-bit program under the filter cannot exec.
-func InstallFilter() (*os.File, error) {
-	return installFilter()
+// Filter says which calls the filter InstallFilter installs hands to its
+// listener. Whatever it says, the filter refuses every call that would
+// give a file the setuid or setgid bit (a chmod, or an open, creat, mkdir
+// or mknod with such a mode: the file would outlive the sandbox and run
+// with its owner's rights for any user), fails openat2, whose mode it
+// cannot read, with ENOSYS so libc falls back to openat, and fails
+// io_uring_setup with ENOSYS, as a kernel without io_uring would: a ring's
+// requests open files with a mode no filter sees.
+type Filter struct {
+	// Exec hands every execve and execveat of the tree to Supervise's
+	// judge.
+	Exec bool
+	// Report hands the refused set-id modes and io_uring_setup to
+	// Supervise, which fails them as the kernel would have (EPERM,
+	// ENOSYS) and reports each; without it the kernel fails them, and no
+	// one hears of it.
+	Report bool
 }
 
-// Supervise answers the listener's notifications with judge until every
-// process under the filter has exited (it returns nil, or ctx's error if
-// ctx ended first) or ctx is done (it returns ctx's error), then closes it. Each exec is judged in its own
-// goroutine, so an ask blocks only that exec; judge's context ends with
-// the supervision. Execs pending when ctx ends fail with EACCES, as does
-// one whose verdict comes after; once the listener is closed the kernel
-// fails any later exec with ENOSYS. An exec of a file that does not exist
+// Refusal is a call of the tree that the filter refused and Supervise
+// failed.
+type Refusal struct {
+	// Pid is the process that made the call.
+	Pid int
+	// Call is the system call: chmod, fchmodat, open, openat, creat,
+	// mkdir, mknod, ..., or io_uring_setup.
+	Call string
+	// Path is the file: absolute where the process's folder or descriptor
+	// could be read, else as the process named it; the file a descriptor
+	// names for fchmod; "" for io_uring_setup or when it was unreadable.
+	Path string
+	// Mode is the mode the call asked for: its permission, sticky and
+	// set-id bits.
+	Mode uint32
+	// Errno is what the call failed with: EPERM for a set-id mode, ENOSYS
+	// for io_uring_setup.
+	Errno syscall.Errno
+}
+
+// SetID says the call was refused for a setuid or setgid mode, not
+// io_uring_setup.
+func (r Refusal) SetID() bool { return r.Errno == syscall.EPERM }
+
+// InstallFilter installs the filter f on the calling OS thread and returns
+// its listener, nil when f hands it nothing (neither Exec nor Report). The
+// caller has locked the thread for good (see RunLocked: not the main
+// thread, which Go never ends, or the listener would never report the
+// tree's exit) and set no_new_privs; every process the thread starts after
+// it inherits the filter. The thread must then start the command
+// (cmd.Start): with Exec, its exec, the first notification, is allowed
+// unjudged by the time cmd.Start returns, and Supervise judges every later
+// one. Only the native ABI's execve and execveat are judged; with Exec the
+// x32 and 32-bit compat ABIs' execs fail with EACCES (their pointers
+// cannot be read here), so a 32-bit program under the filter cannot exec.
+// The set-id modes are refused in every ABI.
+func InstallFilter(f Filter) (*os.File, error) {
+	return installFilter(f)
+}
+
+// Supervise answers the listener's notifications until every process
+// under the filter has exited (it returns nil, or ctx's error if ctx ended
+// first) or ctx is done (it returns ctx's error), then closes it. Execs go
+// to judge (nil when the filter has no Exec), each in its own goroutine,
+// so an ask blocks only that exec; judge's context ends with the
+// supervision. Execs pending when ctx ends fail with EACCES, as does one
+// whose verdict comes after; once the listener is closed the kernel fails
+// any later exec with ENOSYS. An exec of a file that does not exist
 // (ENOENT, ENOTDIR, ENAMETOOLONG, ELOOP) fails with that error unjudged: a
 // shell's or execvp's PATH search costs no judgment. Allowing continues
 // the exec: a multithreaded process can change its argument memory after
 // the check (and the dynamic loader opens its program after the exec), a
-// stated limit of exec rules; Landlock is the wall for files.
-func Supervise(ctx context.Context, listener *os.File, judge Judge) error {
-	return supervise(ctx, listener, judge)
+// stated limit of exec rules; Landlock is the wall for files. A refused
+// call of a Report filter goes to refused (when not nil) before it fails,
+// so what refused says reaches its reader before the process goes on;
+// such a call never goes on, whatever happens to the supervision.
+func Supervise(ctx context.Context, listener *os.File, judge Judge, refused func(Refusal)) error {
+	return supervise(ctx, listener, judge, refused)
 }

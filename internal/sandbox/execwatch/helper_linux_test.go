@@ -25,10 +25,16 @@ import (
 // fails rather than hangs.
 const waitBound = 20 * time.Second
 
-// startFiltered starts cmd the way sandbox.Start does: on a thread locked
-// for good, with no_new_privs and the filter installed there. It returns
-// the listener.
+// startFiltered starts cmd the way sandbox.Start does with exec rules: on
+// a thread locked for good, with no_new_privs and the exec filter
+// installed there. It returns the listener.
 func startFiltered(cmd *exec.Cmd) (*os.File, error) {
+	return startWith(cmd, Filter{Exec: true})
+}
+
+// startWith is startFiltered with the filter f; the listener is nil when f
+// has none.
+func startWith(cmd *exec.Cmd, flt Filter) (*os.File, error) {
 	type result struct {
 		f   *os.File
 		err error
@@ -39,7 +45,7 @@ func startFiltered(cmd *exec.Cmd) (*os.File, error) {
 			ch <- result{err: err}
 			return
 		}
-		f, err := InstallFilter()
+		f, err := InstallFilter(flt)
 		if err != nil {
 			ch <- result{err: err}
 			return
@@ -156,7 +162,7 @@ func runCtx(ctx context.Context, t testing.TB, judge Judge, dir string, argv ...
 		t.Fatalf("start %v: %v", argv, err)
 	}
 	sup := make(chan error, 1)
-	go func() { sup <- Supervise(ctx, f, judge) }()
+	go func() { sup <- Supervise(ctx, f, judge, nil) }()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	select {

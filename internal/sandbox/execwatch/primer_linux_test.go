@@ -160,7 +160,7 @@ func TestPrimerLeavesNothing(t *testing.T) {
 			// thread alone, which ends.
 			RunLocked(func() {
 				unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-				if f, err := InstallFilter(); err == nil {
+				if f, err := InstallFilter(Filter{Exec: true}); err == nil {
 					f.Close()
 				}
 			})
@@ -235,12 +235,12 @@ func startSupervisedFirst(t *testing.T, cmd *exec.Cmd, judge Judge) <-chan error
 			started <- err
 			return
 		}
-		f, err := InstallFilter()
+		f, err := InstallFilter(Filter{Exec: true})
 		if err != nil {
 			started <- err
 			return
 		}
-		go func() { sup <- Supervise(context.Background(), f, judge) }()
+		go func() { sup <- Supervise(context.Background(), f, judge, nil) }()
 		started <- cmd.Start()
 	})
 	if err := <-started; err != nil {

@@ -314,3 +314,49 @@ func reopen(pathFD int, path string) opened {
 	}
 	return opened{f: os.NewFile(uintptr(fd), path), path: path}
 }
+
+// callPath is the file a refused call of process pid names, for its
+// report: absolute where the process's folder (or the *at call's folder
+// descriptor) can be read, else as named; for fchmod the file its
+// descriptor names; "" when unreadable.
+func callPath(pid int, c modeCall, d *seccompData) string {
+	dir := "/proc/" + strconv.Itoa(pid)
+	if c.path < 0 {
+		link, err := os.Readlink(dir + "/fd/" + strconv.Itoa(int(int32(d.Args[0]))))
+		if err != nil {
+			return ""
+		}
+		return link
+	}
+	m, err := openMemory(pid)
+	if err != nil {
+		return ""
+	}
+	defer m.close()
+	name, _, err := m.cstring(d.Args[c.path], maxPath)
+	if err != nil || name == "" {
+		return ""
+	}
+	// libc changes the mode of a file it holds open through its
+	// descriptor's name (fchmodat's fallback).
+	for _, fds := range []string{"/proc/self/fd/", "/proc/thread-self/fd/", "/dev/fd/"} {
+		if n, ok := strings.CutPrefix(name, fds); ok {
+			if link, err := os.Readlink(dir + "/fd/" + n); err == nil {
+				return link
+			}
+		}
+	}
+	if filepath.IsAbs(name) {
+		return name
+	}
+	base := dir + "/cwd"
+	if c.path > 0 {
+		if fd := int32(d.Args[c.path-1]); fd != unix.AT_FDCWD {
+			base = dir + "/fd/" + strconv.Itoa(int(fd))
+		}
+	}
+	if b, err := os.Readlink(base); err == nil && !strings.HasSuffix(b, " (deleted)") {
+		return filepath.Join(b, name)
+	}
+	return name
+}

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func supervise(ctx context.Context, f *os.File, judge Judge) error {
+func supervise(ctx context.Context, f *os.File, judge Judge, refused func(Refusal)) error {
 	if f == nil {
 		return errors.New("execwatch: no listener")
 	}
@@ -50,6 +50,10 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 		switch {
 		case err == nil:
 			wg.Add(1)
+			if c, errno, ok := refusedCall(&n.Data); ok {
+				go refuse(l, &n, c, errno, refused, wg.Done)
+				continue
+			}
 			go answer(jctx, l, &n, judge, wg.Done)
 			continue
 		case errors.Is(err, errHangup):
@@ -63,7 +67,11 @@ func supervise(ctx context.Context, f *os.File, judge Judge) error {
 				if err != nil {
 					break
 				}
-				l.fail(n.ID, unix.EACCES)
+				errno := unix.EACCES
+				if _, e, ok := refusedCall(&n.Data); ok {
+					errno = e
+				}
+				l.fail(n.ID, errno)
 			}
 			return ctx.Err()
 		default:
@@ -83,6 +91,11 @@ func answer(ctx context.Context, l *listener, n *notification, judge Judge, answ
 	var once sync.Once
 	done := func() { once.Do(answered) }
 	defer done()
+	if judge == nil {
+		// The filter hands no exec to this supervision.
+		l.fail(n.ID, unix.EACCES)
+		return
+	}
 	e, errno := identify(n)
 	defer e.closeFiles()
 	if h := identifiedHook.Load(); h != nil {
@@ -118,4 +131,24 @@ func answer(ctx context.Context, l *listener, n *notification, judge Judge, answ
 		return
 	}
 	l.fail(n.ID, unix.EACCES)
+}
+
+// refuse fails a call the filter refused with errno, once refused has been
+// told of it, and then calls answered.
+func refuse(l *listener, n *notification, c modeCall, errno unix.Errno, refused func(Refusal), answered func()) {
+	defer answered()
+	if refused != nil {
+		r := Refusal{Pid: int(n.Pid), Call: c.name, Errno: errno}
+		if c.mode >= 0 {
+			r.Mode = uint32(n.Data.Args[c.mode]) & 0o7777
+			r.Path = callPath(int(n.Pid), c, &n.Data)
+		}
+		// What was read is the process's only while the notification
+		// stands; one that went (the process died, or a signal interrupted
+		// the call, which comes again) is not told.
+		if l.valid(n.ID) {
+			refused(r)
+		}
+	}
+	l.fail(n.ID, errno)
 }

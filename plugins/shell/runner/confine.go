@@ -30,6 +30,9 @@ type confinement struct {
 
 	asks atomic.Int32 // execs waiting for the host's answer
 
+	setIDs    atomic.Int32 // set-id modes the filter refused
+	uringSaid atomic.Bool  // the output says io_uring is off
+
 	mu      sync.Mutex
 	callers []context.Context // in flight, oldest first
 	origin  context.Context   // the starting call's values, never cancelled
@@ -74,9 +77,12 @@ func (c *confinement) caller() context.Context {
 }
 
 // plan is what the call's sandbox asks of t's processes, nil when the
-// host sent none or sandbox: off (they start as before). It refuses a
-// required sandbox where a kernel layer the command needs is missing,
-// before anything is made for the command.
+// host sent none or sandbox: off (they start as before): the seccomp
+// filter's supervisor, which says in the output which setuid or setgid
+// mode it refused and, when the profile has ask or deny exec rules, judges
+// every exec of the tree. It refuses a required sandbox where a kernel
+// layer the command needs is missing, before anything is made for the
+// command.
 func (m *Manager) plan(ctx context.Context, t *task, env []string) (*confinement, error) {
 	p, mode, ok := sandbox.ForCall(ctx, env)
 	if !ok {
@@ -88,16 +94,17 @@ func (m *Manager) plan(ctx context.Context, t *task, env []string) (*confinement
 		return nil, err
 	}
 	c := &confinement{policy: p, origin: context.WithoutCancel(ctx)}
+	var match *execwatch.Matcher
 	if c.policy.Exec {
-		c.policy.Supervise = m.supervisor(t, c, execwatch.NewMatcher(progs))
+		match = execwatch.NewMatcher(progs)
 	}
+	c.policy.Supervise = m.supervisor(t, c, match)
 	return c, nil
 }
 
 // confine starts cmd inside c, the plan of its call: Landlock rules,
-// dropped capabilities, private /run, and, when the profile has ask or
-// deny exec rules, a supervisor judging every exec of the tree. With no
-// plan it starts as before.
+// dropped capabilities, private /run and the seccomp filter with its
+// supervisor. With no plan it starts as before.
 func (m *Manager) confine(t *task, cmd *exec.Cmd, c *confinement) error {
 	if c == nil {
 		return cmd.Start()
@@ -137,19 +144,24 @@ func startError(workspace string, err error) error {
 	return sdk.Errorf(sdk.CodeToolFailed, "could not start the command in %s: %v", workspace, err)
 }
 
-// supervisor returns what starts the judge of the execs of t's tree on
-// the listener. The first exec, the shell the plugin itself starts, is
-// answered by the supervisor without a judge.
+// supervisor returns what starts the supervision of t's tree on the
+// listener: it says in the output which calls the filter refused and, with
+// match (exec rules), judges the tree's execs. The first exec, the shell
+// the plugin itself starts, is answered without a judge.
 func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) func(*os.File) {
 	return func(listener *os.File) {
-		judge := func(_ context.Context, e execwatch.Exec) execwatch.Verdict {
-			if len(match.Match(e)) == 0 {
-				return execwatch.Verdict{Allow: true}
+		var judge execwatch.Judge
+		if match != nil {
+			judge = func(_ context.Context, e execwatch.Exec) execwatch.Verdict {
+				if len(match.Match(e)) == 0 {
+					return execwatch.Verdict{Allow: true}
+				}
+				return m.askExec(t, c, e)
 			}
-			return m.askExec(t, c, e)
 		}
+		refused := func(r execwatch.Refusal) { c.refused(t, r) }
 		go func() {
-			if err := execwatch.Supervise(context.Background(), listener, judge); err != nil {
+			if err := execwatch.Supervise(context.Background(), listener, judge, refused); err != nil {
 				m.opts.Logger.Warn("shell: the exec supervisor stopped", "task", t.id, "err", err)
 			}
 		}()
@@ -198,6 +210,53 @@ func (m *Manager) askExec(t *task, c *confinement, e execwatch.Exec) execwatch.V
 	line := fmt.Sprintf(notePrefix+"the exec of %s was refused (Permission denied): %s", execLine(e), why)
 	t.writeNote(line)
 	return execwatch.Verdict{}
+}
+
+// maxSetIDNotes bounds the refused set-id modes a task's output names one
+// by one (a chmod -R u+s or an archive's members could be thousands).
+const maxSetIDNotes = 3
+
+// refused says in t's output, before the call fails, why the sandbox
+// failed a call of its tree: a setuid or setgid mode, or io_uring_setup
+// (once).
+func (c *confinement) refused(t *task, r execwatch.Refusal) {
+	if !r.SetID() {
+		if c.uringSaid.CompareAndSwap(false, true) {
+			t.writeNote(notePrefix + "io_uring is off for commands: io_uring_setup fails with ENOSYS (Function not implemented), as on a kernel " +
+				"without it, since a ring's requests would create files with modes the sandbox cannot check. Programs that use io_uring " +
+				"fall back to ordinary system calls; one that cannot does not run here.")
+		}
+		return
+	}
+	switch n := c.setIDs.Add(1); {
+	case n == 1:
+		t.writeNote(setIDNote(r))
+	case n <= maxSetIDNotes:
+		t.writeNote(notePrefix + setIDCall(r) + " was refused too (Operation not permitted).")
+	case n == maxSetIDNotes+1:
+		t.writeNote(notePrefix + "further setuid or setgid modes the command asked for were refused too (Operation not permitted).")
+	}
+}
+
+// setIDNote says that the sandbox refused r's setuid or setgid mode, why,
+// and what works instead.
+func setIDNote(r execwatch.Refusal) string {
+	return notePrefix + setIDCall(r) + " was refused (Operation not permitted): commands may not set the setuid or setgid bit " +
+		"(modes 4000 and 2000, u+s, g+s), since a set-id program runs with its owner's rights for any user, after the command and outside the sandbox. " +
+		"Plain modes work: chmod 755, chmod +x, chmod -R u+rwX, install -m 755."
+}
+
+// setIDCall names r's call, file and mode.
+func setIDCall(r execwatch.Refusal) string {
+	file := r.Path
+	if file == "" {
+		file = "a file"
+	}
+	to := "with"
+	if strings.Contains(r.Call, "chmod") {
+		to = "to"
+	}
+	return fmt.Sprintf("the %s of %s %s mode %o", r.Call, file, to, r.Mode)
 }
 
 // procDir is the working folder of process pid, "" when unknown: the

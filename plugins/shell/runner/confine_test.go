@@ -313,3 +313,32 @@ func TestSandbox_NoYieldWhileAnExecIsAsked(t *testing.T) {
 		t.Errorf("after the answer the command should have run: %s", text)
 	}
 }
+
+// A setuid or setgid mode is refused with no exec rule in the profile, and
+// the result names the call, the file and the mode, and what works
+// instead: a few refusals one by one, the rest in one line. With sandbox
+// off the mode is set as before.
+func TestSandbox_SetIDModeRefusedWithNote(t *testing.T) {
+	f := newSandboxFixture(t)
+	if !sandbox.Probe().Seccomp {
+		t.Skipf("seccomp user notification is missing here (%s): the refusal is not reported", sandbox.Probe().Missing[sandbox.LayerSeccomp])
+	}
+	text := f.run(t, f.call(nil), "cp /bin/true x && chmod u+s x; stat -c %a x")
+	x := filepath.Join(f.ws, "x")
+	for _, want := range []string{"\n755", "yagent sandbox: the fchmodat of " + x + " to mode 4755 was refused (Operation not permitted)", "setuid or setgid", "chmod 755"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the result lacks %q:\n%s", want, text)
+		}
+	}
+	text = f.run(t, f.call(nil), "for i in 1 2 3 4 5 6; do mkdir -m 2755 d$i; done; ls -d d* 2>/dev/null | wc -l")
+	if n := strings.Count(text, "was refused"); n != maxSetIDNotes || strings.Count(text, "setuid or setgid bit") != 1 ||
+		!strings.Contains(text, "further setuid or setgid modes") || !strings.Contains(text, "\n0\n") {
+		t.Errorf("six refused mkdirs: %d named, want %d, the first with why, and one line for the rest, and no folder made:\n%s", n, maxSetIDNotes, text)
+	}
+	off := sdk.WithHost(sdk.WithCall(context.Background(), sdk.CallInfo{
+		ID: "call", Tool: "run_bash", SessionID: "s1", Workspace: f.ws, Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOff},
+	}), f.host)
+	if text := f.run(t, off, "chmod u+s x && stat -c %a x"); !strings.Contains(text, "4755") || strings.Contains(text, "yagent sandbox") {
+		t.Errorf("with sandbox off chmod u+s did not work as before: %s", text)
+	}
+}
