@@ -95,7 +95,7 @@ func sandboxToWire(s *Sandbox) *pluginpb.Sandbox {
 	if s == nil {
 		return nil
 	}
-	w := &pluginpb.Sandbox{Mode: s.Mode, Network: s.Network, Read: s.Read, Write: s.Write}
+	w := &pluginpb.Sandbox{Mode: s.Mode, Network: s.Network, Read: s.Read, Write: s.Write, Granted: s.Granted}
 	for _, p := range s.Programs {
 		wp := &pluginpb.ExecProgram{Name: p.Name, Interactive: p.Interactive}
 		for _, f := range p.Files {
@@ -110,7 +110,7 @@ func sandboxFromWire(w *pluginpb.Sandbox) *Sandbox {
 	if w == nil {
 		return nil
 	}
-	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetwork(), Read: w.GetRead(), Write: w.GetWrite()}
+	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetwork(), Read: w.GetRead(), Write: w.GetWrite(), Granted: w.GetGranted()}
 	for _, wp := range w.GetPrograms() {
 		p := ExecProgram{Name: wp.GetName(), Interactive: wp.GetInteractive()}
 		for _, f := range wp.GetFiles() {

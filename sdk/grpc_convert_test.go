@@ -42,6 +42,7 @@ func TestCallInfo_SandboxRoundTrips(t *testing.T) {
 		Network: true,
 		Read:    []string{"/srv/data", "/home/u/.cache"},
 		Write:   []string{"/tmp/out"},
+		Granted: []string{"/srv/out/file"},
 		Programs: []ExecProgram{{Name: "printenv", Files: []ProgramFile{
 			{Path: "/usr/bin/printenv", Size: 31, SHA256: "ab12"},
 			{Path: "/bin/printenv", Size: 31, SHA256: "ab12"},

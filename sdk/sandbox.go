@@ -32,9 +32,14 @@ type Sandbox struct {
 	// roots, session approvals, the profile's sandbox.read; absolute,
 	// resolved.
 	Read []string
-	// Write are roots they may read and write: the paths an ask approved
-	// for this call, the profile's sandbox.write; absolute, resolved.
+	// Write are roots they may read and write: the profile's
+	// sandbox.write, the admin's word; absolute, resolved.
 	Write []string
+	// Granted are the paths an ask approved for this call to write
+	// (absolute, resolved): the plugin opens each as the host judged it,
+	// and never a kernel filesystem (/proc, /sys, /dev), a home folder, or
+	// a path that resolves elsewhere by the time the command starts.
+	Granted []string
 	// Programs are the programs of the profile's ask and deny exec rules:
 	// an exec of any other program needs no word from the host.
 	Programs []ExecProgram

@@ -57,6 +57,10 @@ type Decision struct {
 	// allows without asking (the read whitelist, a pass), passed to the
 	// plugin as the call's approved paths.
 	Paths []string
+	// Writes are the Paths an approval lets the call write (resolved);
+	// it may only read the others: a reading command's, and the folder
+	// before the part of a word only known when the command runs.
+	Writes []string
 	// Command is the command line that made the call ask.
 	Command string
 	// Hint says how to allow such calls without asking (a profile line).

@@ -61,7 +61,7 @@ func TestAdapterCall_SandboxWidensByApproval(t *testing.T) {
 		role        sdk.Role
 		path        string
 		yolo, user  bool
-		write, read string // a path that must be in Write / in Read only
+		write, read string // a path that must be granted to writes / in Read only
 	}{
 		{"write approved with -y", sdk.EffectWrite, sdk.RolePathWrite, target, true, false, target, ""},
 		{"write approved by the user", sdk.EffectWrite, sdk.RolePathWrite, target, false, true, target, ""},
@@ -87,11 +87,11 @@ func TestAdapterCall_SandboxWidensByApproval(t *testing.T) {
 			if sb == nil || sb.Mode != sdk.SandboxOn {
 				t.Fatalf("CallInfo.Sandbox = %+v, want mode on", sb)
 			}
-			if tt.write != "" && !slices.Contains(sb.Write, tt.write) {
-				t.Errorf("Sandbox.Write %q, want the approved %s", sb.Write, tt.write)
+			if tt.write != "" && !slices.Contains(sb.Granted, tt.write) {
+				t.Errorf("Sandbox.Granted %q, want the approved %s", sb.Granted, tt.write)
 			}
-			if tt.read != "" && (!slices.Contains(sb.Read, tt.read) || slices.Contains(sb.Write, tt.read)) {
-				t.Errorf("Sandbox read %q write %q, want %s readable only", sb.Read, sb.Write, tt.read)
+			if tt.read != "" && (!slices.Contains(sb.Read, tt.read) || slices.Contains(sb.Granted, tt.read) || slices.Contains(sb.Write, tt.read)) {
+				t.Errorf("Sandbox read %q write %q granted %q, want %s readable only", sb.Read, sb.Write, sb.Granted, tt.read)
 			}
 			if !slices.Contains(sb.Read, shared) {
 				t.Errorf("Sandbox.Read %q, want the read root %s", sb.Read, shared)

@@ -186,8 +186,12 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		Loop:   authz.NewLoop(authz.LoopOptions{Bus: a.Bus, Logger: logger}),
 		Logger: logger,
 	})
+	// Where the host loads code and policy from: no approval opens them
+	// to a call's writes (plugin_dev_dir stays the exception it is: what
+	// is built there runs unchecked by design).
+	protected := slices.Concat([]string{userDir, lock, cache, config.ManagedDir(cfgOpts)}, dirs)
 	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof), HashFile: filepath.Join(cache, "exec-sums.json"),
-		ExecWatch: layers.Seccomp})
+		ExecWatch: layers.Seccomp, Protected: protected})
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 	if prof.AuditMode() != config.AuditOff {
 		a.audit = openAudit(prof, config.UserDir(home), logger)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -152,7 +153,8 @@ func (a *Approver) keep(sess *session.Session, prompt session.ApprovalPrompt, sc
 
 // readable returns the approved paths that become readable for the rest of
 // the session: not the root folder nor a folder holding the workspace,
-// which an approval of one command must not open to every read.
+// which an approval of one command must not open to every read, nor a
+// device no approval opens (sandbox.JudgeReadGrant).
 func (a *Approver) readable(paths []string) []string {
 	ws := ""
 	if a.passes != nil {
@@ -161,7 +163,7 @@ func (a *Approver) readable(paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		p = filepath.Clean(p)
-		if p == "/" || (ws != "" && (p == ws || strings.HasPrefix(ws, p+"/"))) {
+		if p == "/" || (ws != "" && (p == ws || strings.HasPrefix(ws, p+"/"))) || sandbox.JudgeReadGrant(p) != "" {
 			continue
 		}
 		out = append(out, p)

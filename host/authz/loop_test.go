@@ -255,9 +255,9 @@ func TestApprover_SessionPathsSkipRootAndWorkspaceHolders(t *testing.T) {
 	ap := NewApprover(ApproverOptions{Passes: &Passes{Workspace: "/w/ws"}})
 	s := session.New("s")
 	s.SetAnswerer(&countingAnswerer{ans: session.ApprovalAnswer{Approved: true, Scope: session.ScopeSession}})
-	ap.ask(t.Context(), s, session.ApprovalPrompt{Tool: "t", Paths: []string{"/", "/w", "/w/ws", "/srv/data", "/w/ws2"}})
+	ap.ask(t.Context(), s, session.ApprovalPrompt{Tool: "t", Paths: []string{"/", "/w", "/w/ws", "/srv/data", "/w/ws2", "/dev/sda", "/dev"}})
 	if got := s.ApprovedPaths(); !slices.Equal(got, []string{"/srv/data", "/w/ws2"}) {
-		t.Fatalf("ApprovedPaths = %v; want the root and the folders holding the workspace left out", got)
+		t.Fatalf("ApprovedPaths = %v; want the root, the folders holding the workspace and the devices left out", got)
 	}
 }
 

@@ -29,7 +29,10 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool) {
 	}
 	globs := newGlobBudget()
 	for _, p := range s.paths {
-		g.checkCommandPath(v, p, globs)
+		// What the command does with a path, as far as the guard can
+		// tell, is what approving it grants: a reading command reads, and
+		// a word only known in part names a folder it may read.
+		g.checkCommandPath(v, p, globs, !s.readOnly && s.writes[p])
 	}
 	if globs.exhausted() {
 		v.ask(globsUnjudged, "name the files without a glob")
@@ -110,13 +113,19 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool) {
 // and the safe system paths do not; anything else asks. A relative name
 // asks only when it leads out of the workspace (by ".." or a symlink). A
 // glob is judged by the folder it matches in.
-func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudget) {
+func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudget, write bool) {
 	if i := strings.IndexAny(p, "*?["); i >= 0 {
 		// A glob names what it matches: every match as the kernel
 		// resolves it, and the folder it lists, so that /tmp/* counts as
 		// holding a workspace under /tmp.
-		g.checkGlob(v, p, globs)
+		g.checkGlob(v, p, globs, write)
 		p = filepath.Dir(p[:i] + "x")
+	}
+	note := func(r string) {
+		v.path(r)
+		if write {
+			v.write(r)
+		}
 	}
 	abs := p
 	relative := !filepath.IsAbs(p)
@@ -126,7 +135,7 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudge
 	clean := filepath.Clean(abs)
 	if !relative && clean == "/" {
 		v.ask("the command names / (the root folder)", "")
-		v.path("/")
+		note("/")
 		return
 	}
 	if !relative && g.safe.device(clean) {
@@ -135,7 +144,7 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudge
 	r, err := resolvePhysical(abs)
 	if err != nil {
 		v.ask(fmt.Sprintf("the command names %s, which does not resolve (%v)", p, err), "")
-		v.path(clean)
+		note(clean)
 		return
 	}
 	switch {
@@ -156,18 +165,18 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudge
 	default:
 		v.ask(fmt.Sprintf("the command names %s, outside the workspace", r), "")
 	}
-	v.path(r)
+	note(r)
 }
 
 // checkGlob judges every match of the glob p against the filesystem now.
-func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget) {
+func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget, write bool) {
 	pattern := p
 	if !filepath.IsAbs(p) {
 		pattern = joinRaw(g.ws, p)
 	}
 	for _, m := range expandGlob(pattern, globs) {
 		if !strings.ContainsAny(m, "*?[") {
-			g.checkCommandPath(v, m, globs)
+			g.checkCommandPath(v, m, globs, write)
 		}
 	}
 }

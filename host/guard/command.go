@@ -31,6 +31,13 @@ type script struct {
 	// paths are the words (and parts of words) that name paths: absolute,
 	// under a home folder, or relative; judged against the workspace.
 	paths []string
+	// writes are the paths the command may write: named by a whole word
+	// (or a whole part of one between separators) of a program the
+	// read-only classifier does not call a reader, or by an output
+	// redirection. The others are a reader's, an input's, or the folder
+	// before a part only known when the command runs: an approval lets it
+	// read them alone.
+	writes map[string]bool
 	// calls are the simple commands the script runs, wrappers unwrapped.
 	calls []call
 	// unknown says why some program cannot be known before the command runs.
@@ -113,6 +120,10 @@ type analyzer struct {
 	// scriptFiles > 0 while a script file is walked for its programs only:
 	// its words are the script's business, its programs are the rules'.
 	scriptFiles int
+	// prefix is set while the token being added is cut at a part only
+	// known when the command runs; reading while the words walked are a
+	// reading program's arguments or an input redirection's.
+	prefix, reading bool
 }
 
 // analyzeCommand parses cmd with bash syntax and reports its paths, its
@@ -123,7 +134,7 @@ func analyzeCommand(cmd, ws, home string) *script {
 		ws:       ws,
 		home:     home,
 		env:      map[string]string{"PWD": ws, "HOME": home},
-		s:        &script{},
+		s:        &script{writes: map[string]bool{}},
 		cwds:     []string{ws},
 		pathDirs: filepath.SplitList(hostPath()),
 		hashed:   map[string]string{},
@@ -212,7 +223,10 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 			}
 		case *syntax.Redirect:
 			if x.Word != nil {
+				saved := a.reading
+				a.reading = x.Op == syntax.RdrIn || x.Op == syntax.DplIn || x.Op == syntax.DplOut
 				syntax.Walk(x.Word, visit)
+				a.reading = saved
 				if x.Op == syntax.RdrIn || x.Op == syntax.RdrInOut {
 					if w := a.render(x.Word); w.static {
 						a.copiedFile(w.text, w.glob)
@@ -239,12 +253,16 @@ func (a *analyzer) walk(f syntax.Node, depth int) {
 		case *syntax.CallExpr:
 			// Its words first, then its effect (cd, PATH=, hash -p) on
 			// the words after it.
+			saved := a.reading
+			a.reading = false
 			for _, as := range x.Assigns {
 				syntax.Walk(as, visit)
 			}
+			a.reading = a.scriptFiles == 0 && readOnlyCall(x, a)
 			for _, w := range x.Args {
 				syntax.Walk(w, visit)
 			}
+			a.reading = saved
 			a.callExpr(x, depth)
 			return false
 		case *syntax.DeclClause:
@@ -527,6 +545,8 @@ func (a *analyzer) token(t string, whole bool) {
 		if t == "" {
 			return
 		}
+		a.prefix = true
+		defer func() { a.prefix = false }()
 	}
 	// A short option glued to its path: -o/etc/x, -I/usr/include.
 	if len(t) > 2 && t[0] == '-' && t[1] != '-' {
@@ -569,6 +589,9 @@ func (a *analyzer) add(p string) {
 func (a *analyzer) addPath(p string) {
 	if !slices.Contains(a.s.paths, p) {
 		a.s.paths = append(a.s.paths, p)
+	}
+	if !a.prefix && !a.reading {
+		a.s.writes[p] = true
 	}
 }
 

@@ -37,6 +37,11 @@ type Options struct {
 	// with their real arguments, and an argument only known when the
 	// command runs no longer makes an ask or deny rule match at parse time.
 	ExecWatch bool
+	// Protected are the folders and files outside the workspace the host
+	// loads code or policy from: the plugin folders, the lock file, the
+	// spec cache, the user's yagent folder, the managed layer. No approval
+	// opens them to a call's writes, nor lets a tool write there.
+	Protected []string
 }
 
 // WorkspaceGuard is the adapter.Guard: it decides from a tool's Effect and
@@ -57,6 +62,9 @@ type WorkspaceGuard struct {
 	progs   *progCache
 	// execWatch: see Options.ExecWatch.
 	execWatch bool
+	// own are Options.Protected outside the workspace, resolved; homes
+	// the home folder as named and resolved.
+	own, homes []string
 }
 
 var _ adapter.Guard = (*WorkspaceGuard)(nil)
@@ -77,6 +85,25 @@ func New(opts Options) *WorkspaceGuard {
 	}
 	g.hashes, g.progs = &hashCache{file: opts.HashFile, now: time.Now}, &progCache{}
 	g.execWatch = opts.ExecWatch
+	g.homes = []string{filepath.Clean(home)}
+	if r, err := filepath.EvalSymlinks(home); err == nil && r != g.homes[0] {
+		g.homes = append(g.homes, r)
+	}
+	for _, p := range opts.Protected {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		r, err := resolvePhysical(p)
+		if err != nil {
+			r = p
+		}
+		for _, f := range []string{p, r} {
+			if !within(g.ws, f, true) && !slices.Contains(g.own, f) {
+				g.own = append(g.own, f)
+			}
+		}
+	}
 	return g
 }
 
@@ -141,6 +168,14 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	}
 	d := v.decision()
 	d.Args = withResolved(req.Args, sent)
+	if d.Action == adapter.Ask && takesCommand(spec) && g.sandbox != nil {
+		// The question says what the answer grants.
+		if g.sandbox.SandboxMode() == SandboxOff {
+			d.Reason += "; the sandbox is off, so approving it lets the command do whatever the user can"
+		} else if t := g.grantText(d); t != "" {
+			d.Reason += "; " + t
+		}
+	}
 	return d
 }
 
@@ -158,6 +193,12 @@ type verdict struct {
 	reasons, hints []string
 	// paths are outside the workspace: approving the call approves them.
 	paths []string
+	// writes are the paths the call writes: approving it lets it write
+	// them, and only read the other paths.
+	writes []string
+	// closed say what the call would write that no approval opens (a
+	// kernel filesystem, yagent's own folders): the call is refused.
+	closed []string
 	// external are outside paths the read whitelist allows without asking.
 	external []string
 	denied   []string
@@ -201,6 +242,15 @@ func (v *verdict) path(ps ...string) {
 	}
 }
 
+// write notes paths the call writes.
+func (v *verdict) write(ps ...string) {
+	for _, p := range ps {
+		if p != "" && !slices.Contains(v.writes, p) {
+			v.writes = append(v.writes, p)
+		}
+	}
+}
+
 // refuse refuses the call: reason says what of it passed a bound of the
 // guard's, which no real call comes near.
 func (v *verdict) refuse(reason string) {
@@ -215,6 +265,15 @@ func (v *verdict) decision() adapter.Decision {
 			Action:  adapter.Deny,
 			Reason:  strings.Join(v.bounds, "; ") + ": " + boundAdvice,
 			Command: v.command,
+			Basis:   adapter.BasisGuard,
+		}
+	}
+	if len(v.closed) > 0 {
+		return adapter.Decision{
+			Action:  adapter.Deny,
+			Reason:  strings.Join(v.closed, "; "),
+			Command: v.command,
+			Hint:    "write inside the workspace or the temp folder",
 			Basis:   adapter.BasisGuard,
 		}
 	}
@@ -238,6 +297,7 @@ func (v *verdict) decision() adapter.Decision {
 		Action:  adapter.Ask,
 		Reason:  strings.Join(v.reasons, "; "),
 		Paths:   paths,
+		Writes:  slices.Clone(v.writes),
 		Command: v.command,
 		Hint:    strings.Join(v.hints, ", or "),
 		Basis:   adapter.BasisGuard,
@@ -301,6 +361,10 @@ func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) string {
 		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
 		return p
 	}
+	if why := g.closedToWrites(r); why != "" {
+		v.closed = append(v.closed, fmt.Sprintf("%s %s: %s", param, named(p, r), why))
+		return r
+	}
 	switch {
 	case r == g.ws:
 		v.ask(fmt.Sprintf("%s names the workspace folder itself", param), "")
@@ -312,6 +376,7 @@ func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) string {
 		v.ask(fmt.Sprintf("%s %s is outside the workspace", param, named(p, r)), "")
 	}
 	v.path(abs, r)
+	v.write(r)
 	return r
 }
 

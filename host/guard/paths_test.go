@@ -50,7 +50,8 @@ func TestWorkspaceGuard_HostilePaths(t *testing.T) {
 		{"file:// URL", "file://" + filepath.Join(f.other, "secret"), ask, ""},
 		{"FILE:// URL", "FILE://" + filepath.Join(f.other, "secret"), ask, ""},
 		{"NUL byte", "README.md\x00/../../other/secret", ask, ""},
-		{"/proc/self/environ", "/proc/self/environ", ask, ""},
+		// A read asks; a write is refused: no approval opens /proc.
+		{"/proc/self/environ", "/proc/self/environ", want{adapter.Ask, adapter.Deny}, ""},
 		{"root", "/", ask, "/"},
 
 		{"..test", "..test", allow, ""},

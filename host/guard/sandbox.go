@@ -158,9 +158,11 @@ func cloneProgs(ps []sdk.ExecProgram) []sdk.ExecProgram {
 
 // Sandbox implements adapter.SandboxPolicy: the containment of one call's
 // processes, from the profile and the session's grants now. Paths the
-// guard allowed without asking may be read; those an ask approved for
-// this call (approved: by the user, a pass or -y) may be written too. nil
-// when the guard has no profile (the host sets no sandbox).
+// guard allowed without asking may be read; of those an ask approved for
+// this call (approved: by the user, a pass or -y), the ones the command
+// writes are granted to writes (Sandbox.Granted) as grantWrite judges
+// them, the others to reads (see grant.go). nil when the guard has no
+// profile (the host sets no sandbox).
 //
 // The exec rules' programs go to a tool that takes a command (a
 // RoleCommand parameter) alone: the exec rules judge commands, and finding
@@ -185,29 +187,15 @@ func (g *WorkspaceGuard) Sandbox(spec sdk.Spec, sess *session.Session, d adapter
 	}
 	switch {
 	case d.Action == adapter.Ask && approved:
-		sb.Write = append(sb.Write, g.widening(d.Paths)...)
+		write, read := g.grants(d)
+		sb.Granted = write
+		sb.Read = append(sb.Read, read...)
 	case d.Action == adapter.Allow:
-		sb.Read = append(sb.Read, g.widening(d.Paths)...)
+		_, read := g.grants(adapter.Decision{Paths: d.Paths})
+		sb.Read = append(sb.Read, read...)
 	}
-	sb.Read, sb.Write = sortedSet(sb.Read), sortedSet(sb.Write)
+	sb.Read, sb.Write, sb.Granted = sortedSet(sb.Read), sortedSet(sb.Write), sortedSet(sb.Granted)
 	return sb
-}
-
-// widening are the approved paths that widen a call's sandbox: never "/",
-// the home folder or a folder holding it or the workspace. A command that
-// names such a folder ($HOME, "..") was approved for that name, not for
-// everything below it: the private part of the home stays private, and a
-// file the command needs there is approved by naming it.
-func (g *WorkspaceGuard) widening(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		p = filepath.Clean(p)
-		if p == "/" || within(p, g.home, true) || within(p, g.ws, true) && p != g.ws {
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 func sortedSet(s []string) []string {

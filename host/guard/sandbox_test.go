@@ -127,28 +127,34 @@ func TestExecPrograms_HashedOnce(t *testing.T) {
 	}
 }
 
-// TestSandbox_PathsByApproval: approved asks widen Write; paths the guard
-// let through without asking widen Read only; the session's approvals and
-// the profile's sandbox paths always apply.
+// TestSandbox_PathsByApproval: an approved ask grants the paths the call
+// writes to writes and the others to reads; paths the guard let through
+// without asking widen Read only; the session's approvals and the
+// profile's sandbox paths always apply, Write being the admin's alone.
 func TestSandbox_PathsByApproval(t *testing.T) {
 	t.Parallel()
 	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn, Network: NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sess := session.New("s")
+	out := t.TempDir()
+	x, y := filepath.Join(out, "x"), filepath.Join(out, "y")
 	sess.ApprovePaths("/srv/approved")
 	for _, tt := range []struct {
-		name        string
-		d           adapter.Decision
-		approved    bool
-		read, write []string
+		name                 string
+		d                    adapter.Decision
+		approved             bool
+		read, write, granted []string
 	}{
-		{"ask approved", adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true, []string{"/srv/approved", "/srv/r"}, []string{"/etc/x", "/srv/w"}},
-		{"allow without asking", adapter.Decision{Action: adapter.Allow, Paths: []string{"/etc/x"}}, false, []string{"/etc/x", "/srv/approved", "/srv/r"}, []string{"/srv/w"}},
-		{"ask not approved", adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, false, []string{"/srv/approved", "/srv/r"}, []string{"/srv/w"}},
+		{"ask approved", adapter.Decision{Action: adapter.Ask, Paths: []string{x, y}, Writes: []string{x}}, true,
+			sortedSet([]string{y, "/srv/approved", "/srv/r"}), []string{"/srv/w"}, []string{x}},
+		{"allow without asking", adapter.Decision{Action: adapter.Allow, Paths: []string{x}, Writes: []string{x}}, false,
+			sortedSet([]string{x, "/srv/approved", "/srv/r"}), []string{"/srv/w"}, nil},
+		{"ask not approved", adapter.Decision{Action: adapter.Ask, Paths: []string{x}, Writes: []string{x}}, false,
+			[]string{"/srv/approved", "/srv/r"}, []string{"/srv/w"}, nil},
 	} {
 		sb := g.Sandbox(sdk.Spec{}, sess, tt.d, tt.approved)
-		if sb == nil || sb.Mode != sdk.SandboxOn || sb.Network || !slices.Equal(sb.Read, tt.read) || !slices.Equal(sb.Write, tt.write) {
-			t.Errorf("%s: Sandbox = %+v, want mode on, network off, read %q, write %q", tt.name, sb, tt.read, tt.write)
+		if sb == nil || sb.Mode != sdk.SandboxOn || sb.Network || !slices.Equal(sb.Read, tt.read) || !slices.Equal(sb.Write, tt.write) || !slices.Equal(sb.Granted, tt.granted) {
+			t.Errorf("%s: Sandbox = %+v, want mode on, network off, read %q, write %q, granted %q", tt.name, sb, tt.read, tt.write, tt.granted)
 		}
 	}
 	prof.Sandbox.Mode = SandboxOff
@@ -196,18 +202,20 @@ func TestExecPrograms_FollowsChanges(t *testing.T) {
 // TestSandbox_ApprovalOfAHoldingFolderOpensNothing: a command that names
 // "/", the home folder or a folder holding the workspace ($HOME, "..") was
 // approved for that name: under -y too, the sandbox opens nothing below
-// it, while a file named outside still widens Write.
+// it, while a file named outside is still granted.
 func TestSandbox_ApprovalOfAHoldingFolderOpensNothing(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
+	root, outside := t.TempDir(), t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "home", "src", "ws")
 	mkdir(t, ws)
 	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn}}
 	g := New(Options{Workspace: ws, Home: home, Policy: prof})
-	d := adapter.Decision{Action: adapter.Ask, Paths: []string{"/", home, filepath.Dir(ws), root, "/srv/out.txt", ws}}
+	out := filepath.Join(outside, "out.txt")
+	paths := []string{"/", home, filepath.Dir(ws), root, out, ws}
+	d := adapter.Decision{Action: adapter.Ask, Paths: paths, Writes: paths}
 	sb := g.Sandbox(sdk.Spec{}, session.New("s"), d, true)
-	if want := []string{"/srv/out.txt", ws}; sb == nil || !slices.Equal(sb.Write, want) {
-		t.Errorf("Sandbox(approved %q).Write = %q, want %q", d.Paths, sb.Write, want)
+	if want := sortedSet([]string{out, ws}); sb == nil || !slices.Equal(sb.Granted, want) || len(sb.Read) > 0 {
+		t.Errorf("Sandbox(approved %q): Granted %q, Read %q; want %q granted and nothing read", d.Paths, sb.Granted, sb.Read, want)
 	}
 	sb = g.Sandbox(sdk.Spec{}, session.New("s"), adapter.Decision{Action: adapter.Allow, Paths: []string{home}}, false)
 	if slices.Contains(sb.Read, home) {

@@ -29,6 +29,7 @@ func ForCall(ctx context.Context, env []string) (p Policy, mode string, ok bool)
 		Workspace: info.Workspace,
 		Read:      sb.Read,
 		Write:     sb.Write,
+		Granted:   sb.Granted,
 		Network:   sb.Network,
 		Env:       env,
 	}, sb.Mode, true

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"iter"
 	"os"
@@ -122,9 +123,8 @@ type ruleset struct {
 	Gen     string
 	Rules   []rule // sorted by Path, one per Path
 	Widened []string
-	// Unopened are write paths that did not exist and whose nearest
-	// existing folder is "/" or holds a home or /etc: left closed.
-	Unopened []string
+	// Unopened are write paths left closed, with why (Started.Unopened).
+	Unopened []Unopened
 }
 
 // each yields the rules of both parts.
@@ -233,7 +233,7 @@ func nearestExisting(path string) string {
 type builder struct {
 	rules    map[string]rule
 	widened  []string
-	unopened []string
+	unopened []Unopened
 	homes    []string
 }
 
@@ -303,15 +303,33 @@ func (p Policy) ruleset() *ruleset {
 		if b.tooBroad(anc) || holdsPrivateEntries(anc) {
 			// Opening it would open the private part of the home, or the
 			// private files of /etc.
-			b.unopened = append(b.unopened, w)
+			b.unopened = append(b.unopened, Unopened{Path: w, Why: fmt.Sprintf("it does not exist yet, and %s, the folder it would be made in, holds private files (the home folder's, or those of /etc)", anc)})
 			continue
 		}
-		b.add(anc, rightsWrite)
-		if !slices.Contains(b.widened, anc) {
-			b.widened = append(b.widened, anc)
+		b.widen(anc)
+	}
+	for _, g := range p.Granted {
+		root, widened, why := JudgeGrant(g, b.homes)
+		if why != "" {
+			b.unopened = append(b.unopened, Unopened{Path: g, Why: why})
+			continue
 		}
+		if widened {
+			b.widen(root)
+			continue
+		}
+		b.add(root, rightsWrite)
 	}
 	return &ruleset{Sys: sys.rules, Gen: sys.gen, Rules: b.sorted(), Widened: b.widened, Unopened: b.unopened}
+}
+
+// widen gives create rights on anc, the nearest existing folder of a write
+// path that does not exist yet.
+func (b *builder) widen(anc string) {
+	b.add(anc, rightsWrite)
+	if !slices.Contains(b.widened, anc) {
+		b.widened = append(b.widened, anc)
+	}
 }
 
 func (b *builder) sorted() []rule {
@@ -584,12 +602,13 @@ var toolchains sync.Map // environment key → toolchain
 // commands may write) where its caches are, once per environment; without
 // go it uses Go's own defaults.
 func goEnv(p Policy) toolchain {
-	key := toolchainKey(p.Env) + "\x01" + p.Workspace + "\x01" + strings.Join(p.Write, "\x00")
+	writable := slices.Concat(p.Write, p.Granted)
+	key := toolchainKey(p.Env) + "\x01" + p.Workspace + "\x01" + strings.Join(writable, "\x00")
 	if v, ok := toolchains.Load(key); ok {
 		return v.(toolchain)
 	}
 	tc := toolchain{tools: map[string]bool{}}
-	untrusted := append([]string{p.Workspace, "/tmp", lookupEnv(p.Env, "TMPDIR")}, p.Write...)
+	untrusted := append([]string{p.Workspace, "/tmp", lookupEnv(p.Env, "TMPDIR")}, writable...)
 	look := func(name string) string {
 		for _, dir := range filepath.SplitList(lookupEnv(p.Env, "PATH")) {
 			if !filepath.IsAbs(dir) || slices.ContainsFunc(untrusted, func(u string) bool { return u != "" && within(resolvePath(u), resolvePath(dir)) }) {

@@ -13,11 +13,16 @@ type Policy struct {
 	// Read are further roots that may be read: read roots, session
 	// approvals, the profile's sandbox.read (absolute, resolved).
 	Read []string
-	// Write are further roots that may be read and written: the call's
-	// approved paths, the profile's sandbox.write. A path that does not
-	// exist yet gives create rights on its nearest existing ancestor
-	// (Started.Widened names it).
+	// Write are further roots that may be read and written: the profile's
+	// sandbox.write, the admin's word. A path that does not exist yet gives
+	// create rights on its nearest existing ancestor (Started.Widened names
+	// it).
 	Write []string
+	// Granted are the paths an ask approved this call to write (absolute,
+	// resolved by the host): each opens what JudgeGrant says, and nothing
+	// when it says why not (a kernel filesystem, a home folder, a symlink
+	// put on the way since). Started.Unopened says which and why.
+	Granted []string
 	// Network false puts the command in an empty network namespace
 	// (loopback only).
 	Network bool
@@ -75,10 +80,11 @@ type Started struct {
 	// Widened are the existing ancestors that got create rights because a
 	// write path did not exist yet.
 	Widened []string
-	// Unopened are write paths that did not exist and whose nearest
-	// existing folder is "/" or holds a home folder or the private files
-	// of /etc: not opened, since that would open those too.
-	Unopened []string
+	// Unopened are write paths left closed, with why: one that did not
+	// exist and whose nearest existing folder is "/" or holds a home
+	// folder or the private files of /etc (opening it would open those),
+	// and each granted path JudgeGrant refused.
+	Unopened []Unopened
 	// Applied are the layers the command runs under.
 	Applied Layers
 }

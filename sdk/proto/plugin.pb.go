@@ -402,12 +402,14 @@ func (x *CallRequest) GetSandbox() *Sandbox {
 
 // Sandbox is sdk.Sandbox: what the processes of one call may touch.
 type Sandbox struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Mode          string                 `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
-	Network       bool                   `protobuf:"varint,2,opt,name=network,proto3" json:"network,omitempty"`
-	Read          []string               `protobuf:"bytes,3,rep,name=read,proto3" json:"read,omitempty"`
-	Write         []string               `protobuf:"bytes,4,rep,name=write,proto3" json:"write,omitempty"`
-	Programs      []*ExecProgram         `protobuf:"bytes,5,rep,name=programs,proto3" json:"programs,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Mode     string                 `protobuf:"bytes,1,opt,name=mode,proto3" json:"mode,omitempty"`
+	Network  bool                   `protobuf:"varint,2,opt,name=network,proto3" json:"network,omitempty"`
+	Read     []string               `protobuf:"bytes,3,rep,name=read,proto3" json:"read,omitempty"`
+	Write    []string               `protobuf:"bytes,4,rep,name=write,proto3" json:"write,omitempty"`
+	Programs []*ExecProgram         `protobuf:"bytes,5,rep,name=programs,proto3" json:"programs,omitempty"`
+	// paths an ask approved for this call to write (see sdk.Sandbox.Granted).
+	Granted       []string `protobuf:"bytes,6,rep,name=granted,proto3" json:"granted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -473,6 +475,13 @@ func (x *Sandbox) GetWrite() []string {
 func (x *Sandbox) GetPrograms() []*ExecProgram {
 	if x != nil {
 		return x.Programs
+	}
+	return nil
+}
+
+func (x *Sandbox) GetGranted() []string {
+	if x != nil {
+		return x.Granted
 	}
 	return nil
 }
@@ -2063,13 +2072,14 @@ const file_plugin_proto_rawDesc = "" +
 	"\x12deadline_unix_nano\x18\x06 \x01(\x03R\x10deadlineUnixNano\x12\x14\n" +
 	"\x05input\x18\a \x01(\fR\x05input\x12$\n" +
 	"\x0ehost_broker_id\x18\b \x01(\rR\fhostBrokerId\x123\n" +
-	"\asandbox\x18\t \x01(\v2\x19.yagent.plugin.v1.SandboxR\asandbox\"\x9c\x01\n" +
+	"\asandbox\x18\t \x01(\v2\x19.yagent.plugin.v1.SandboxR\asandbox\"\xb6\x01\n" +
 	"\aSandbox\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
 	"\anetwork\x18\x02 \x01(\bR\anetwork\x12\x12\n" +
 	"\x04read\x18\x03 \x03(\tR\x04read\x12\x14\n" +
 	"\x05write\x18\x04 \x03(\tR\x05write\x129\n" +
-	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v1.ExecProgramR\bprograms\"x\n" +
+	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v1.ExecProgramR\bprograms\x12\x18\n" +
+	"\agranted\x18\x06 \x03(\tR\agranted\"x\n" +
 	"\vExecProgram\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v1.ProgramFileR\x05files\x12 \n" +

@@ -26,7 +26,7 @@ import (
 type confinement struct {
 	policy   sandbox.Policy
 	widened  []string
-	unopened []string
+	unopened []sandbox.Unopened
 
 	asks atomic.Int32 // execs waiting for the host's answer
 
@@ -371,6 +371,8 @@ func (c *confinement) explain(p string) string {
 	switch {
 	case write:
 		return ""
+	case read && sandbox.KernelFS(p) != "":
+		return fmt.Sprintf("yagent sandbox: commands may not write %s: it is %s, and %s. Asking the user will not change that.", p, sandbox.KernelFS(p), sandbox.PseudoWhy)
 	case read:
 		return fmt.Sprintf("yagent sandbox: commands may not write %s: they write only the workspace, the temp folder, the toolchain caches and approved paths. "+how, p, "sandbox.write")
 	}
@@ -397,8 +399,8 @@ func (t *task) sandboxNotes(output string) string {
 		notes = append(notes, fmt.Sprintf("yagent sandbox: an approved path did not exist yet, so the command could create files anywhere under %s, its nearest existing folder.", w))
 	}
 	for _, u := range c.unopened {
-		notes = append(notes, fmt.Sprintf("yagent sandbox: %s was approved but does not exist yet, and the folder it would be made in holds private files (the home folder's, or those of /etc), so commands may not create it. "+
-			"Create it inside the workspace or the temp folder instead, or ask the user to create it or to add it to sandbox.write in the profile.", u))
+		notes = append(notes, fmt.Sprintf("yagent sandbox: %s was approved, but the sandbox keeps it closed to writes: %s. "+
+			"Write inside the workspace or the temp folder instead, or ask the user to add it to sandbox.write in the profile.", u.Path, u.Why))
 	}
 	if r := t.refusalNotes(output); r != "" {
 		notes = append(notes, r)
@@ -420,7 +422,7 @@ func (t *task) refusalNotes(output string) string {
 			continue
 		}
 		for _, p := range refusedPaths(line) {
-			if seen[p] || len(seen) >= maxNotedPaths || slices.Contains(c.unopened, p) {
+			if seen[p] || len(seen) >= maxNotedPaths || slices.ContainsFunc(c.unopened, func(u sandbox.Unopened) bool { return u.Path == p }) {
 				continue
 			}
 			seen[p] = true
