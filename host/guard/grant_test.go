@@ -36,6 +36,8 @@ func TestApprovalGrantsWhatTheCommandDoes(t *testing.T) {
 			granted: []string{secret}, grantSays: []string{"write " + secret}},
 		{name: "a reading command", cmd: "cat " + secret,
 			read: []string{secret}, readSays: []string{"read " + secret}},
+		{name: "a reader in a writing command", cmd: "cat " + secret + " > copy.txt",
+			read: []string{secret}, readSays: []string{"read " + secret}},
 		{name: "a word only known in part", cmd: "cp README.md " + f.other + "/$NAME",
 			read: []string{f.other}, readSays: []string{"read " + f.other}},
 		{name: "a sysctl", cmd: "echo '|/tmp/x' > /proc/sys/kernel/core_pattern",
