@@ -100,8 +100,7 @@ func TestDoorsApprovals(t *testing.T) {
 	host, _ := os.Hostname()
 	e := newEnv(t)
 	e.write("README.md", "readme\n")
-	victim := e.secret("victim")
-	_ = victim
+	e.secret("victim")
 	own := filepath.Join(e.home, ".yagent")
 	escape := filepath.Join(v2, "yagent-escape-"+strconv.Itoa(os.Getpid()))
 	t.Cleanup(func() { _ = os.Remove(escape) })
@@ -110,7 +109,10 @@ func TestDoorsApprovals(t *testing.T) {
 	if err := os.Symlink("/proc/sys/kernel", kernelLink); err != nil {
 		t.Fatal(err)
 	}
-	hidden := base64.StdEncoding.EncodeToString([]byte("rm -f " + filepath.Join(e.outside, "victim")))
+	hidden := base64.StdEncoding.EncodeToString([]byte("echo PWNED > " + filepath.Join(e.outside, "victim")))
+	if err := os.MkdirAll(e.managed, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	skipUnless := func(ok bool, why string) string {
 		if ok {
 			return ""
@@ -123,7 +125,7 @@ func TestDoorsApprovals(t *testing.T) {
 		// bad are words of the output that show the attack worked.
 		bad []string
 		// gone are files the command must not have made; kept files it
-		// must not have removed.
+		// must have left as they were.
 		gone, kept []string
 		// child: the output names CHILD=<pid>, which must not have left
 		// its cgroup.
@@ -156,7 +158,7 @@ func TestDoorsApprovals(t *testing.T) {
 			bad: []string{"WROTE"}, gone: []string{filepath.Join(e.managed, "config.yaml")}},
 		{name: "write under a folder named before a run-time part", cmd: "N=planted; echo X > " + e.outside + "/$N && echo WROTE",
 			bad: []string{"WROTE"}, gone: []string{filepath.Join(e.outside, "planted")}},
-		{name: "remove what only a reading command names", cmd: "cat " + filepath.Join(e.outside, "victim") + ` >/dev/null; eval "$(echo ` + hidden + ` | base64 -d)"`,
+		{name: "overwrite what only a reading command names", cmd: "cat " + filepath.Join(e.outside, "victim") + ` >/dev/null; eval "$(echo ` + hidden + ` | base64 -d)"`,
 			kept: []string{filepath.Join(e.outside, "victim")}},
 	}
 	benign := []struct {
@@ -195,8 +197,8 @@ func TestDoorsApprovals(t *testing.T) {
 				}
 			}
 			for _, k := range a.kept {
-				if !fileExists(k) {
-					t.Errorf("the command removed %s: %s", k, r)
+				if b, err := os.ReadFile(k); err != nil || strings.Contains(string(b), "PWNED") {
+					t.Errorf("the command changed %s (%q, %v): %s", k, b, err, r)
 				}
 			}
 			if a.child {
