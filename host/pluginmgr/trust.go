@@ -98,13 +98,16 @@ func WritableIn(roots func() []WriteRoot) func(path string) string {
 	once := sync.OnceValue(roots)
 	return func(path string) string {
 		rs := once()
+		// in returns the innermost root p lies in: the workspace under
+		// /tmp is named as the workspace.
 		in := func(p string) (WriteRoot, bool) {
+			var found WriteRoot
 			for _, r := range rs {
-				if r.Path == "/" || p == r.Path || strings.HasPrefix(p, strings.TrimSuffix(r.Path, "/")+"/") {
-					return r, true
+				if (r.Path == "/" || p == r.Path || strings.HasPrefix(p, strings.TrimSuffix(r.Path, "/")+"/")) && len(r.Path) > len(found.Path) {
+					found = r
 				}
 			}
-			return WriteRoot{}, false
+			return found, found.Path != ""
 		}
 		path = filepath.Clean(path)
 		if !filepath.IsAbs(path) {

@@ -5,10 +5,28 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/yagent/yagent/internal/testbuild"
 )
+
+// TestBuiltSumsVar: the name make build and testbuild link the sums with
+// is the variable's.
+func TestBuiltSumsVar(t *testing.T) {
+	t.Parallel()
+	want := reflect.TypeFor[Manager]().PkgPath() + ".builtSums"
+	for name, got := range map[string]string{"BuiltSumsVar": BuiltSumsVar, "testbuild.SumsVar": testbuild.SumsVar} {
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if sums, err := BuiltSums(); len(sums) != 0 || err != nil {
+		t.Errorf("a test binary was linked with no sums, yet BuiltSums = %v, %v", sums, err)
+	}
+}
 
 func TestParseBuiltSums(t *testing.T) {
 	t.Parallel()
