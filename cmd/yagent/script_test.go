@@ -67,6 +67,12 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PLUGINS", dir)
+			// A folder of the script's own that no command can write.
+			out, err := os.MkdirTemp(dir, "outside-")
+			if err != nil {
+				return err
+			}
+			env.Setenv("OUTSIDE", out)
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
 		},
