@@ -181,3 +181,29 @@ func TestBinDir(t *testing.T) {
 		t.Errorf("BinDir gave %s: %v", dir, err)
 	}
 }
+
+// TestSumsScript: scripts/sums.sh, which make build links the host with,
+// names the variable testbuild sets and gives the sums SumsFlag gives.
+func TestSumsScript(t *testing.T) {
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"fs", "shell"} {
+		if err := os.WriteFile(filepath.Join(dir, "yagent-plugin-"+f), []byte("binary of "+f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command("sh", filepath.Join(root, "scripts", "sums.sh"), "--ldflags", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := SumsFlag(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("scripts/sums.sh --ldflags: got %q, want %q", got, want)
+	}
+}
