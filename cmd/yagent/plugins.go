@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -35,6 +36,7 @@ func newPluginsCmd(g *globals) *cobra.Command {
 					Version string `json:"version"`
 					Tools   int    `json:"tools"`
 					Pinned  bool   `json:"pinned"`
+					Built   bool   `json:"built,omitempty"`
 					Refused string `json:"refused,omitempty"`
 					Off     string `json:"off,omitempty"`
 					Dev     bool   `json:"dev,omitempty"`
@@ -43,7 +45,7 @@ func newPluginsCmd(g *globals) *cobra.Command {
 				}
 				out := []entry{}
 				for _, p := range a.All {
-					e := entry{Name: p.Name, Version: p.Version, Tools: len(p.Specs), Pinned: p.Pinned, Off: p.Off, Dev: p.Dev, SHA256: p.SHA256, Path: p.Path}
+					e := entry{Name: p.Name, Version: p.Version, Tools: len(p.Specs), Pinned: p.Pinned, Built: p.Built, Off: p.Off, Dev: p.Dev, SHA256: p.SHA256, Path: p.Path}
 					if p.Refused != nil {
 						e.Refused = p.Refused.Error()
 					}
@@ -67,7 +69,17 @@ func newPluginsCmd(g *globals) *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", p.Name, p.Version, len(p.Specs), pinned, short(p.SHA256), p.Path)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			// Why each refused plugin is refused, below the table: the
+			// reasons are sentences, too long for a column.
+			for _, p := range a.All {
+				if p.Refused != nil {
+					fmt.Fprintf(cmd.OutOrStdout(), "\n%v\n", p.Refused)
+				}
+			}
+			return nil
 		},
 	}
 	var reset bool
@@ -77,7 +89,12 @@ func newPluginsCmd(g *globals) *cobra.Command {
 		Long: `Record the sha256 of the named plugins (all when none is named) in the lock file;
 the lock's other entries are kept. --reset starts a new lock file holding only
 these pins, keeping the old one beside it as <lock>.bad: the way to repair a lock
-file that cannot be read.`,
+file that cannot be read.
+
+A pin is how a plugin in a folder commands can write (the workspace, /tmp) is
+trusted: such a binary is refused unless it is pinned or is the one yagent was
+built with. The binary is hashed, never launched. Pinning them all (no NAME)
+skips the refused ones a command could have written: name each to pin it.`,
 		ValidArgsFunction: completePlugins(g),
 		RunE: func(cmd *cobra.Command, names []string) error {
 			a, err := openApp(cmd, g)
@@ -88,6 +105,18 @@ file that cannot be read.`,
 			chosen, err := choosePlugins(a.All, names)
 			if err != nil {
 				return err
+			}
+			// Pinning every plugin found vouches for none a command may
+			// have put there: those are pinned by name alone.
+			var skipped []*pluginmgr.Plugin
+			if len(names) == 0 {
+				chosen = slices.DeleteFunc(slices.Clone(chosen), func(p *pluginmgr.Plugin) bool {
+					if p.Refused != nil && p.Writable != "" {
+						skipped = append(skipped, p)
+						return true
+					}
+					return false
+				})
 			}
 			write := pluginmgr.WriteLock
 			if reset {
@@ -102,6 +131,10 @@ file that cannot be read.`,
 					continue
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "pinned %s %s\n", p.Name, p.SHA256)
+			}
+			for _, p := range skipped {
+				fmt.Fprintf(cmd.OutOrStdout(), "skipped %s: %s is in a folder commands can write (%s) and refused; if you put it there, pin it by name (yagent plugins pin %s)\n",
+					p.Name, p.Path, p.Writable, p.Name)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "lock file:", a.LockFile)
 			return nil
@@ -184,6 +217,9 @@ file that cannot be read.`,
 				case pluginmgr.PinMismatch:
 					fmt.Fprintf(out, "MISMATCH  %s: %s has sha256 %s, the lock pins %s; refused until it is pinned again (yagent plugins pin %s)\n",
 						v.Name, v.Path, v.Actual, v.Expected, v.Name)
+				case pluginmgr.PinUntrusted:
+					fmt.Fprintf(out, "untrusted %s %s: refused, %s is in a folder commands can write and is not pinned; if you put it there, trust it (yagent plugins pin %s)\n",
+						v.Name, short(v.Actual), v.Path, v.Name)
 				case pluginmgr.PinDev:
 					fmt.Fprintf(out, "dev       %s %s: from the dev override folder, not checked\n", v.Name, short(v.Actual))
 				case pluginmgr.PinMissing:

@@ -49,7 +49,13 @@ func fakeLayers(which string) {
 // TestScripts runs the CLI end to end over testdata/script/*.txtar, with
 // the cognitive and hello plugins built from source in $PLUGINS.
 func TestScripts(t *testing.T) {
-	dir := t.TempDir()
+	// Outside the temp folders: the test binary vouches for no plugin, and
+	// the host refuses one there that nothing vouches for.
+	dir, err := testbuild.BinDir("yagent-script-plugins-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := testbuild.Build(
 		testbuild.Plugin(dir, "cognitive"),
 		testbuild.Target{Pkg: "./examples/hello", Out: filepath.Join(dir, "yagent-plugin-hello")},
@@ -61,6 +67,12 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PLUGINS", dir)
+			// A folder of the script's own that no command can write.
+			out, err := os.MkdirTemp(dir, "outside-")
+			if err != nil {
+				return err
+			}
+			env.Setenv("OUTSIDE", out)
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o755)
 		},

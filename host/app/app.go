@@ -70,6 +70,12 @@ type Options struct {
 	// Observer also watches every call, beside the host's own audit trail
 	// and telemetry; nil = none.
 	Observer adapter.Observer
+	// PluginSums are the sha256 of the plugin binaries this program vouches
+	// for, by plugin name: such a binary runs wherever it lies, even in a
+	// folder a command can write (as a pinned one does). nil = the sums
+	// this program was linked with (pluginmgr.BuiltSums: make build sets
+	// them for bin/yagent).
+	PluginSums map[string]string
 }
 
 // App is a running host.
@@ -242,6 +248,14 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	built := opts.PluginSums
+	if built == nil {
+		if built, err = pluginmgr.BuiltSums(); err != nil {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("%v; no plugin binary is vouched for by the build", err))
+		}
+	}
+	// A plugin binary a command could have written runs only when a pin or
+	// the build vouches for it.
 	a.Plugins = pluginmgr.New(pluginmgr.Options{
 		Dirs:            dirs,
 		DevDir:          prof.PluginDevDir,
@@ -250,6 +264,8 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		LockFile:        lock,
 		ManagedLock:     managedLock,
 		ManagedLockFile: loaded.ManagedLock,
+		Writable:        pluginWritable(ws, prof, layers.LandlockABI > 0, os.Environ()),
+		Built:           built,
 		Logger:          hlog,
 		Settings:        settings,
 		FirstParty:      enabledFamilies(prof),

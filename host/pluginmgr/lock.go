@@ -181,12 +181,13 @@ type PinStatus string
 
 // The verdicts of Verify.
 const (
-	PinOK       PinStatus = "pinned"   // the binary has the pinned sum
-	PinMismatch PinStatus = "mismatch" // the binary has another sum: refused
-	PinNone     PinStatus = "unpinned" // the lock does not name the plugin
-	PinMissing  PinStatus = "missing"  // the lock names a plugin no folder holds
-	PinUnknown  PinStatus = "unknown"  // the binary's sum could not be computed
-	PinDev      PinStatus = "dev"      // from the dev override folder: not checked
+	PinOK        PinStatus = "pinned"    // the binary has the pinned sum
+	PinMismatch  PinStatus = "mismatch"  // the binary has another sum: refused
+	PinNone      PinStatus = "unpinned"  // the lock does not name the plugin
+	PinMissing   PinStatus = "missing"   // the lock names a plugin no folder holds
+	PinUnknown   PinStatus = "unknown"   // the binary's sum could not be computed
+	PinDev       PinStatus = "dev"       // from the dev override folder: not checked
+	PinUntrusted PinStatus = "untrusted" // unpinned where a command could write it: refused
 )
 
 // Verdict is Verify's word on one plugin.
@@ -227,6 +228,8 @@ func (l Lock) Verify(plugins []*Plugin, hash func(path string) (string, error)) 
 		switch {
 		case v.Actual == "":
 			v.Status = PinUnknown
+		case !pinned && IsUntrusted(p.Refused):
+			v.Status = PinUntrusted
 		case !pinned:
 			v.Status = PinNone
 		case e.SHA256 == v.Actual:

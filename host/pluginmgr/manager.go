@@ -42,6 +42,18 @@ type Options struct {
 	// which is the user's to write. ManagedLockFile names it in messages.
 	ManagedLock     *Lock
 	ManagedLockFile string
+	// Writable judges a plugin binary's path: why a command could have
+	// written it (it lies in a folder commands can write, or a link on its
+	// way does), "" when none could. Such a binary is launched (or its
+	// cached specs used) only when something vouches for it: a pin of
+	// LockFile or ManagedLock that it matches, or its sum in Built;
+	// otherwise it is refused with an *UntrustedError. DevDir's binaries
+	// are not judged. nil judges nothing: every folder is trusted.
+	Writable func(path string) (why string)
+	// Built holds the sha256 of the plugin binaries the host was built
+	// with, by plugin name (BuiltSums): a binary with its name's sum is
+	// vouched for wherever it lies. nil = none.
+	Built map[string]string
 	// Logger receives the manager's log and the plugins' logs; nil
 	// discards them.
 	Logger hclog.Logger
@@ -147,8 +159,10 @@ func (m *Manager) managedPin(name string) (LockEntry, bool) {
 // Load discovers the plugins and describes each one: from the spec cache
 // when it holds the binary's sum (the plugin then starts on its first
 // Execute), else by launching it and asking (the answer is cached). A
-// plugin whose binary does not match its pin, or that cannot be launched
-// or described, is returned with Refused set and a warning. The warnings
+// plugin whose binary does not match its pin, that a command could have
+// written with nothing vouching for it (Options.Writable), or that cannot
+// be launched or described, is returned with Refused set and a warning;
+// its SHA256 is set all the same, so it can be pinned. The warnings
 // include Discover's, and a lock file that cannot be read (every plugin is
 // then unpinned). The error is for ctx ending.
 func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
@@ -198,6 +212,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			continue
 		}
 		p.SHA256, p.id = sum, id
+		p.Built = m.opts.Built[p.Name] == sum
 		if why, off := m.opts.Off[p.Name]; off {
 			// Hashed, so it can be pinned; never launched, not even to
 			// describe itself.
@@ -219,11 +234,26 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 		}
 		if err != nil {
 			p.Refused = err
+			if !p.Dev && m.opts.Writable != nil {
+				// Said by `plugins pin`, which re-pins such a binary only
+				// when named.
+				p.Writable = m.opts.Writable(p.Path)
+			}
 			warnings = append(warnings, err.Error())
 			continue
 		}
 		// A dev binary is trusted as no pin vouches for it.
 		p.Pinned = pinned && !p.Dev
+		if !p.Dev && !pinned && !p.Built && m.opts.Writable != nil {
+			// Nothing vouches for this binary: it runs only where no
+			// command could have put it, not even to describe itself.
+			if why := m.opts.Writable(p.Path); why != "" {
+				p.Writable = why
+				p.Refused = &UntrustedError{Name: p.Name, Path: p.Path, Why: why, Built: m.opts.Built}
+				warnings = append(warnings, p.Refused.Error())
+				continue
+			}
+		}
 		if d, ok := loadSpecs(m.opts.CacheDir, sum); ok && d.Name == p.Name {
 			p.Version, p.Specs = d.Version, d.Specs
 			continue

@@ -41,8 +41,17 @@ type Plugin struct {
 	// Specs are the plugin's tool specs, sorted by name.
 	Specs []sdk.Spec
 	// Refused says why the plugin cannot be used (a pin mismatch, a binary
-	// that does not start or describe itself); nil when it can.
+	// a command could have written that nothing vouches for, an
+	// *UntrustedError; a binary that does not start or describe itself);
+	// nil when it can.
 	Refused error
+	// Built is true when the binary has the sum the host was built with
+	// for this name (Options.Built).
+	Built bool
+	// Writable says why a command could have written the binary, for a
+	// plugin refused as untrusted or for its pin; "" when none could, or
+	// when it was not judged (vouched for, Dev, or no Options.Writable).
+	Writable string
 	// Off says why the plugin is switched off (Options.Off); "" when it is
 	// not. An off plugin is never launched: it has no Version nor Specs.
 	Off string

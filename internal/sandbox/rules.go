@@ -51,6 +51,8 @@ const (
 		accessRemoveDir | accessRemoveFile | accessMakeChar | accessMakeDir |
 		accessMakeReg | accessMakeSock | accessMakeFifo | accessMakeBlock |
 		accessMakeSym | accessRefer | accessResolveUnix
+	// rightsChange are the rights that change what lies beneath a path.
+	rightsChange = rightsWrite &^ rightsRead
 	// rightsDevice is read, write and ioctl on the harmless devices.
 	rightsDevice = accessReadFile | accessReadDir | accessWriteFile | accessTruncate | accessIoctlDev
 	// rightsFile are the rights a rule on a file (not a folder) may carry.
@@ -165,6 +167,23 @@ func (p Policy) Roots() (read, write []string) {
 	slices.Sort(read)
 	slices.Sort(write)
 	return slices.Compact(read), slices.Compact(write)
+}
+
+// WriteRoots are the paths the ruleset of p lets a command change (write,
+// create, remove or rename beneath), resolved, each once, sorted: the
+// call's part (the workspace, the temp folders, the toolchain caches,
+// p.Write) and the machine's (/dev/shm, the writable devices). The host
+// judges by it which plugin folders a command could have written, so host
+// and sandbox decide by one ruleset.
+func (p Policy) WriteRoots() []string {
+	var out []string
+	for r := range p.ruleset().each() {
+		if r.Access&rightsChange != 0 {
+			out = append(out, r.Path)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func (rs *ruleset) permits(path string, write bool) bool {

@@ -231,3 +231,44 @@ func TestRuleset_MissingWriteUnderPrivateStaysClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteRoots_WhatCommandsMayChange: WriteRoots names what the ruleset
+// lets a command write (the workspace, /tmp, $TMPDIR, the caches the
+// environment names, the policy's write paths, /dev/shm) and nothing a
+// command may only read or not reach at all.
+func TestWriteRoots_WhatCommandsMayChange(t *testing.T) {
+	f := newFixture(t)
+	gc, tmp, extra := filepath.Join(f.outside, "gc"), filepath.Join(f.outside, "tmp"), filepath.Join(f.outside, "extra")
+	for _, d := range []string{gc, tmp, extra} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := f.policy()
+	p.Env = append(p.Env, "GOCACHE="+gc, "TMPDIR="+tmp)
+	p.Write = []string{extra}
+	p.Read = []string{f.outside}
+	roots := p.WriteRoots()
+	if !slices.IsSorted(roots) || len(slices.Compact(slices.Clone(roots))) != len(roots) {
+		t.Errorf("WriteRoots are not sorted once each: %v", roots)
+	}
+	want := []string{f.ws, gc, tmp, extra, resolvePath("/tmp")}
+	if _, err := os.Stat("/dev/shm"); err == nil {
+		want = append(want, resolvePath("/dev/shm"))
+	}
+	for _, w := range want {
+		if !slices.Contains(roots, w) {
+			t.Errorf("WriteRoots lacks %s: %v", w, roots)
+		}
+		if !p.Permits(filepath.Join(w, "new-file"), true) {
+			t.Errorf("Permits(%s/new-file, write) = false, yet WriteRoots names it", w)
+		}
+	}
+	for _, r := range roots {
+		for _, not := range []string{f.outside, f.home, "/usr", "/etc", "/"} {
+			if r == not || within(r, not) {
+				t.Errorf("WriteRoots holds %s, which commands may not write (root %s)", not, r)
+			}
+		}
+	}
+}

@@ -1,11 +1,15 @@
 package testbuild
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -68,20 +72,149 @@ func Root() (string, error) {
 	}
 }
 
+// hostPkg is the host's main package.
+const hostPkg = "./cmd/yagent"
+
+// SumsVar is the host's variable that holds the sums of the plugins it was
+// built with (pluginmgr.BuiltSumsVar), set with -ldflags -X as make build
+// sets it.
+const SumsVar = "github.com/yagent/yagent/host/pluginmgr.builtSums"
+
 // Build compiles the targets from the module root. Targets with the same
 // flags and distinct package names share one go build; the error names the
 // package that failed and carries the compiler's output.
+//
+// As make build does, when the targets hold the host and first-party
+// plugins, the plugins are built first and the host is linked with their
+// sums (SumsVar, added to the host's own -ldflags), so it trusts them in a
+// folder commands can write, as a release build trusts its own.
 func Build(targets ...Target) error {
 	root, err := Root()
 	if err != nil {
 		return err
 	}
-	for _, g := range groups(targets) {
+	var hosts, rest []Target
+	for _, t := range targets {
+		if cleanPkg(t.Pkg) == cleanPkg(hostPkg) {
+			hosts = append(hosts, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	if len(hosts) == 0 || !slices.ContainsFunc(rest, func(t Target) bool { return family(t.Pkg) != "" }) {
+		hosts, rest = nil, targets
+	}
+	for _, g := range groups(rest) {
+		if err := buildGroup(root, g); err != nil {
+			return err
+		}
+	}
+	if len(hosts) == 0 {
+		return nil
+	}
+	sums, err := pluginSums(rest)
+	if err != nil {
+		return err
+	}
+	for i, h := range hosts {
+		hosts[i].Flags = withLdflag(h.Flags, "-X "+SumsVar+"="+sums)
+	}
+	for _, g := range groups(hosts) {
 		if err := buildGroup(root, g); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// cleanPkg is pkg without its leading ./ and trailing /.
+func cleanPkg(pkg string) string {
+	return strings.TrimPrefix(path.Clean(filepath.ToSlash(pkg)), "./")
+}
+
+// family is the first-party family pkg builds, "" when it builds none.
+func family(pkg string) string {
+	if f, ok := strings.CutPrefix(cleanPkg(pkg), "plugins/"); ok && slices.Contains(Families, f) {
+		return f
+	}
+	return ""
+}
+
+// pluginSums is the value of SumsVar for the first-party plugins among the
+// built targets: family:sha256, comma-separated, sorted.
+func pluginSums(built []Target) (string, error) {
+	sums := map[string]string{}
+	for _, t := range built {
+		f := family(t.Pkg)
+		if f == "" {
+			continue
+		}
+		sum, err := sha256File(t.Out)
+		if err != nil {
+			return "", fmt.Errorf("testbuild: hash %s: %w", t.Out, err)
+		}
+		if prev, ok := sums[f]; ok && prev != sum {
+			return "", fmt.Errorf("testbuild: two builds of %s differ; the host can be linked with the sum of one", t.Pkg)
+		}
+		sums[f] = sum
+	}
+	var list []string
+	for _, f := range slices.Sorted(maps.Keys(sums)) {
+		list = append(list, f+":"+sums[f])
+	}
+	return strings.Join(list, ","), nil
+}
+
+// SumsFlag returns the -X flag that links a program holding the host's
+// packages with the sums of the first-party plugins in dir (those it
+// holds), for a program built outside Build.
+func SumsFlag(dir string) (string, error) {
+	var built []Target
+	for _, f := range Families {
+		if _, err := os.Stat(filepath.Join(dir, "yagent-plugin-"+f)); err == nil {
+			built = append(built, Plugin(dir, f))
+		}
+	}
+	sums, err := pluginSums(built)
+	if err != nil {
+		return "", err
+	}
+	return "-X " + SumsVar + "=" + sums, nil
+}
+
+// withLdflag returns flags with flag added to their -ldflags: to the last
+// one (go build heeds the last alone), or as a new one when there is none.
+func withLdflag(flags []string, flag string) []string {
+	out := slices.Clone(flags)
+	for i := len(out) - 1; i >= 0; i-- {
+		name, value, hasValue := strings.Cut(out[i], "=")
+		if name != "-ldflags" && name != "--ldflags" {
+			continue
+		}
+		switch {
+		case hasValue:
+			out[i] = name + "=" + strings.TrimSpace(value+" "+flag)
+		case i+1 < len(out):
+			out[i+1] = strings.TrimSpace(out[i+1] + " " + flag)
+		default:
+			out = append(out, flag)
+		}
+		return out
+	}
+	return append(out, "-ldflags", flag)
+}
+
+func sha256File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // groups splits the targets into go build invocations: one per set of
@@ -154,4 +287,68 @@ func place(from, to string) error {
 		return err
 	}
 	return dst.Close()
+}
+
+// BinDir makes a fresh folder, named prefix followed by random characters,
+// for binaries a test's host launches as plugins, where no command could
+// write: the host refuses a plugin in /tmp, /var/tmp, $TMPDIR or /dev/shm
+// that nothing vouches for, and tests launch custom plugins no pin or
+// build vouches for. It is made under os.UserCacheDir()/yagent-test, else
+// under .testbin in the module root; the error says so when both are in a
+// temp folder. The caller removes it.
+func BinDir(prefix string) (string, error) {
+	var candidates, tried []string
+	if c, err := os.UserCacheDir(); err == nil {
+		candidates = append(candidates, filepath.Join(c, "yagent-test"))
+	}
+	if root, err := Root(); err == nil {
+		candidates = append(candidates, filepath.Join(root, ".testbin"))
+	}
+	for _, c := range candidates {
+		if tmp := inTempFolder(c); tmp != "" {
+			tried = append(tried, c+" (in "+tmp+")")
+			continue
+		}
+		if err := os.MkdirAll(c, 0o755); err != nil {
+			tried = append(tried, fmt.Sprintf("%s (%v)", c, err))
+			continue
+		}
+		return os.MkdirTemp(c, prefix)
+	}
+	return "", fmt.Errorf("testbuild: no folder for plugin binaries outside /tmp, /var/tmp, $TMPDIR and /dev/shm, "+
+		"where the host would refuse the tests' unpinned plugins; tried %s: point XDG_CACHE_HOME (or HOME) elsewhere",
+		strings.Join(tried, ", "))
+}
+
+// inTempFolder returns the temp folder path lies in (as named or
+// resolved), "" when none.
+func inTempFolder(p string) string {
+	for _, tmp := range []string{"/tmp", "/var/tmp", os.Getenv("TMPDIR"), "/dev/shm"} {
+		if tmp == "" || !filepath.IsAbs(tmp) {
+			continue
+		}
+		for _, t := range []string{filepath.Clean(tmp), resolve(tmp)} {
+			for _, q := range []string{filepath.Clean(p), resolve(p)} {
+				if q == t || strings.HasPrefix(q, strings.TrimSuffix(t, "/")+"/") {
+					return tmp
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// resolve resolves the links of path's nearest existing ancestor.
+func resolve(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if cur == filepath.Dir(cur) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,131 @@ func TestRoot(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "internal", "testbuild")); err != nil {
 		t.Errorf("root %q does not hold internal/testbuild", root)
+	}
+}
+
+func TestWithLdflag(t *testing.T) {
+	const x = "-X p.v=1"
+	for _, c := range []struct {
+		in, want []string
+	}{
+		{nil, []string{"-ldflags", x}},
+		{[]string{"-race"}, []string{"-race", "-ldflags", x}},
+		{[]string{"-ldflags", "-X a.b=c"}, []string{"-ldflags", "-X a.b=c " + x}},
+		{[]string{"-ldflags=-s -w", "-race"}, []string{"-ldflags=-s -w " + x, "-race"}},
+		{[]string{"--ldflags=-s"}, []string{"--ldflags=-s " + x}},
+		// go build heeds the last -ldflags alone.
+		{[]string{"-ldflags", "-s", "-ldflags", "-X a.b=c"}, []string{"-ldflags", "-s", "-ldflags", "-X a.b=c " + x}},
+		{[]string{"-ldflags="}, []string{"-ldflags=" + x}},
+	} {
+		in := slices.Clone(c.in)
+		if got := withLdflag(c.in, x); !slices.Equal(got, c.want) {
+			t.Errorf("withLdflag(%q): got %q, want %q", c.in, got, c.want)
+		}
+		if !slices.Equal(in, c.in) {
+			t.Errorf("withLdflag changed its argument: %q", c.in)
+		}
+	}
+}
+
+// TestBuild_HostLinkedWithPluginSums: a Build of the host and a
+// first-party plugin links the host with the plugin's sum, added to the
+// host's own -ldflags, as make build does.
+func TestBuild_HostLinkedWithPluginSums(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the host")
+	}
+	dir := t.TempDir()
+	plugin := Plugin(filepath.Join(dir, "plugins"), "cognitive")
+	if err := Build(Host(dir, "-ldflags", "-X main.testSeam=on"), plugin,
+		Target{Pkg: "./internal/testbuild/testdata/a/hello", Out: filepath.Join(dir, "hello")}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := sha256File(plugin.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "version", "-m", filepath.Join(dir, "yagent")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "-X main.testSeam=on -X " + SumsVar + "=cognitive:" + sum
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the host's build settings lack %q:\n%s", want, out)
+	}
+	flag, err := SumsFlag(filepath.Join(dir, "plugins"))
+	if err != nil || flag != "-X "+SumsVar+"=cognitive:"+sum {
+		t.Errorf("SumsFlag = %q, %v; want the cognitive plugin's sum", flag, err)
+	}
+}
+
+func TestPluginSums(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a": "one", "b": "two", "c": "one"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, _ := sha256File(filepath.Join(dir, "a"))
+	two, _ := sha256File(filepath.Join(dir, "b"))
+	got, err := pluginSums([]Target{
+		{Pkg: "./plugins/shell", Out: filepath.Join(dir, "b")},
+		{Pkg: "./test/e2e/testplugin", Out: filepath.Join(dir, "b")},
+		{Pkg: "plugins/fs/", Out: filepath.Join(dir, "a")},
+		{Pkg: "./plugins/fs", Out: filepath.Join(dir, "c")}, // the same bytes elsewhere
+	})
+	if want := "fs:" + one + ",shell:" + two; err != nil || got != want {
+		t.Errorf("pluginSums = %q, %v; want %q", got, err, want)
+	}
+	if _, err := pluginSums([]Target{{Pkg: "./plugins/fs", Out: filepath.Join(dir, "a")}, {Pkg: "./plugins/fs", Out: filepath.Join(dir, "b")}}); err == nil {
+		t.Error("two different builds of one family: want an error")
+	}
+}
+
+func TestBinDir(t *testing.T) {
+	for p, want := range map[string]string{
+		"/tmp": "/tmp", "/tmp/x/y": "/tmp", "/var/tmp/a": "/var/tmp", "/dev/shm/q": "/dev/shm",
+		"/tmpx/a": "", "/root/.cache/yagent-test": "", "/var/tmpfoo": "",
+	} {
+		if got := inTempFolder(p); got != want && !(want != "" && got != "") {
+			t.Errorf("inTempFolder(%s) = %q, want %q", p, got, want)
+		}
+	}
+	dir, err := BinDir("testbuild-")
+	if err != nil {
+		t.Skipf("no folder outside the temp folders here: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	if tmp := inTempFolder(dir); tmp != "" {
+		t.Errorf("BinDir gave %s, inside %s", dir, tmp)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !strings.HasPrefix(filepath.Base(dir), "testbuild-") {
+		t.Errorf("BinDir gave %s: %v", dir, err)
+	}
+}
+
+// TestSumsScript: scripts/sums.sh, which make build links the host with,
+// names the variable testbuild sets and gives the sums SumsFlag gives.
+func TestSumsScript(t *testing.T) {
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range []string{"fs", "shell"} {
+		if err := os.WriteFile(filepath.Join(dir, "yagent-plugin-"+f), []byte("binary of "+f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command("sh", filepath.Join(root, "scripts", "sums.sh"), "--ldflags", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := SumsFlag(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("scripts/sums.sh --ldflags: got %q, want %q", got, want)
 	}
 }

@@ -84,10 +84,29 @@ func TestMakeRun_StdoutIsMCPAlone(t *testing.T) {
 			}
 			if string(msg.ID) == "1" {
 				stdin.Close()
+				makeRunLoadsEveryFamily(t, stderr)
 				return
 			}
 		case <-deadline:
 			t.Fatalf("no answer to initialize within 5 minutes; stderr:\n%s", stderr.String())
 		}
+	}
+}
+
+// makeRunLoadsEveryFamily fails t unless the serve make run started loaded
+// the plugins of every family, none refused: its bin folder is in /tmp, a
+// folder commands can write, so the host runs them because make build
+// linked it with their sums.
+func makeRunLoadsEveryFamily(t *testing.T, stderr *syncBuffer) {
+	t.Helper()
+	for range 100 { // the start line comes before the first answer; bounded all the same
+		if strings.Contains(stderr.String(), " plugins [") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out := stderr.String()
+	if !strings.Contains(out, "from 5 plugins [browser cognitive fs search shell]") || strings.Contains(out, "refused") {
+		t.Errorf("make run's serve did not load every family's plugin; stderr:\n%s", out)
 	}
 }

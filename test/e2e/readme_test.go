@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/internal/testbuild"
 )
 
 // readmeGoBlock returns the first Go block of the README's "Use it from
@@ -56,7 +58,13 @@ func TestReadme_GoExampleRuns(t *testing.T) {
 		}
 	}
 	prog := filepath.Join(mod, "example")
-	build := exec.Command("go", "build", "-mod=mod", "-o", prog, ".")
+	// As the README builds it: linked with the sums of the plugins it
+	// runs, which bin/plugins in the workspace needs.
+	sums, err := testbuild.SumsFlag(pluginsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-mod=mod", "-ldflags", sums, "-o", prog, ".")
 	build.Dir = mod
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
 	if out, err := build.CombinedOutput(); err != nil {

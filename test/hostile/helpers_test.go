@@ -71,7 +71,9 @@ func setup() (int, error) {
 		yagent = filepath.Join(binDir, "yagent")
 		return 0, nil
 	}
-	if binDir, err = os.MkdirTemp("", "yagent-hostile-bin-"); err != nil {
+	// Outside the temp folders: the host refuses a custom plugin there
+	// that nothing vouches for, and the naive plugin is unpinned.
+	if binDir, err = testbuild.BinDir("yagent-hostile-bin-"); err != nil {
 		return 1, err
 	}
 	yagent = filepath.Join(binDir, "yagent")
