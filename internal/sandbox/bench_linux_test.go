@@ -68,9 +68,12 @@ func BenchmarkStart(b *testing.B) {
 // starts one, and what waits for the supervision to end with the tree.
 func reported(p *Policy) (*Policy, func()) {
 	done := make(chan struct{}, 1)
-	p.Supervise = func(l *os.File) {
+	p.Supervise = func(l *os.File, proxy execwatch.Proxy) {
+		judge := func(_ context.Context, c execwatch.Connect) execwatch.Verdict {
+			return execwatch.Verdict{Allow: p.MayConnect(c.Path)}
+		}
 		go func() {
-			execwatch.Supervise(context.Background(), l, nil, nil)
+			execwatch.SuperviseWith(context.Background(), l, execwatch.Supervision{Connect: judge, Proxy: proxy})
 			done <- struct{}{}
 		}()
 	}
