@@ -212,7 +212,10 @@ func connectPath(ctx context.Context, pid, sock int, named string, s Supervision
 		return unix.EACCES, &Refusal{Pid: pid, Call: "connect", Path: abs, Errno: unix.EACCES}
 	}
 	c := Connect{Pid: pid, Named: named, Path: p.inside(target)}
-	if s.Connect == nil || !s.Connect(ctx, c).Allow {
+	// A socket file with another name elsewhere is a hard link a command
+	// made of another program's socket into a folder it may use: no
+	// server binds a socket to two names.
+	if st.Nlink != 1 || s.Connect == nil || !s.Connect(ctx, c).Allow {
 		return unix.EACCES, &Refusal{Pid: pid, Call: "connect", Path: c.Path, Errno: unix.EACCES}
 	}
 	// The file judged, through the descriptor that holds it: a rename or

@@ -118,6 +118,7 @@ attempt("inside", lambda: stream(inside))
 attempt("relative", lambda: stream("in/s"))
 attempt("outside", lambda: stream(outside))
 attempt("link", lambda: stream(link))
+attempt("hard", lambda: stream(link[:-4] + "hard"))
 attempt("missing", lambda: stream(inside + ".none"))
 attempt("abstract", lambda: stream("\0" + abstract))
 attempt("tcp", lambda: tcp(tcpport))
@@ -130,7 +131,8 @@ attempt("dgrampair", dgrampair)
 // TestSockets_Connect: under the socket rules a connect to a pathname
 // socket reaches the file its name resolves to only when the judge allows
 // that file (relative names against the process's folder, links followed
-// in its view), anything else gets EACCES and is reported with the file;
+// in its view, never a hard link of another socket), anything else gets
+// EACCES and is reported with the file;
 // a missing file fails as the kernel's own; TCP and abstract addresses,
 // socketpair and seqpacket pairs work; unix datagram sockets cannot be
 // made and are reported.
@@ -143,6 +145,9 @@ func TestSockets_Connect(t *testing.T) {
 	inside := listenUnix(t, filepath.Join(in, "s"), "inside")
 	outside := listenUnix(t, filepath.Join(out, "s"), "outside")
 	if err := os.Symlink(filepath.Join(out, "s"), filepath.Join(in, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(out, "s"), filepath.Join(in, "hard")); err != nil {
 		t.Fatal(err)
 	}
 	abstract := "yagent-test-" + filepath.Base(dir)
@@ -172,7 +177,7 @@ func TestSockets_Connect(t *testing.T) {
 	}
 	got, told := runSockets(t, dir, allow, socketScript, filepath.Join(in, "s"), filepath.Join(out, "s"), filepath.Join(in, "link"),
 		tcp.Addr().(*net.TCPAddr).AddrPort().String()[len("127.0.0.1:"):], abstract)
-	for _, want := range []string{"inside ok inside", "relative ok inside", "outside errno 13", "link errno 13", "missing errno 2",
+	for _, want := range []string{"inside ok inside", "relative ok inside", "outside errno 13", "link errno 13", "hard errno 13", "missing errno 2",
 		"abstract ok abstract", "tcp ok tcp", "pair ok y", "seqpacket ok x", "dgram errno 13", "dgrampair errno 13"} {
 		if !strings.Contains(got, want+"\n") {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -191,14 +196,14 @@ func TestSockets_Connect(t *testing.T) {
 			t.Errorf("refusal %+v: want EACCES from a pid, no set-id", r)
 		}
 	}
-	for _, want := range []string{"connect " + filepath.Join(out, "s"), "socket ", "socketpair "} {
+	for want, times := range map[string]int{"connect " + filepath.Join(out, "s"): 2, "connect " + filepath.Join(in, "hard"): 1, "socket ": 1, "socketpair ": 1} {
 		n := 0
 		for _, c := range calls {
 			if c == want {
 				n++
 			}
 		}
-		if want == "connect "+filepath.Join(out, "s") && n != 2 || want != "connect "+filepath.Join(out, "s") && n != 1 {
+		if n != times {
 			t.Errorf("told %q %d times; told %q", want, n, calls)
 		}
 	}

@@ -33,7 +33,7 @@ type confinement struct {
 	setIDs    atomic.Int32 // set-id modes the filter refused
 	uringSaid atomic.Bool  // the output says io_uring is off
 	connects  atomic.Int32 // connects to unix sockets refused
-	dgramSaid atomic.Bool  // the output says unix datagram sockets are off
+	dgram     atomic.Bool  // a unix datagram socket was refused
 
 	mu      sync.Mutex
 	callers []context.Context // in flight, oldest first
@@ -234,10 +234,9 @@ func (c *confinement) refused(t *task, r execwatch.Refusal) {
 		c.refusedConnect(t, r)
 		return
 	case "socket", "socketpair":
-		if c.dgramSaid.CompareAndSwap(false, true) {
-			t.writeNote(notePrefix + "a unix datagram socket was refused (Permission denied): commands cannot make one, since it could send " +
-				"to any socket on the machine. Unix stream and seqpacket sockets, socketpair of those, and network sockets work.")
-		}
+		// Said with the receipt of a command that failed: most programs
+		// that make one only try the system log, which is not there.
+		c.dgram.Store(true)
 		return
 	}
 	if !r.SetID() {
@@ -444,8 +443,16 @@ func (t *task) sandboxNotes(output string) string {
 	if r := t.refusalNotes(output); r != "" {
 		notes = append(notes, r)
 	}
+	if c.dgram.Load() && (t.end.kind != endExited || t.end.exitCode != 0) {
+		notes = append(notes, dgramNote)
+	}
 	return strings.Join(notes, "\n")
 }
+
+// dgramNote says why the command could not make a unix datagram socket.
+const dgramNote = notePrefix + "the command asked for a unix datagram socket, which the sandbox refuses (Permission denied), since it could " +
+	"send to any socket on the machine; the system log is not reachable either. Unix stream and seqpacket sockets, socketpair of those, " +
+	"and network sockets work."
 
 // refusalNotes explains each path a "Permission denied" line of output
 // names that the task's rules do not cover.
