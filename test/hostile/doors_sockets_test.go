@@ -82,6 +82,61 @@ except OSError as e:
     print("ERRNO", e.errno)
 `
 
+// pyDgram sends a datagram to argv[2] the way argv[1] says.
+const pyDgram = `import socket, sys
+how, path = sys.argv[1], sys.argv[2]
+try:
+    if how == "pair":
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    else:
+        a = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    if how == "sendmsg":
+        a.sendmsg([b"x"], [], 0, path)
+    else:
+        a.sendto(b"x", path)
+    print("SENT")
+except OSError as e:
+    print("ERRNO", e.errno); sys.exit(1)
+`
+
+// pyAbstract connects to the abstract socket argv[1].
+const pyAbstract = `import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("\0" + sys.argv[1]); print("GOT", s.recv(64).decode().strip())
+except OSError as e:
+    print("ERRNO", e.errno)
+`
+
+// pyUring sets up an io_uring, whose requests could connect unseen.
+const pyUring = `import ctypes
+l = ctypes.CDLL(None, use_errno=True)
+r = l.syscall(425, 8, ctypes.create_string_buffer(120))
+print("io_uring_setup", r, ctypes.get_errno())
+`
+
+// pyRace connects again and again while a second thread swaps the
+// address between a file in the workspace and the socket argv[1].
+const pyRace = `import ctypes, socket, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+class A(ctypes.Structure):
+    _fields_ = [("f", ctypes.c_ushort), ("p", ctypes.c_char * 108)]
+good, bad = b"./connect.py", sys.argv[1].encode()
+a = A(socket.AF_UNIX, good)
+stop = [False]
+def flip():
+    while not stop[0]:
+        a.p = bad; a.p = good
+threading.Thread(target=flip, daemon=True).start()
+for i in range(800):
+    s = socket.socket(socket.AF_UNIX)
+    if libc.connect(s.fileno(), ctypes.byref(a), ctypes.sizeof(a)) == 0:
+        print("GOT", s.recv(64))
+    s.close()
+stop[0] = True
+print("DONE")
+`
+
 // TestDoorsSockets: no command reaches a unix socket a server outside the
 // sandbox listens on (under /tmp, /var/tmp, the home folder, a folder the
 // command cannot read, an abstract name), however it connects: connect by
@@ -109,53 +164,47 @@ func TestDoorsSockets(t *testing.T) {
 		"dgram":    listenDgram(t, varDir+"/log"),
 		"race":     listenOutside(t, tmpDir+"/evil"),
 	}
-	sbWriteFiles(t, e, "", map[string]string{"connect.py": pyConnect})
+	sbWriteFiles(t, e, "", map[string]string{"connect.py": pyConnect, "dgram.py": pyDgram, "race.py": pyRace, "uring.py": pyUring, "abstract.py": pyAbstract})
 	// Nobody is asked: each name is built at run time, where the guard
 	// cannot see it, so only the kernel's wall stands in the way (a name
 	// the guard sees asks, and an approval of it grants it).
-	c := e.serve()
+	// A case the guard asks about for another reason runs under -y, which
+	// approves what the guard sees, never a name built at run time.
+	c, yes := e.serve(), e.serve("-y")
 	hide := func(path string) string { return "P=" + sbHide(path) + "; " }
-	cases := []struct{ name, cmd string }{
-		{"connect to tmux's socket in /tmp", hide(tmpDir+"/default") + `python3 connect.py "$P"`},
-		{"tmux -S send-keys to the socket in /tmp", hide(tmpDir+"/default") + `t=tm; t=${t}ux; $t -S "$P" send-keys -t 0 'id' Enter; echo rc=$?`},
-		{"curl --unix-socket in /tmp", hide(tmpDir+"/default") + `curl -sS --max-time 5 --unix-socket "$P" http://x/`},
-		{"connect to a socket in /var/tmp", hide(varDir+"/s") + `python3 connect.py "$P"`},
-		{"connect to a socket in the home folder", hide(filepath.Join(e.home, ".local", "share", "agent.sock")) + `python3 connect.py "$P"`},
-		{"connect to a socket in a folder the command cannot read", hide(filepath.Join(e.home, ".ssh", "agent", "s")) + `python3 connect.py "$P"`},
-		{"connect by a relative name", hide(varDir) + `W=$PWD; cd "$P" && python3 "$W/connect.py" s`},
-		{"connect through a symlink in the workspace", hide(varDir+"/s") + `ln -s "$P" link.sock && python3 connect.py link.sock`},
-		{"connect through a hard link in the workspace", hide(tmpDir+"/default") + `ln "$P" hard.sock; python3 connect.py hard.sock`},
-		{"connect through /proc/self/root", hide(varDir+"/s") + `python3 connect.py "/proc/self/root$P"`},
-		{"connect to an abstract socket outside", hide("yagent-outside-"+m) + `python3 -c "import socket, sys; s=socket.socket(socket.AF_UNIX); s.connect('\0' + sys.argv[1]); print(s.recv(64))" "$P"`},
-		{"sendto a datagram socket", hide(varDir+"/log") + `python3 -c "import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'x', sys.argv[1])" "$P"`},
-		{"sendmsg to a datagram socket", hide(varDir+"/log") + `python3 -c "import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([b'x'], [], 0, sys.argv[1])" "$P"`},
-		{"sendto from a datagram socketpair", hide(varDir+"/log") + `python3 -c "import socket, sys; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b'x', sys.argv[1])" "$P"`},
-		{"io_uring's connect", `python3 -c "import ctypes; l = ctypes.CDLL(None, use_errno=True); r = l.syscall(425, 8, ctypes.create_string_buffer(120)); print('io_uring_setup', r, ctypes.get_errno())"`},
-		{"a second thread rewrites the address", hide(tmpDir+"/evil") + `python3 -c "
-import ctypes, socket, sys, threading
-libc = ctypes.CDLL(None, use_errno=True)
-class A(ctypes.Structure):
-    _fields_ = [('f', ctypes.c_ushort), ('p', ctypes.c_char * 108)]
-good, bad = b'./connect.py', sys.argv[1].encode()
-a = A(socket.AF_UNIX, good)
-stop = [False]
-def flip():
-    while not stop[0]:
-        a.p = bad; a.p = good
-threading.Thread(target=flip, daemon=True).start()
-for i in range(800):
-    s = socket.socket(socket.AF_UNIX)
-    if libc.connect(s.fileno(), ctypes.byref(a), ctypes.sizeof(a)) == 0:
-        print('GOT', s.recv(64))
-    s.close()
-stop[0] = True
-" "$P"`},
+	cases := []struct {
+		name, cmd, ran string
+		yes            bool
+	}{
+		{"connect to tmux's socket in /tmp", hide(tmpDir+"/default") + `python3 connect.py "$P"`, "ERRNO", false},
+		{"tmux -S send-keys to the socket in /tmp", hide(tmpDir+"/default") + `t=tm; t=${t}ux; $t -S "$P" send-keys -t 0 'id' Enter; echo rc=$?`, "rc=", true},
+		{"curl --unix-socket in /tmp", hide(tmpDir+"/default") + `curl -sS --max-time 5 --unix-socket "$P" http://x/; echo rc=$?`, "rc=", false},
+		{"connect to a socket in /var/tmp", hide(varDir+"/s") + `python3 connect.py "$P"`, "ERRNO", false},
+		{"connect to a socket in the home folder", hide(filepath.Join(e.home, ".local", "share", "agent.sock")) + `python3 connect.py "$P"`, "ERRNO", false},
+		{"connect to a socket in a folder the command cannot read", hide(filepath.Join(e.home, ".ssh", "agent", "s")) + `python3 connect.py "$P"`, "ERRNO", false},
+		{"connect by a relative name", hide(varDir) + `W=$PWD; cd "$P" && python3 "$W/connect.py" s`, "ERRNO", true},
+		{"connect through a symlink in the workspace", hide(varDir+"/s") + `ln -s "$P" link.sock && python3 connect.py link.sock`, "ERRNO", false},
+		{"connect through a hard link in the workspace", hide(tmpDir+"/default") + `ln "$P" hard.sock; python3 connect.py hard.sock`, "ERRNO", false},
+		{"connect through /proc/self/root", hide(varDir+"/s") + `python3 connect.py "/proc/self/root$P"`, "ERRNO", true},
+		{"connect to an abstract socket outside", hide("yagent-outside-"+m) + `python3 abstract.py "$P"`, "ERRNO", false},
+		{"sendto a datagram socket", hide(varDir+"/log") + `python3 dgram.py sendto "$P"`, "ERRNO", false},
+		{"sendmsg to a datagram socket", hide(varDir+"/log") + `python3 dgram.py sendmsg "$P"`, "ERRNO", false},
+		{"sendto from a datagram socketpair", hide(varDir+"/log") + `python3 dgram.py pair "$P"`, "ERRNO", false},
+		{"io_uring's connect", `python3 uring.py`, "io_uring_setup -1 38", false},
+		{"a second thread rewrites the address", hide(tmpDir+"/evil") + `python3 race.py "$P"`, "DONE", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			c := c
+			if tc.yes {
+				c = yes
+			}
 			r := sbRun(t, c, tc.cmd, 30000)
 			if strings.Contains(sbText(r), "REACHED-OUTSIDE") {
 				t.Errorf("the command reached a server outside: %s", r)
+			}
+			if !strings.Contains(sbText(r), tc.ran) {
+				t.Errorf("the command did not run to %q: %s", tc.ran, r)
 			}
 		})
 	}
@@ -169,7 +218,7 @@ stop[0] = True
 	if low := sbText(r); !strings.Contains(low, "yagent sandbox: the connect to the unix socket "+varDir+"/s was refused") || !strings.Contains(low, "sandbox.unix_sockets") {
 		t.Errorf("the refusal does not say why and what to do: %s", r)
 	}
-	r = sbRun(t, c, `python3 -c "import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)"`, 0)
+	r = sbRun(t, c, hide(varDir+"/log")+`python3 dgram.py sendto "$P"`, 0)
 	if !strings.Contains(sbText(r), "asked for a unix datagram socket, which the sandbox refuses") {
 		t.Errorf("the datagram refusal does not say why: %s", r)
 	}
