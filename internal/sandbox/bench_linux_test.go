@@ -144,7 +144,29 @@ for i in range(10000):
 // noise falls on both; on-ratio is the median with them against without.
 // Sends are never trapped: only connect and the making of unix sockets
 // go through the filter's argument checks.
-func BenchmarkSendmsg(b *testing.B) {
+func BenchmarkSendmsg(b *testing.B) { benchSocketRules(b, sendmsgScript) }
+
+// connectScript makes 1,000 connects to a unix socket in the workspace.
+const connectScript = `import socket, threading
+srv = socket.socket(socket.AF_UNIX); srv.bind("s.sock"); srv.listen(64)
+def serve():
+    for i in range(1000):
+        srv.accept()[0].close()
+threading.Thread(target=serve).start()
+for i in range(1000):
+    c = socket.socket(socket.AF_UNIX); c.connect("s.sock"); c.close()
+import os; os.unlink("s.sock")
+`
+
+// BenchmarkConnect is BenchmarkSendmsg for a command that makes 1,000
+// connects to a unix socket in the workspace, each of which the
+// supervisor makes under the socket rules.
+func BenchmarkConnect(b *testing.B) { benchSocketRules(b, connectScript) }
+
+// benchSocketRules runs the Python script under the supervised sandbox
+// with the socket rules and without them, alternately, and reports the
+// medians and their ratio.
+func benchSocketRules(b *testing.B, script string) {
 	py, err := lookPython()
 	if err != nil {
 		b.Skip(err)
@@ -159,7 +181,7 @@ func BenchmarkSendmsg(b *testing.B) {
 	one := func(off bool) time.Duration {
 		socketRulesOff = off
 		defer func() { socketRulesOff = false }()
-		cmd := exec.Command(py, "-c", sendmsgScript)
+		cmd := exec.Command(py, "-c", script)
 		cmd.Dir, cmd.Env = ws, env
 		t0 := time.Now()
 		st, err := Start(cmd, *p)

@@ -263,15 +263,18 @@ func connectOutcome(sock int) unix.Errno {
 	return unix.Errno(v)
 }
 
-// readMemory fills buf from process pid's memory at addr; EFAULT when it
-// cannot, as the kernel would answer for an unmapped address.
+// readMemory fills buf from process pid's memory at addr, in one
+// process_vm_readv; EFAULT when it cannot, as the kernel would answer for
+// an unmapped address.
 func readMemory(pid int, addr uint64, buf []byte) unix.Errno {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/mem")
-	if err != nil {
+	local := []unix.Iovec{{Base: &buf[0]}}
+	local[0].SetLen(len(buf))
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(buf)}}
+	n, err := unix.ProcessVMReadv(pid, local, remote, 0)
+	switch {
+	case err == unix.ESRCH:
 		return unix.ESRCH
-	}
-	defer f.Close()
-	if got, _ := f.ReadAt(buf, int64(addr)); got != len(buf) {
+	case err != nil || n != len(buf):
 		return unix.EFAULT
 	}
 	return 0
