@@ -257,6 +257,7 @@ func TestNamespaces_BoundedLeastRecentlyUsed(t *testing.T) {
 	hot := f.policy()
 	hot.Tmp, hot.TmpOver = sessionTmp(t), []string{"/tmp"}
 	var first string
+	var hotNS *keptMount
 	for i := range nsCacheMounts + 2 {
 		p := f.policy()
 		p.Tmp, p.TmpOver = sessionTmp(t), []string{"/tmp"}
@@ -265,9 +266,23 @@ func TestNamespaces_BoundedLeastRecentlyUsed(t *testing.T) {
 		}
 		run(t, p, `true`)
 		run(t, hot, `true`)
+		if i == 0 {
+			c.mu.Lock()
+			for _, m := range c.mounts {
+				if m.tmp == hot.Tmp {
+					hotNS = m
+				}
+			}
+			c.mu.Unlock()
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, m := range c.mounts {
+		if m.tmp == hot.Tmp && m != hotNS {
+			t.Error("the namespace used by every other command was dropped and made again")
+		}
+	}
 	if len(c.mounts) > nsCacheMounts || len(c.order) != len(c.mounts) {
 		t.Errorf("%d kept mount namespaces (%d in order), want at most %d", len(c.mounts), len(c.order), nsCacheMounts)
 	}

@@ -167,6 +167,11 @@ func TestResolve_SessionTemp(t *testing.T) {
 	os.WriteFile(filepath.Join(theirs, "f"), []byte("theirs"), 0o644)
 	os.Symlink("/var/tmp/f", filepath.Join(mine, "abs"))
 	os.Symlink("../s.1.2.bb/f", filepath.Join(mine, "up"))
+	// From the top of the folder, ".." is /var, so this is /var/tmp/f:
+	// the session's own f, not a "tmp" folder beside the session folder.
+	os.Symlink("../tmp/f", filepath.Join(mine, "round"))
+	os.Mkdir(filepath.Join(root, "tmp"), 0o700)
+	os.WriteFile(filepath.Join(root, "tmp", "f"), []byte("beside"), 0o644)
 	os.Symlink("/var/tmp/f", filepath.Join(ws, "totmp"))
 	r, err := New(ws, nil)
 	if err != nil {
@@ -174,7 +179,7 @@ func TestResolve_SessionTemp(t *testing.T) {
 	}
 	t.Cleanup(func() { r.Close() })
 	r.SetTemp(&sdk.TempFolder{Dir: mine, Over: []string{"/var/tmp"}})
-	for _, p := range []string{filepath.Join(mine, "f"), filepath.Join(mine, "abs"), filepath.Join(ws, "totmp")} {
+	for _, p := range []string{filepath.Join(mine, "f"), filepath.Join(mine, "abs"), filepath.Join(ws, "totmp"), filepath.Join(mine, "round")} {
 		got, err := r.Resolve(p)
 		if err != nil || got.Abs != filepath.Join(mine, "f") || !got.Exists {
 			t.Errorf("Resolve(%s) = %+v, %v; want the session's own f", p, got, err)
