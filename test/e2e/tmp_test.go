@@ -199,3 +199,17 @@ func procStart(t *testing.T, pid int) string {
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	return f[19]
 }
+
+// TestCall_LeavesNoTempFolder: `yagent call` ends with its host, never
+// ending its session on its own: the host's stop removes the folder.
+func TestCall_LeavesNoTempFolder(t *testing.T) {
+	e, tmpdir := newTmpEnv(t)
+	out, err := e.cli("call", "run_bash", `{"command": "echo from the call > /tmp/c && cat /tmp/c"}`)
+	if err != nil || !strings.Contains(out, "from the call") {
+		t.Fatalf("yagent call run_bash: %v\n%s", err, out)
+	}
+	left, _ := filepath.Glob(filepath.Join(tmpdir, "yagent-tmp-*", "s.*"))
+	if len(left) > 0 {
+		t.Errorf("yagent call left session folders behind: %v", left)
+	}
+}
