@@ -23,6 +23,11 @@ type CallInfo struct {
 	// Sandbox is the containment of the processes the call starts; nil
 	// when the host sets none (off).
 	Sandbox *Sandbox
+	// Temp is the session's own temp folder, nil when the host keeps
+	// none: the path arguments the host sends already name files in it
+	// (TempFolder.Map); a plugin that resolves symlinks itself maps their
+	// targets the same way.
+	Temp *TempFolder
 }
 
 // Host is what a plugin can ask of the host while a call runs.

@@ -8,7 +8,10 @@
 // ".." and symlinks resolved; a url argument arrives with its scheme. Use
 // these values as they are (PathArg documents the guarantee), never trimmed
 // or joined with the process's working folder: a plugin process runs in a
-// private empty folder of its own, so a relative open fails loudly.
+// private empty folder of its own, so a relative open fails loudly. A path
+// under a temp folder the session's own stands for (CallInfo.Temp) arrives
+// as the file in that folder, what the session's commands see there
+// (TempFolder.Map is the one mapping, used on both sides).
 //
 // Tracing needs nothing of a plugin: when the host traces calls, a tool's
 // ctx carries the call's span, and spans a tool starts with the

@@ -71,6 +71,7 @@ func callToWire(info CallInfo, input json.RawMessage, brokerID uint32) *pluginpb
 		Input:            []byte(input),
 		HostBrokerId:     brokerID,
 		Sandbox:          sandboxToWire(info.Sandbox),
+		Temp:             tempToWire(info.Temp),
 	}
 }
 
@@ -87,7 +88,23 @@ func callFromWire(req *pluginpb.CallRequest) CallInfo {
 		ApprovedPaths: req.GetApprovedPaths(),
 		Deadline:      deadline,
 		Sandbox:       sandboxFromWire(req.GetSandbox()),
+		Temp:          tempFromWire(req.GetTemp()),
 	}
+}
+
+// tempToWire keeps nil nil: no temp folder is not an empty one.
+func tempToWire(t *TempFolder) *pluginpb.TempFolder {
+	if t == nil {
+		return nil
+	}
+	return &pluginpb.TempFolder{Dir: t.Dir, Over: t.Over}
+}
+
+func tempFromWire(w *pluginpb.TempFolder) *TempFolder {
+	if w == nil {
+		return nil
+	}
+	return &TempFolder{Dir: w.GetDir(), Over: w.GetOver()}
 }
 
 // sandboxToWire keeps nil nil: no sandbox set is not an empty one.

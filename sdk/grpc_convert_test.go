@@ -50,15 +50,16 @@ func TestCallInfo_SandboxRoundTrips(t *testing.T) {
 	}
 	everyFieldSet(t, sb)
 	in := CallInfo{ID: "c1", Tool: "run_bash", SessionID: "s1", Workspace: "/ws", ApprovedPaths: []string{"/etc/x"},
-		Deadline: time.Unix(0, 1234567), Sandbox: &sb}
+		Deadline: time.Unix(0, 1234567), Sandbox: &sb, Temp: &TempFolder{Dir: "/var/tmp/yagent-0/s.1.2.ab", Over: []string{"/tmp", "/dev/shm"}}}
 	everyFieldSet(t, in)
+	everyFieldSet(t, *in.Temp)
 	got := callFromWire(wire(t, callToWire(in, nil, 7), &pluginpb.CallRequest{}))
 	if !reflect.DeepEqual(got, in) {
 		t.Errorf("callFromWire(callToWire(info)):\n got %+v\nwant %+v", got.Sandbox, in.Sandbox)
 	}
-	in.Sandbox = nil
-	if got := callFromWire(wire(t, callToWire(in, nil, 7), &pluginpb.CallRequest{})); got.Sandbox != nil {
-		t.Errorf("a call without a sandbox came back with %+v, want nil", got.Sandbox)
+	in.Sandbox, in.Temp = nil, nil
+	if got := callFromWire(wire(t, callToWire(in, nil, 7), &pluginpb.CallRequest{})); got.Sandbox != nil || got.Temp != nil {
+		t.Errorf("a call without a sandbox or temp folder came back with %+v and %+v, want nil", got.Sandbox, got.Temp)
 	}
 	off := Sandbox{Mode: SandboxOff}
 	in.Sandbox = &off

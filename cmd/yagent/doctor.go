@@ -25,7 +25,8 @@ func newDoctorCmd(g *globals) *cobra.Command {
 		Long: `Say which kernel layers of the sandbox are active on this machine (Landlock,
 seccomp user notification, cgroup v2, mount and network namespaces, the
 capability drop), each missing one with what to do; the sandbox mode the
-profile resolves to; and the programs the tools use (bash, ripgrep, Universal
+profile resolves to; whether each session's commands get a /tmp of their
+own; and the programs the tools use (bash, ripgrep, Universal
 Ctags, Chromium) and the plugins found, pinned or not.
 
 Exit 0 unless the profile says sandbox: required and a layer it needs is
@@ -55,6 +56,7 @@ missing: commands would be refused, so doctor exits 1 and says so.`,
 			if mode == config.SandboxOff {
 				fmt.Fprintln(out, "  (sandbox off: commands run with the guard's check only; the layers above are not applied)")
 			}
+			fmt.Fprintf(out, "temp folders: %s\n", app.TempStatusOf(g.appOptions(cmd.ErrOrStderr()), prof, l))
 			fmt.Fprintln(out, "tools:")
 			doctorTools(out, prof)
 			doctorPlugins(cmd, g, out)

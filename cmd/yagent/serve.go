@@ -77,6 +77,7 @@ once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDe
 			defer srv.Close()
 			g.say(cmd, a, slog.LevelInfo, "", banner(a))
 			g.say(cmd, a, slog.LevelInfo, "yagent: ", a.SandboxStatus)
+			g.say(cmd, a, slog.LevelInfo, "yagent: ", a.TempStatus)
 			defer killOnSecondInterrupt(a)()
 
 			// After the start, whose plugins are launched, hashed and
@@ -280,6 +281,7 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	front.Attach(srv)
 	g.say(cmd, a, slog.LevelInfo, "", banner(a))
 	g.say(cmd, a, slog.LevelInfo, "yagent: ", a.SandboxStatus)
+	g.say(cmd, a, slog.LevelInfo, "yagent: ", a.TempStatus)
 	defer killOnSecondInterrupt(a)()
 
 	select {

@@ -43,6 +43,10 @@ type Options struct {
 	// decision; approved says it was an ask the user, a pass or -y
 	// approved. nil = the attached guard's, when it is a SandboxPolicy.
 	Sandbox func(spec sdk.Spec, sess *session.Session, d Decision, approved bool) *sdk.Sandbox
+	// Temp returns the session's own temp folder, made on its first call
+	// (nil: none); the guard judges the call's paths by it and the call
+	// carries it (sdk.CallInfo.Temp). nil = no session has one.
+	Temp func(sess *session.Session) *sdk.TempFolder
 }
 
 // Adapter is one tool of the surface; Call is its pipeline. An Adapter is
@@ -214,10 +218,11 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 	var approved []string
 	var d Decision
 	asked := false // an ask was approved for this call
+	temp := a.temp(sess)
 	if a.guard == nil {
 		d = Decision{Action: Allow, Basis: BasisNoGuard}
 	} else {
-		d = a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted})
+		d = a.guard.Check(ctx, GuardRequest{Spec: a.spec, Args: args, Workspace: a.opts.Workspace, Session: sess, Trusted: a.opts.Trusted, Temp: temp})
 		switch d.Action {
 		case Allow:
 			// Outside paths the guard allows (read whitelist, a pass) go
@@ -271,7 +276,7 @@ func (a *Adapter) run(ctx context.Context, sess *session.Session, callID string,
 
 	// 5. Execute.
 	info := sdk.CallInfo{ID: callID, Tool: name, SessionID: sess.ID(), Workspace: a.opts.Workspace, ApprovedPaths: approved,
-		Sandbox: a.sandbox(sess, d, asked)}
+		Sandbox: a.sandbox(sess, d, asked), Temp: temp}
 	if dl, ok := ctx.Deadline(); ok {
 		info.Deadline = dl
 	}
@@ -308,6 +313,18 @@ func (a *Adapter) decided(ctx context.Context, rec *CallRecord, d Decision, ap *
 		return nil
 	}
 	return errorResult(sdk.CodeAuditUnavailable, fmt.Sprintf("%s did not run: this host records every call before it runs (audit: required) and could not record this one (%v). Tell the user the audit log needs attention; until it is fixed every call fails the same way.", a.spec.Name, err))
+}
+
+// temp is the session's own temp folder, made on its first call; the
+// session keeps it for what else the host judges for it (input typed into
+// a terminal).
+func (a *Adapter) temp(sess *session.Session) *sdk.TempFolder {
+	if a.opts.Temp == nil {
+		return nil
+	}
+	t := a.opts.Temp(sess)
+	sess.SetTemp(t)
+	return t
 }
 
 // sandbox is the call's containment, built now: the session's grants and

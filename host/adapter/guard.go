@@ -23,6 +23,10 @@ type GuardRequest struct {
 	// Trusted is false for tools of unpinned external plugins, whose
 	// declared Effect and roles the host does not believe.
 	Trusted bool
+	// Temp is the session's own temp folder, nil when the host keeps
+	// none: a path under a temp folder it stands for is judged, and sent,
+	// as the file in it (sdk.TempFolder.Map).
+	Temp *sdk.TempFolder
 }
 
 // Action is the guard's verdict.
@@ -91,6 +95,9 @@ const (
 	BasisRule = "rule"
 	// BasisSessionPaths: paths the session was allowed before.
 	BasisSessionPaths = "session_paths"
+	// BasisSessionTemp: a path in the session's own temp folder, which
+	// its commands and file tools read and write.
+	BasisSessionTemp = "session_temp"
 	// BasisNoGuard: the surface has no guard (tests, the Go API without one).
 	BasisNoGuard = "no_guard"
 )

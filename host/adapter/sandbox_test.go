@@ -126,3 +126,37 @@ func TestAdapterCall_SandboxOption(t *testing.T) {
 		t.Errorf("approved %v sandbox %+v, want [false true] and the option's sandbox", gotApproved, rec.info.Sandbox)
 	}
 }
+
+// TestAdapterCall_TempFolderTravels: the session's temp folder is made for
+// its call, judged by (a path under /var/tmp, which it stands for, is its
+// file, read without asking), carried with the call, and kept on the
+// session.
+func TestAdapterCall_TempFolderTravels(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	root, _ = filepath.EvalSymlinks(root)
+	ws, tmp := filepath.Join(root, "ws"), filepath.Join(root, "s.1.2.aa")
+	for _, d := range []string{ws, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tf := &sdk.TempFolder{Dir: tmp, Over: []string{"/var/tmp"}}
+	var asked []string
+	rec := &infoRecorder{}
+	spec := sdk.Spec{Name: "probe", Description: "A probe.", Effect: sdk.EffectRead, Roles: map[string]sdk.Role{"path": sdk.RolePathRead},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
+	a := adapter.New(spec, "test", toolspec.Warm, rec, adapter.Options{Workspace: ws, Trusted: true,
+		Temp: func(s *session.Session) *sdk.TempFolder { asked = append(asked, s.ID()); return tf }})
+	a.AttachGuard(guard.New(guard.Options{Workspace: ws, Home: root}), authz.NewApprover(authz.ApproverOptions{}))
+	sess := session.New("s")
+	res := a.Call(context.Background(), sess, json.RawMessage(`{"path":"/var/tmp/f"}`))
+	if res.Code != "" {
+		t.Fatalf("a read of /var/tmp/f: %s %s", res.Code, res.Text)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.info == nil || rec.info.Temp != tf || sess.Temp() != tf || !slices.Equal(asked, []string{"s"}) {
+		t.Fatalf("the call carried %+v, the session keeps %+v (asked for %v); want the session's folder", rec.info, sess.Temp(), asked)
+	}
+}

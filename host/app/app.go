@@ -26,6 +26,7 @@ import (
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/internal/sessiontmp"
 )
 
 // AutonomousInstructions are sent to the model under -Y (over MCP: in the
@@ -103,8 +104,16 @@ type App struct {
 	// (yagent serve logs it at start).
 	SandboxLayers []SandboxLayer
 	SandboxStatus string
+	// TempStatus says in one line what the sessions' temp folders are
+	// here (TempLine).
+	TempStatus string
 
 	logger *slog.Logger
+
+	// temps are the sessions' own temp folders, nil when none can be
+	// made; tempOver the machine's temp folders they stand for.
+	temps    *sessiontmp.Folders
+	tempOver []string
 
 	// observers watch every call (the audit trail, telemetry), set up by
 	// Open before the surface is built.
@@ -199,6 +208,12 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof), HashFile: filepath.Join(cache, "exec-sums.json"),
 		ExecWatch: layers.Seccomp, Protected: protected})
 	pluginHost := authz.NewPluginHost(a.Approver, g)
+	a.openTemps(prof.SandboxMode(), layers, tempKeep(ws, home, g.ReadRoots(nil), prof, os.Environ()))
+	defer func() {
+		if err != nil && a.temps != nil {
+			a.temps.Close()
+		}
+	}()
 	if prof.AuditMode() != config.AuditOff {
 		a.audit = openAudit(prof, config.UserDir(home), logger)
 		a.observers = append(a.observers, a.audit)
@@ -264,7 +279,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		LockFile:        lock,
 		ManagedLock:     managedLock,
 		ManagedLockFile: loaded.ManagedLock,
-		Writable:        pluginWritable(ws, prof, layers.LandlockABI > 0, os.Environ()),
+		Writable:        pluginWritable(ws, prof, layers.LandlockABI > 0, os.Environ(), a.tempRoot()),
 		Built:           built,
 		Logger:          hlog,
 		Settings:        settings,
@@ -338,6 +353,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		Logger:        logger,
 		OnListChanged: a.notifyListChanged,
 		Unloaded:      unloaded,
+		Temp:          a.tempFor,
 	})
 	if err != nil {
 		_ = a.Plugins.Close(ctx)
@@ -450,13 +466,19 @@ func (a *App) PluginNames() []string {
 // EndSession ends the agent session id in every running plugin: each
 // releases what it held for that session alone (foreground commands, a
 // browser tab, remembered reads, plan and todos); background commands live
-// on. A failure is logged, not returned: the session is over either way.
+// on, and so does the session's temp folder while one of them does. A
+// failure is logged, not returned: the session is over either way.
 func (a *App) EndSession(ctx context.Context, id string) {
 	if a.Plugins == nil {
 		return
 	}
 	if err := a.Plugins.EndSession(ctx, id); err != nil {
 		a.logger.Warn("a plugin did not release what the session held", "session", id, "error", err)
+	}
+	// After the plugins: its foreground commands are gone; the folder
+	// goes now, or once its last background command has ended.
+	if a.temps != nil {
+		a.temps.End(id)
 	}
 }
 
@@ -465,6 +487,11 @@ func (a *App) Close(ctx context.Context) error {
 	var errs []error
 	if a.Plugins != nil {
 		errs = append(errs, a.Plugins.Close(ctx))
+	}
+	if a.temps != nil {
+		// After the plugins, whose commands in flight are gone: what a
+		// background command holds is left to the next start's sweep.
+		a.temps.Close()
 	}
 	if a.audit != nil {
 		// After the plugins: their last calls are recorded first.

@@ -14,19 +14,20 @@ import (
 // a command of this profile, on this machine, could have written a plugin
 // binary. The folders are computed on the first judgement, which a start
 // whose plugins are all vouched for never makes.
-func pluginWritable(ws string, prof *config.Profile, landlock bool, env []string) func(path string) string {
-	return pluginmgr.WritableIn(func() []pluginmgr.WriteRoot { return commandWriteRoots(ws, prof, landlock, env) })
+func pluginWritable(ws string, prof *config.Profile, landlock bool, env []string, temps string) func(path string) string {
+	return pluginmgr.WritableIn(func() []pluginmgr.WriteRoot { return commandWriteRoots(ws, prof, landlock, env, temps) })
 }
 
 // commandWriteRoots are the folders a command can write. With the sandbox
 // on and Landlock here, what the sandbox's ruleset lets it write
 // (sandbox.Policy.WriteRoots: the same rules the shell plugin applies):
 // the workspace, /tmp, $TMPDIR, /dev/shm, the toolchain caches, the
-// profile's sandbox.write. Otherwise nothing walls the files, and the
-// folders a command writes without an ask stand for them: the workspace,
-// /tmp, /var/tmp, $TMPDIR and /dev/shm. Each is listed as named and
-// resolved.
-func commandWriteRoots(ws string, prof *config.Profile, landlock bool, env []string) []pluginmgr.WriteRoot {
+// profile's sandbox.write, and the sessions' temp folders (under temps,
+// "" for none). Otherwise nothing walls the files, and the folders a
+// command writes without an ask stand for them: the workspace, /tmp,
+// /var/tmp, $TMPDIR, /dev/shm and the sessions' temp folders. Each is
+// listed as named and resolved.
+func commandWriteRoots(ws string, prof *config.Profile, landlock bool, env []string, temps string) []pluginmgr.WriteRoot {
 	tmpdir := lookupEnv(env, "TMPDIR")
 	names := map[string]string{}
 	name := func(path, as string) {
@@ -46,6 +47,9 @@ func commandWriteRoots(ws string, prof *config.Profile, landlock bool, env []str
 	for _, p := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
 		name(p, p)
 	}
+	if temps != "" {
+		name(temps, "the sessions' temp folders under "+temps)
+	}
 	var roots []pluginmgr.WriteRoot
 	add := func(path string) {
 		path = filepath.Clean(path)
@@ -58,7 +62,8 @@ func commandWriteRoots(ws string, prof *config.Profile, landlock bool, env []str
 		}
 	}
 	if prof.SandboxMode() != config.SandboxOff && landlock {
-		granted := sandbox.Policy{Workspace: ws, Write: prof.Sandbox.Write, Env: env}.WriteRoots()
+		// Each session's folder is one of temps: all of them together.
+		granted := sandbox.Policy{Workspace: ws, Write: prof.Sandbox.Write, Env: env, Tmp: temps}.WriteRoots()
 		for _, r := range granted {
 			add(r)
 		}
@@ -70,7 +75,7 @@ func commandWriteRoots(ws string, prof *config.Profile, landlock bool, env []str
 		}
 		return roots
 	}
-	for _, p := range []string{ws, "/tmp", "/var/tmp", tmpdir, "/dev/shm"} {
+	for _, p := range []string{ws, "/tmp", "/var/tmp", tmpdir, "/dev/shm", temps} {
 		if p != "" && filepath.IsAbs(p) {
 			add(p)
 			add(resolved(p))

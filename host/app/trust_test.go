@@ -46,7 +46,7 @@ func TestCommandWriteRoots(t *testing.T) {
 		prof.Sandbox.Mode = c.mode
 		prof.Sandbox.Write = []string{extra}
 		var got []string
-		for _, r := range commandWriteRoots(ws, prof, c.landlock, env) {
+		for _, r := range commandWriteRoots(ws, prof, c.landlock, env, "") {
 			got = append(got, r.Path)
 			if r.Path == ws && !strings.Contains(r.Name, "the workspace") {
 				t.Errorf("%s: the workspace is named %q", c.name, r.Name)

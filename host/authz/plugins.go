@@ -266,6 +266,7 @@ func (h *PluginHost) check(ctx context.Context, sess *session.Session, tool stri
 		// The host judges the text itself here; whether the plugin's own
 		// spec is believed was settled when the call was let through.
 		Trusted: true,
+		Temp:    sess.Temp(),
 	})
 }
 

@@ -6,15 +6,18 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/yagent/yagent/sdk"
 )
 
 // checkCommand judges a shell command: the paths it names, its programs
 // against the exec rules, and what cannot be known before it runs. With
 // supervised, the exec supervisor judges each execve of a rule's program
 // with its real arguments, so an argument only known when the command
-// runs is left to it.
-func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool) {
-	s := analyzeCommand(cmd, g.ws, g.home)
+// runs is left to it. temp is the session's own temp folder: the
+// command's /tmp (and TMPDIR) when it stands for it.
+func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool, temp *sdk.TempFolder) {
+	s := analyzeCommand(cmd, g.ws, g.home, temp)
 	if s.bound != "" {
 		v.refuse(s.bound)
 		return
@@ -32,7 +35,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool) {
 		// What the command does with a path, as far as the guard can
 		// tell, is what approving it grants: a reading command reads, and
 		// a word only known in part names a folder it may read.
-		g.checkCommandPath(v, p, globs, !s.readOnly && s.writes[p])
+		g.checkCommandPath(v, p, globs, !s.readOnly && s.writes[p], temp)
 	}
 	if globs.exhausted() {
 		v.ask(globsUnjudged, "name the files without a glob")
@@ -109,16 +112,18 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool) {
 }
 
 // checkCommandPath judges one path a command names: "/" always asks; the
-// workspace itself and the folders holding it ask; inside the workspace
-// and the safe system paths do not; anything else asks. A relative name
-// asks only when it leads out of the workspace (by ".." or a symlink). A
-// glob is judged by the folder it matches in.
-func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudget, write bool) {
+// workspace itself and the folders holding it ask; inside the workspace,
+// the session's temp folder and the safe system paths do not; anything
+// else asks. A relative name asks only when it leads out of the workspace
+// (by ".." or a symlink). A glob is judged by the folder it matches in.
+// Paths are resolved as the command will see them: under a temp folder
+// the session's own stands for, in that one.
+func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudget, write bool, temp *sdk.TempFolder) {
 	if i := strings.IndexAny(p, "*?["); i >= 0 {
 		// A glob names what it matches: every match as the kernel
 		// resolves it, and the folder it lists, so that /tmp/* counts as
 		// holding a workspace under /tmp.
-		g.checkGlob(v, p, globs, write)
+		g.checkGlob(v, p, globs, write, temp)
 		p = filepath.Dir(p[:i] + "x")
 	}
 	note := func(r string) {
@@ -141,7 +146,7 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudge
 	if !relative && g.safe.device(clean) {
 		return
 	}
-	r, err := resolvePhysical(abs)
+	r, err := resolveIn(abs, temp)
 	if err != nil {
 		v.ask(fmt.Sprintf("the command names %s, which does not resolve (%v)", p, err), "")
 		note(clean)
@@ -160,6 +165,8 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudge
 		v.ask(fmt.Sprintf("the command names %s, yagent's project settings", r), "")
 	case within(g.ws, r, true):
 		return
+	case temp.Holds(r):
+		return
 	case g.safe.holds(r) || g.safe.device(r):
 		return
 	default:
@@ -168,15 +175,16 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudge
 	note(r)
 }
 
-// checkGlob judges every match of the glob p against the filesystem now.
-func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget, write bool) {
+// checkGlob judges every match of the glob p against the filesystem now,
+// as the command will see it.
+func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget, write bool, temp *sdk.TempFolder) {
 	pattern := p
 	if !filepath.IsAbs(p) {
 		pattern = joinRaw(g.ws, p)
 	}
-	for _, m := range expandGlob(pattern, globs) {
+	for _, m := range expandGlobIn(pattern, globs, temp) {
 		if !strings.ContainsAny(m, "*?[") {
-			g.checkCommandPath(v, m, globs, write)
+			g.checkCommandPath(v, m, globs, write, temp)
 		}
 	}
 }

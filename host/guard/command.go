@@ -11,6 +11,8 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/yagent/yagent/sdk"
 )
 
 // Bounds of one analysis; past them the command asks.
@@ -91,9 +93,13 @@ type call struct {
 // analyzer walks one command line.
 type analyzer struct {
 	ws, home string
-	env      map[string]string
-	s        *script
-	words    int
+	// temp is the session's own temp folder: the command's TMPDIR, and
+	// its /tmp where it stands for it (paths stay as the command names
+	// them: under /tmp).
+	temp  *sdk.TempFolder
+	env   map[string]string
+	s     *script
+	words int
 	// cwds are the folders the command may be in when a word is used:
 	// the workspace and every static folder cd moved to (cd may fail, or
 	// run in a subshell, so each is kept).
@@ -128,11 +134,13 @@ type analyzer struct {
 
 // analyzeCommand parses cmd with bash syntax and reports its paths, its
 // programs and whether it only reads. ws is the workspace (the command's
-// folder), home the user's home.
-func analyzeCommand(cmd, ws, home string) *script {
+// folder), home the user's home, temp the session's own temp folder (nil:
+// none).
+func analyzeCommand(cmd, ws, home string, temp *sdk.TempFolder) *script {
 	a := &analyzer{
 		ws:       ws,
 		home:     home,
+		temp:     temp,
 		env:      map[string]string{"PWD": ws, "HOME": home},
 		s:        &script{writes: map[string]bool{}},
 		cwds:     []string{ws},
@@ -143,7 +151,9 @@ func analyzeCommand(cmd, ws, home string) *script {
 
 		braceWords: map[*syntax.Word][]*syntax.Word{},
 	}
-	if t := os.Getenv("TMPDIR"); t != "" {
+	if t := temp.TMPDIR(); t != "" {
+		a.env["TMPDIR"] = t // what the shell plugin gives the command
+	} else if t := os.Getenv("TMPDIR"); t != "" {
 		a.env["TMPDIR"] = t
 	}
 	a.env["PATH"] = hostPath()

@@ -273,7 +273,7 @@ func TestReadOnlyClassifier(t *testing.T) {
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
-			if got := analyzeCommand(tc.cmd, "/w", "/home/u").readOnly; got != tc.want {
+			if got := analyzeCommand(tc.cmd, "/w", "/home/u", nil).readOnly; got != tc.want {
 				t.Fatalf("readOnly(%q) = %v, want %v", tc.cmd, got, tc.want)
 			}
 		})

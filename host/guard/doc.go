@@ -9,6 +9,12 @@
 // repository whose config runs nothing), network hosts against the
 // profile, browser risk.
 //
+// Paths are judged as the session's commands see the files: a path under a
+// temp folder the session's own stands for (GuardRequest.Temp, mapped by
+// sdk.TempFolder.Map, symlink targets too) names the file in that folder,
+// which tools and commands read and write without asking; none reaches the
+// machine's /tmp.
+//
 // The guard returns allow, ask or deny. It refuses on an admin's exec deny
 // rule, and a command past the bounds of what it parses (bound.go: a size,
 // a depth no real command comes near), which would otherwise end the

@@ -34,7 +34,7 @@ func FuzzCommandAnalysis(f *testing.F) {
 	plain := fx.guard(nil)
 	ruled := fx.guard(func(o *Options) { o.Policy = rules })
 	f.Fuzz(func(t *testing.T, cmd string) {
-		s := analyzeCommand(cmd, fx.ws, fx.home)
+		s := analyzeCommand(cmd, fx.ws, fx.home, nil)
 		if s.readOnly {
 			for _, c := range s.calls {
 				if _, ok := readOnlyPrograms[c.prog]; !ok {
@@ -88,7 +88,7 @@ func FuzzCommandBounds(f *testing.F) {
 	fx := newFixture(f)
 	g := fx.guard(nil)
 	f.Fuzz(func(t *testing.T, cmd string) {
-		s := analyzeCommand(cmd, fx.ws, fx.home)
+		s := analyzeCommand(cmd, fx.ws, fx.home, nil)
 		d := check(g, execTool, cmdArgs(cmd))
 		if (d.Action == adapter.Deny) != (s.bound != "") {
 			t.Fatalf("%.200q: %v (%.200s), bound %q", cmd, d.Action, d.Reason, s.bound)

@@ -129,7 +129,7 @@ func TestParseGitConfig(t *testing.T) {
 func TestReadOnly_NeverMakeOrNpm(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range []string{"make", "make -n", "make --dry-run", "npm test", "npm run build", "npm ls", "yarn test", "pnpm run x", "go generate ./...", "cargo build"} {
-		if analyzeCommand(cmd, "/w", "/home/u").readOnly {
+		if analyzeCommand(cmd, "/w", "/home/u", nil).readOnly {
 			t.Errorf("readOnly(%q) = true, want false", cmd)
 		}
 	}

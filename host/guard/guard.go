@@ -146,16 +146,16 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 		val := req.Args[p]
 		switch spec.Roles[p] {
 		case sdk.RolePathRead:
-			sent[p] = mapStrings(val, func(s string) string { return g.checkRead(&v, req.Session, p, s) })
+			sent[p] = mapStrings(val, func(s string) string { return g.checkRead(&v, req.Session, req.Temp, p, s) })
 		case sdk.RolePathWrite:
-			sent[p] = mapStrings(val, func(s string) string { return g.checkWrite(&v, p, s) })
+			sent[p] = mapStrings(val, func(s string) string { return g.checkWrite(&v, req.Temp, p, s) })
 		case sdk.RoleDangerFlag:
 			if truthy(val) {
 				v.ask(fmt.Sprintf("the call marks itself dangerous (%s)", p), "")
 			}
 		case sdk.RoleCommand:
 			for _, s := range stringsOf(val) {
-				g.checkCommand(&v, s, req.Trusted && g.supervised())
+				g.checkCommand(&v, s, req.Trusted && g.supervised(), req.Temp)
 				v.command = s // shown to the user whatever made the call ask
 			}
 		case sdk.RoleURL:
@@ -211,8 +211,9 @@ type verdict struct {
 	effect sdk.Effect
 	// readRoot and sessionPaths: a read outside the workspace was let
 	// through by the profile's read roots, or by paths the session
-	// approved before.
-	readRoot, sessionPaths bool
+	// approved before; sessionTemp: a path was in the session's own temp
+	// folder.
+	readRoot, sessionPaths, sessionTemp bool
 	// allowRule, askRule and denyRule are the first profile rule of each
 	// action that matched, as the profile writes it.
 	allowRule, askRule, denyRule string
@@ -317,6 +318,8 @@ func (v *verdict) allowBasis() (basis, rule string) {
 		return adapter.BasisSessionPaths, ""
 	case v.readRoot:
 		return adapter.BasisReadRoot, ""
+	case v.sessionTemp:
+		return adapter.BasisSessionTemp, ""
 	case v.allowRule != "":
 		return adapter.BasisRule, v.allowRule
 	case v.effect == sdk.EffectNone:
@@ -325,17 +328,22 @@ func (v *verdict) allowBasis() (basis, rule string) {
 	return adapter.BasisWorkspace, ""
 }
 
-// checkRead asks for a read outside the workspace and the read whitelist.
-// Whitelisted paths outside the workspace go with the call, so the plugin
-// may open them. It returns the resolved path, the one judged and sent;
-// p itself when it cannot be resolved (the call asks).
-func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, param, p string) string {
-	r, abs, err := g.resolveParam(p)
+// checkRead asks for a read outside the workspace, the session's temp
+// folder and the read whitelist. Whitelisted paths outside the workspace
+// go with the call, so the plugin may open them; the temp folder travels
+// with every call (CallInfo.Temp). It returns the resolved path, the one
+// judged and sent; p itself when it cannot be resolved (the call asks).
+func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, temp *sdk.TempFolder, param, p string) string {
+	r, abs, err := g.resolveParam(p, temp)
 	if err != nil {
 		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
 		return p
 	}
 	if within(g.ws, r, true) {
+		return r
+	}
+	if temp.Holds(r) {
+		v.sessionTemp = true
 		return r
 	}
 	if slices.ContainsFunc(g.readWhitelist(sess), func(root string) bool { return within(root, r, true) }) {
@@ -352,11 +360,12 @@ func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, param, p s
 	return r
 }
 
-// checkWrite asks for a write outside the workspace, to the workspace
-// itself, or into its .yagent folder (yagent's own project settings). It
-// returns the resolved path, the one judged and sent.
-func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) string {
-	r, abs, err := g.resolveParam(p)
+// checkWrite asks for a write outside the workspace and the session's
+// temp folder, to the workspace itself, or into its .yagent folder
+// (yagent's own project settings). It returns the resolved path, the one
+// judged and sent.
+func (g *WorkspaceGuard) checkWrite(v *verdict, temp *sdk.TempFolder, param, p string) string {
+	r, abs, err := g.resolveParam(p, temp)
 	if err != nil {
 		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
 		return p
@@ -372,6 +381,9 @@ func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) string {
 		v.ask(fmt.Sprintf("%s %s is in yagent's project settings", param, named(p, r)), "")
 	case within(g.ws, r, false):
 		return r
+	case temp.Holds(r) && r != temp.Dir:
+		v.sessionTemp = true
+		return r
 	default:
 		v.ask(fmt.Sprintf("%s %s is outside the workspace", param, named(p, r)), "")
 	}
@@ -381,10 +393,11 @@ func (g *WorkspaceGuard) checkWrite(v *verdict, param, p string) string {
 }
 
 // resolveParam resolves a path parameter: r with every symlink followed,
-// abs as named (absolute, cleaned), which the question shows the user
-// beside r. The plugin is sent r.
-func (g *WorkspaceGuard) resolveParam(p string) (r, abs string, err error) {
-	r, err = resolveArg(g.ws, g.home, p)
+// in the session's view of its temp folder, abs as named (absolute,
+// cleaned), which the question shows the user beside r. The plugin is
+// sent r.
+func (g *WorkspaceGuard) resolveParam(p string, temp *sdk.TempFolder) (r, abs string, err error) {
+	r, err = resolveArg(g.ws, g.home, p, temp)
 	if err != nil {
 		return "", "", err
 	}

@@ -8,6 +8,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
+
+	"github.com/yagent/yagent/sdk"
 )
 
 // maxLinks bounds the symlinks one path may pass through, like the kernel's
@@ -57,8 +59,10 @@ func userHome(name string) string {
 
 // resolveArg resolves a path a tool parameter names the way the fs plugin
 // will: "~" expanded, relative to root, cleaned, then its symlinks followed
-// component by component (see resolvePhysical).
-func resolveArg(root, home, p string) (string, error) {
+// component by component (see resolvePhysical), as the session's commands
+// see the files: a path under a temp folder its own temp folder stands for
+// names a file in it (see resolveIn).
+func resolveArg(root, home, p string, temp *sdk.TempFolder) (string, error) {
 	if err := plain(p); err != nil {
 		return "", err
 	}
@@ -66,7 +70,7 @@ func resolveArg(root, home, p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(root, p)
 	}
-	return resolvePhysical(filepath.Clean(p))
+	return resolveIn(filepath.Clean(p), temp)
 }
 
 // resolvePhysical resolves the absolute path p as the kernel would: each
@@ -76,6 +80,28 @@ func resolveArg(root, home, p string) (string, error) {
 // not created yet is judged by its nearest existing ancestor, and a dangling
 // symlink by where it points.
 func resolvePhysical(p string) (string, error) {
+	return resolveIn(p, nil)
+}
+
+// resolveIn is resolvePhysical in the session's view of the files, where
+// its temp folder stands for /tmp, /var/tmp or /dev/shm (temp.Over): the
+// walk goes as the kernel walks it in the session's mount namespace (a
+// symlink to /tmp/x leads into the temp folder, ".." above /tmp is "/"),
+// each component read from where it is on disk (temp.Map), and the path
+// it ends at is returned as it is on disk, in the temp folder. Nothing
+// under one of those folders reaches the machine's own.
+func resolveIn(p string, temp *sdk.TempFolder) (string, error) {
+	v, err := resolveView(p, temp)
+	if err != nil {
+		return "", err
+	}
+	r, _ := temp.Map(v)
+	return r, nil
+}
+
+// resolveView is resolveIn's walk, its end as the session names it (under
+// /tmp, not in the temp folder).
+func resolveView(p string, temp *sdk.TempFolder) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("path %q is not absolute", p)
 	}
@@ -93,7 +119,8 @@ func resolvePhysical(p string) (string, error) {
 			continue
 		}
 		next := filepath.Join(cur, name)
-		fi, err := os.Lstat(next)
+		disk, _ := temp.Map(next)
+		fi, err := os.Lstat(disk)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
 				// Nothing more on disk: the rest is joined as named.
@@ -111,7 +138,7 @@ func resolvePhysical(p string) (string, error) {
 		if hops > maxLinks {
 			return "", fmt.Errorf("resolve %s: %w", p, errLoop)
 		}
-		target, err := os.Readlink(next)
+		target, err := os.Readlink(disk)
 		if err != nil {
 			return "", fmt.Errorf("resolve %s: %w", p, err)
 		}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/yagent/yagent/sdk"
 )
 
 // Bounds of what the guard reads from the disk to judge one command.
@@ -413,7 +415,7 @@ func (a *analyzer) cd(args []arg) {
 	var next []string
 	for _, p := range a.candidates(target) {
 		if physical {
-			r, err := resolvePhysical(p)
+			r, err := resolveView(p, a.temp)
 			if err != nil {
 				a.cwdUnknown = true
 				continue
@@ -480,6 +482,13 @@ var globsUnjudged = fmt.Sprintf("the command's globs list more than %d folders o
 // folder then). Each folder listed spends one of budget; more than
 // maxGlobMatches matches spend all of it.
 func expandGlob(pattern string, budget *globBudget) []string {
+	return expandGlobIn(pattern, budget, nil)
+}
+
+// expandGlobIn is expandGlob in the session's view of its temp folder:
+// the folders are listed where they are on disk (temp.Map), the matches
+// named as the session names them.
+func expandGlobIn(pattern string, budget *globBudget, temp *sdk.TempFolder) []string {
 	cur := []string{""}
 	for i, part := range strings.Split(pattern, "/") {
 		if i == 0 && part == "" {
@@ -500,7 +509,8 @@ func expandGlob(pattern string, budget *globBudget) []string {
 			if budget.left--; budget.left < 0 {
 				return nil
 			}
-			entries, err := os.ReadDir(d)
+			disk, _ := temp.Map(d)
+			entries, err := os.ReadDir(disk)
 			if err != nil {
 				continue
 			}

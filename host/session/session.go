@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
+
+	"github.com/yagent/yagent/sdk"
 )
 
 // ErrAnswerLater is what an Answerer returns when it does not answer now
@@ -66,6 +68,7 @@ type Session struct {
 	approved []string
 	answerer Answerer
 	client   string
+	temp     *sdk.TempFolder
 }
 
 // New returns a session named id; "" gets a fresh uuid.
@@ -85,6 +88,25 @@ func (s *Session) SetClient(name string) {
 	s.mu.Lock()
 	s.client = name
 	s.mu.Unlock()
+}
+
+// SetTemp records the session's own temp folder, which the host makes on
+// its first call.
+func (s *Session) SetTemp(t *sdk.TempFolder) {
+	s.mu.Lock()
+	s.temp = t
+	s.mu.Unlock()
+}
+
+// Temp returns the session's own temp folder, nil before its first call
+// or when the host keeps none (or s is nil).
+func (s *Session) Temp() *sdk.TempFolder {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.temp
 }
 
 // Client returns the name SetClient gave, "" when none.

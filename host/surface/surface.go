@@ -64,6 +64,9 @@ type Options struct {
 	// family), why its tools are not here: refused, its family off, not
 	// found. A call of such a tool is answered with the reason.
 	Unloaded map[string]string
+	// Temp returns a session's own temp folder (adapter.Options.Temp);
+	// nil = none.
+	Temp func(sess *session.Session) *sdk.TempFolder
 }
 
 // Skip is a tool left out of the surface, and why.
@@ -190,7 +193,7 @@ func (s *Surface) bind(src Source, spec sdk.Spec) (*adapter.Adapter, string) {
 }
 
 func (s *Surface) adapterOptions(trusted bool) adapter.Options {
-	return adapter.Options{Workspace: s.opts.Workspace, Logger: s.logger, Bus: s.opts.Bus, Trusted: trusted, Observer: s.opts.Observer}
+	return adapter.Options{Workspace: s.opts.Workspace, Logger: s.logger, Bus: s.opts.Bus, Trusted: trusted, Observer: s.opts.Observer, Temp: s.opts.Temp}
 }
 
 func (s *Surface) hostAdapter(spec sdk.Spec, exec adapter.Executor) *adapter.Adapter {

@@ -70,7 +70,7 @@ func reported(p *Policy) (*Policy, func()) {
 	done := make(chan struct{}, 1)
 	p.Supervise = func(l *os.File, proxy execwatch.Proxy) {
 		judge := func(_ context.Context, c execwatch.Connect) execwatch.Verdict {
-			return execwatch.Verdict{Allow: p.MayConnect(c.Path)}
+			return execwatch.Verdict{Allow: p.MayConnectFile(c.Path, c.Dev, c.Ino)}
 		}
 		go func() {
 			execwatch.SuperviseWith(context.Background(), l, execwatch.Supervision{Connect: judge, Proxy: proxy})

@@ -25,14 +25,18 @@ func ForCall(ctx context.Context, env []string) (p Policy, mode string, ok bool)
 	if env == nil {
 		env = os.Environ()
 	}
-	return Policy{
+	p = Policy{
 		Workspace: info.Workspace,
 		Read:      sb.Read,
 		Write:     sb.Write,
 		Granted:   sb.Granted,
 		Network:   sb.Network,
 		Env:       env,
-	}, sb.Mode, true
+	}
+	if t := info.Temp; t != nil {
+		p.Tmp, p.TmpOver = t.Dir, t.Over
+	}
+	return p, sb.Mode, true
 }
 
 // RequiredError refuses to start a process where sandbox: required and a
@@ -84,6 +88,10 @@ func StartForCall(ctx context.Context, cmd *exec.Cmd, read ...string) error {
 		return cmd.Start()
 	}
 	p.Read = append(slices.Clip(p.Read), read...)
+	// Such a child is given the paths the host resolved, a file of the
+	// session's temp folder by its own name: it sees the folders as they
+	// are, the temp folder granted.
+	p.TmpOver = nil
 	if err := CheckRequired(mode, p); err != nil {
 		return err
 	}

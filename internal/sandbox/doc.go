@@ -3,13 +3,15 @@
 // approved paths, the temp folder and the toolchain caches; reads of the
 // system, the workspace, read roots, approvals and the listed caches, with
 // the rest of the home folder private), capabilities dropped to those a
-// build needs, a private mount namespace that hides /run, an optional empty
-// network namespace, and a seccomp filter (package execwatch) that refuses
-// every setuid or setgid mode, io_uring and unix datagram sockets, and
-// whose listener lets the plugin judge every execve of the tree, make its
-// connects to unix sockets MayConnect allows (abstract ones from the
-// starting thread, inside the command's Landlock domain), and hear of
-// those refusals.
+// build needs, a private mount namespace that hides /run and binds the
+// session's own temp folder over /tmp, /var/tmp and /dev/shm (Policy.Tmp,
+// Policy.TmpOver: the machine's files and sockets there are out of
+// reach), an optional empty network namespace, and a seccomp filter
+// (package execwatch) that refuses every setuid or setgid mode, io_uring
+// and unix datagram sockets, and whose listener lets the plugin judge
+// every execve of the tree, make its connects to unix sockets MayConnect
+// allows (abstract ones from the starting thread, inside the command's
+// Landlock domain), and hear of those refusals.
 //
 // Probe says which of these layers this kernel has; Start applies those a
 // Policy asks for and says which it applied, so a caller can refuse to run
@@ -24,5 +26,7 @@
 // goroutine returns) and starts the command from it, so the command
 // inherits them. What can be kept across commands is: the machine's part
 // of the rules, each distinct kernel ruleset, and the mount and network
-// namespaces, which each command's thread enters with setns.
+// namespaces, which each command's thread enters with setns (a mount
+// namespace per session temp folder, the 16 most recently used kept;
+// ForgetTmp lets a session's go).
 package sandbox

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,9 +17,10 @@ import (
 // tearing it down at the command's exit) costs more than the rest of the
 // sandbox together, so the namespaces are made once and each command's
 // thread enters them with setns: one mount namespace per set of paths
-// bound back under /run, rebuilt when the plugin's mount table changes,
-// and one empty network namespace with loopback up, which offline
-// commands share.
+// bound back under /run and session temp folder bound over the temp
+// folders (so one per session whose commands have a private /tmp),
+// rebuilt when the plugin's mount table changes, and one empty network
+// namespace with loopback up, which offline commands share.
 
 // nsRef is a kept namespace descriptor; refs keeps a replaced one open
 // while a thread is entering it.
@@ -29,19 +31,30 @@ type nsRef struct {
 
 type nsCache struct {
 	mu     sync.Mutex
-	mounts map[string]*nsRef
-	order  []string // keys of mounts, oldest first
+	mounts map[string]*keptMount
+	order  []string // keys of mounts, least recently used first
 	net    *nsRef
 	// watch is /proc/self/mountinfo, which polls POLLPRI when the
 	// plugin's mount table changes; -1 keeps no mount namespace.
 	watch int
 }
 
-// nsCacheMounts bounds the kept mount namespaces; past it the oldest goes.
-const nsCacheMounts = 8
+// keptMount is a kept mount namespace and the session temp folder bound
+// in it ("" for none).
+type keptMount struct {
+	ref *nsRef
+	tmp string
+}
+
+// nsCacheMounts bounds the kept mount namespaces; past it the least
+// recently used goes. Each is a copy of the plugin's mount table (a few
+// hundred bytes of kernel memory a mount) and one descriptor; a session's
+// own goes when its temp folder is forgotten (ForgetTmp), so the bound
+// holds the sessions whose commands run now, not all there were.
+const nsCacheMounts = 16
 
 var namespaces = sync.OnceValue(func() *nsCache {
-	c := &nsCache{mounts: map[string]*nsRef{}, watch: -1}
+	c := &nsCache{mounts: map[string]*keptMount{}, watch: -1}
 	// The calling thread's own table: the caller's threads are the
 	// plugin's, never a confined one.
 	if fd, err := unix.Open("/proc/thread-self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
@@ -57,17 +70,17 @@ func (c *nsCache) mountsChanged() bool {
 	return err != nil || n > 0 && fds[0].Revents&(unix.POLLPRI|unix.POLLERR) != 0
 }
 
-// mountNS returns the kept mount namespace for bs, made on first use; nil
-// when none can be kept (the command then makes its own).
-func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
+// mountNS returns the kept mount namespace for bs and tmp, made on first
+// use; nil when none can be kept (the command then makes its own).
+func (c *nsCache) mountNS(hidden []string, bs []backing, tmp tmpBind) (*nsRef, error) {
 	if c.watch < 0 {
 		return nil, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mountsChanged() {
-		for k, r := range c.mounts {
-			c.unref(r)
+		for k, m := range c.mounts {
+			c.unref(m.ref)
 			delete(c.mounts, k)
 		}
 		c.order = nil
@@ -77,9 +90,12 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 		// Its identity too: a replaced file must be bound anew.
 		fmt.Fprintf(&key, "%s\x00%v%v%s\x01", b.path, b.dir, b.write, identity(b.path))
 	}
-	if r := c.mounts[key.String()]; r != nil {
-		r.refs++
-		return r, nil
+	key.WriteString(tmp.key())
+	k := key.String()
+	if m := c.mounts[k]; m != nil {
+		m.ref.refs++
+		c.used(k)
+		return m.ref, nil
 	}
 	fd, err := onOwnThread(func() (int, error) {
 		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
@@ -87,7 +103,7 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 		}
 		// Slave, not private: mounts the plugin's namespace gains later
 		// still reach the commands, none of theirs leaks back.
-		if err := privateMounts(hidden, bs, unix.MS_SLAVE); err != nil {
+		if err := privateMounts(hidden, bs, tmp, unix.MS_SLAVE); err != nil {
 			return -1, err
 		}
 		return unix.Open("/proc/thread-self/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -96,14 +112,44 @@ func (c *nsCache) mountNS(hidden []string, bs []backing) (*nsRef, error) {
 		return nil, err
 	}
 	r := &nsRef{fd: fd, refs: 2}
-	c.mounts[key.String()] = r
-	c.order = append(c.order, key.String())
+	m := &keptMount{ref: r}
+	if len(tmp.over) > 0 {
+		m.tmp = tmp.dir
+	}
+	c.mounts[k] = m
+	c.order = append(c.order, k)
 	if len(c.order) > nsCacheMounts {
-		c.unref(c.mounts[c.order[0]])
-		delete(c.mounts, c.order[0])
-		c.order = c.order[1:]
+		c.drop(c.order[0])
 	}
 	return r, nil
+}
+
+// used moves key k to the back of the order: the most recently used.
+func (c *nsCache) used(k string) {
+	if i := slices.Index(c.order, k); i >= 0 && i < len(c.order)-1 {
+		c.order = append(slices.Delete(c.order, i, i+1), k)
+	}
+}
+
+// drop forgets the kept mount namespace of key k; a command entering it
+// now still holds it.
+func (c *nsCache) drop(k string) {
+	if m := c.mounts[k]; m != nil {
+		c.unref(m.ref)
+		delete(c.mounts, k)
+	}
+	c.order = slices.DeleteFunc(c.order, func(o string) bool { return o == k })
+}
+
+// forgetTmp drops every kept mount namespace that binds dir.
+func (c *nsCache) forgetTmp(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, m := range c.mounts {
+		if m.tmp == dir {
+			c.drop(k)
+		}
+	}
 }
 
 // netNS returns the empty network namespace, made on first use.

@@ -294,11 +294,20 @@ func (p Policy) ruleset() *ruleset {
 		}
 	}
 	for _, t := range []string{"/tmp", lookupEnv(p.Env, "TMPDIR")} {
+		if t == p.Tmp {
+			continue // below; a session's folder is not kept resolved for good
+		}
 		// A home under /tmp must not cost the temp folder, so only "/"
 		// and a home itself are refused here.
 		if r, ok := resolveStable(t); ok && r != "/" && !slices.Contains(b.homes, r) {
 			b.add(r, rightsWrite)
 		}
+	}
+	if t := filepath.Clean(p.Tmp); filepath.IsAbs(p.Tmp) && !b.tooBroad(t) {
+		// The host made it and resolved it; its kernel rule opens it
+		// (following nothing the host did not) and the ruleset's key
+		// holds its identity.
+		b.add(t, rightsWrite)
 	}
 	for _, c := range toolchainCaches(p) {
 		if r, ok := resolveStable(c.path); ok && !b.tooBroad(r) {
@@ -627,7 +636,7 @@ func goEnv(p Policy) toolchain {
 		return v.(toolchain)
 	}
 	tc := toolchain{tools: map[string]bool{}}
-	untrusted := append([]string{p.Workspace, "/tmp", lookupEnv(p.Env, "TMPDIR")}, writable...)
+	untrusted := append([]string{p.Workspace, "/tmp", lookupEnv(p.Env, "TMPDIR"), p.Tmp}, writable...)
 	look := func(name string) string {
 		for _, dir := range filepath.SplitList(lookupEnv(p.Env, "PATH")) {
 			if !filepath.IsAbs(dir) || slices.ContainsFunc(untrusted, func(u string) bool { return u != "" && within(resolvePath(u), resolvePath(dir)) }) {

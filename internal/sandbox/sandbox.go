@@ -49,6 +49,18 @@ type Policy struct {
 	// npm_config_cache, PIP_CACHE_DIR, CARGO_HOME and the like are read
 	// from it, not from the plugin's own.
 	Env []string
+	// Tmp is the session's own temp folder (sdk.TempFolder.Dir: absolute,
+	// resolved, made by the host): read and written like the temp
+	// folders.
+	Tmp string
+	// TmpOver are the machine's temp folders (sdk.TempFolder.Over: of
+	// /tmp, /var/tmp and /dev/shm) that Tmp is bound over in the
+	// command's mount namespace: the command finds Tmp at each, and the
+	// machine's own folder there (its files, its sockets) not at all.
+	// Without the mount namespace nothing is bound (Started.Applied says
+	// MountNS false). The bind sits in the kept namespace of the session
+	// (one per temp folder and set of paths bound back under /run).
+	TmpOver []string
 }
 
 // Layers says which kernel layers a Start applies here.
@@ -145,4 +157,13 @@ func noLayers(system, why string) Layers {
 // hold Setpgid, Setsid, Setctty or a cgroup; Start keeps them.
 func Start(cmd *exec.Cmd, p Policy) (*Started, error) {
 	return start(cmd, p)
+}
+
+// ForgetTmp lets go of what the sandbox keeps for the session temp folder
+// dir (its kept mount namespace): the plugin calls it when the session
+// ends. Commands still running in the namespace keep it.
+func ForgetTmp(dir string) {
+	if dir != "" {
+		forgetTmp(dir)
+	}
 }

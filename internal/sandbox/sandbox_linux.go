@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"unsafe"
 
@@ -225,8 +226,9 @@ func enterNamespaces(p Policy, kernel Layers, rs *ruleset) error {
 	offline := !p.Network && kernel.NetNS
 	hidden := hiddenDirs()
 	bs := backings(rs, hidden)
+	tmp := tmpOf(p)
 	c := namespaces()
-	mnt, err := c.mountNS(hidden, bs)
+	mnt, err := c.mountNS(hidden, bs, tmp)
 	if err != nil {
 		return err
 	}
@@ -246,7 +248,7 @@ func enterNamespaces(p Policy, kernel Layers, rs *ruleset) error {
 		if err := unix.Unshare(flags); err != nil {
 			return fmt.Errorf("sandbox: unshare: %w", err)
 		}
-		if err := privateMounts(hidden, bs, unix.MS_PRIVATE); err != nil {
+		if err := privateMounts(hidden, bs, tmp, unix.MS_PRIVATE); err != nil {
 			return err
 		}
 	} else if err := enter(mnt, unix.CLONE_NEWNS); err != nil {
@@ -290,3 +292,6 @@ func ensureCaches(p Policy) {
 		}
 	}
 }
+
+// forgetTmp lets the kept mount namespaces binding dir go.
+func forgetTmp(dir string) { namespaces().forgetTmp(filepath.Clean(dir)) }

@@ -2,7 +2,11 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/yagent/yagent/internal/filestat"
 )
 
 // socketRulesOff turns the socket rules off, for a benchmark that measures
@@ -12,16 +16,18 @@ var socketRulesOff bool
 // MayConnect says whether a command under p may connect to the unix
 // socket file at path (absolute, its links followed, in the command's
 // view): one the profile's sandbox.unix_sockets names or an approval named
-// exactly; one inside the workspace, a sandbox.write root or an approved
-// path; one in a toolchain cache; but none in the temp folders every
-// process of the machine shares (/tmp, /var/tmp, /dev/shm, $TMPDIR), where
-// other programs keep theirs (a terminal multiplexer's, an agent's), and
-// none elsewhere (the home folder, /run).
+// exactly; one inside the workspace, the session's temp folder, a
+// sandbox.write root or an approved path; one in a toolchain cache; but
+// none in the temp folders every process of the machine shares (/tmp,
+// /var/tmp, /dev/shm, $TMPDIR), where other programs keep theirs (a
+// terminal multiplexer's, an agent's), and none elsewhere (the home
+// folder, /run). MayConnectFile knows the session's folder where it is
+// bound over those.
 func (p Policy) MayConnect(path string) bool {
 	if slices.Contains(p.UnixSockets, path) || slices.Contains(p.Read, path) || slices.Contains(p.Granted, path) {
 		return true
 	}
-	for _, root := range append(append([]string{p.Workspace}, p.Write...), p.Granted...) {
+	for _, root := range append(append([]string{p.Workspace, p.Tmp}, p.Write...), p.Granted...) {
 		if root != "" && (path == root || within(root, path)) {
 			return true
 		}
@@ -45,4 +51,29 @@ func sharedTemp(p Policy) []string {
 		out = append(out, t, resolvePath(t))
 	}
 	return out
+}
+
+// MayConnectFile is MayConnect for the socket file at path in the
+// command's view, whose identity is dev and ino: under a temp folder the
+// session's own is bound over (Policy.TmpOver), the path names the
+// session's file when that folder holds the same file at the same place,
+// as it does wherever the bind was made; where it was not, the command
+// sees the machine's shared folder, and the path is judged as one of it.
+func (p Policy) MayConnectFile(path string, dev, ino uint64) bool {
+	if p.Tmp != "" {
+		for _, o := range p.TmpOver {
+			rest, ok := strings.CutPrefix(path, strings.TrimSuffix(o, "/")+"/")
+			if !ok {
+				continue
+			}
+			fi, err := os.Lstat(filepath.Join(p.Tmp, rest))
+			if err != nil {
+				continue
+			}
+			if d, i, ok := filestat.Inode(fi); ok && d == dev && i == ino {
+				return true
+			}
+		}
+	}
+	return p.MayConnect(path)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -110,4 +111,41 @@ func lookPython() (string, error) {
 		}
 	}
 	return "", os.ErrNotExist
+}
+
+// TestMayConnectFile: a socket under a temp folder the session's own is
+// bound over is the command's when the session folder holds that very
+// file; the same path naming another file (the machine's /tmp, where the
+// bind was not made) is refused like the shared folder's.
+func TestMayConnectFile(t *testing.T) {
+	f := newFixture(t)
+	tmp := t.TempDir()
+	ln, err := net.Listen("unix", filepath.Join(tmp, "own.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	fi, err := os.Lstat(filepath.Join(tmp, "own.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	p := f.policy()
+	p.Tmp, p.TmpOver = tmp, []string{"/tmp", "/dev/shm"}
+	for _, tc := range []struct {
+		path     string
+		dev, ino uint64
+		want     bool
+	}{
+		{"/tmp/own.sock", st.Dev, st.Ino, true},
+		{"/dev/shm/own.sock", st.Dev, st.Ino, true},
+		{"/tmp/own.sock", st.Dev, st.Ino + 1, false},
+		{"/tmp/tmux-0/default", st.Dev, st.Ino, false},
+		{"/var/tmp/own.sock", st.Dev, st.Ino, false},
+		{filepath.Join(tmp, "own.sock"), st.Dev, st.Ino, true},
+	} {
+		if got := p.MayConnectFile(tc.path, tc.dev, tc.ino); got != tc.want {
+			t.Errorf("MayConnectFile(%s, %d, %d) = %v, want %v", tc.path, tc.dev, tc.ino, got, tc.want)
+		}
+	}
 }

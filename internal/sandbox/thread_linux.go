@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/yagent/yagent/sdk"
 )
 
 // keptCaps are the capabilities a command keeps: those a build or a
@@ -141,14 +143,63 @@ func backings(rs *ruleset, hidden []string) []backing {
 	return bs
 }
 
+// tmpBind is a session's own temp folder and the machine's temp folders
+// it is bound over (Policy.Tmp, Policy.TmpOver).
+type tmpBind struct {
+	dir  string
+	over []string
+}
+
+// tmpOf is the bind p asks for: only the machine's temp folders that are
+// folders of their own name (a symlinked /dev/shm is left alone), and
+// nothing without a temp folder.
+func tmpOf(p Policy) tmpBind {
+	if p.Tmp == "" || !filepath.IsAbs(p.Tmp) {
+		return tmpBind{}
+	}
+	t := tmpBind{dir: filepath.Clean(p.Tmp)}
+	for _, o := range p.TmpOver {
+		if !slices.Contains(sdk.TempRoots(), o) || slices.Contains(t.over, o) {
+			continue
+		}
+		if fi, err := os.Lstat(o); err == nil && fi.IsDir() {
+			t.over = append(t.over, o)
+		}
+	}
+	return t
+}
+
+// key names t in the kept namespaces' key: the folder's identity too, so
+// a folder removed and made again is bound anew.
+func (t tmpBind) key() string {
+	if len(t.over) == 0 {
+		return ""
+	}
+	return "\x02" + t.dir + identity(t.dir) + "\x00" + strings.Join(t.over, "\x00")
+}
+
 // privateMounts makes the calling thread's new mount namespace private
 // and covers /run and /var/run with an empty read-only tmpfs, so no
 // socket of the init system or a container engine is reachable. A granted
 // path under them (an /etc/resolv.conf that links into /run) is bound
-// back into the tmpfs.
-func privateMounts(hidden []string, bs []backing, propagation uintptr) error {
+// back into the tmpfs. The session's temp folder, when tmp names one, is
+// bound over the temp folders it stands for.
+func privateMounts(hidden []string, bs []backing, tmp tmpBind, propagation uintptr) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|propagation, ""); err != nil {
 		return fmt.Errorf("sandbox: making mounts private: %w", err)
+	}
+	if len(tmp.over) > 0 {
+		// Opened first: the folder may lie under one of the folders it
+		// covers, or under /run.
+		fd, err := unix.Open(tmp.dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("sandbox: opening the session's temp folder %s: %w", tmp.dir, err)
+		}
+		err = bindTmp(fd, tmp.over)
+		unix.Close(fd)
+		if err != nil {
+			return err
+		}
 	}
 	e := sharedRun()
 	for _, h := range hidden {
@@ -181,6 +232,22 @@ func privateMounts(hidden []string, bs []backing, propagation uintptr) error {
 }
 
 const tmpfsFlags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+
+// bindTmp binds the folder open as fd over each of over, without set-id
+// programs or devices: what was there (the machine's files and sockets)
+// is out of the namespace's reach.
+func bindTmp(fd int, over []string) error {
+	src := "/proc/thread-self/fd/" + strconv.Itoa(fd)
+	for _, o := range over {
+		if err := unix.Mount(src, o, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("sandbox: binding the session's temp folder over %s: %w", o, err)
+		}
+		if err := unix.Mount("", o, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+			return fmt.Errorf("sandbox: the session's temp folder over %s: %w", o, err)
+		}
+	}
+	return nil
+}
 
 // coverWithTmpfs mounts a clone of the shared tmpfs on h, or a fresh one.
 func coverWithTmpfs(e *emptyRun, h string) error {

@@ -302,7 +302,10 @@ type CallRequest struct {
 	HostBrokerId     uint32 `protobuf:"varint,8,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
 	// The containment of the call's processes; absent when the host sets
 	// none (off).
-	Sandbox       *Sandbox `protobuf:"bytes,9,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	Sandbox *Sandbox `protobuf:"bytes,9,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// The session's own temp folder (see sdk.TempFolder); absent when the
+	// host keeps none.
+	Temp          *TempFolder `protobuf:"bytes,10,opt,name=temp,proto3" json:"temp,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -400,6 +403,67 @@ func (x *CallRequest) GetSandbox() *Sandbox {
 	return nil
 }
 
+func (x *CallRequest) GetTemp() *TempFolder {
+	if x != nil {
+		return x.Temp
+	}
+	return nil
+}
+
+// TempFolder is sdk.TempFolder: a session's own temp folder, and the
+// machine's temp folders it stands for.
+type TempFolder struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Dir           string                 `protobuf:"bytes,1,opt,name=dir,proto3" json:"dir,omitempty"`
+	Over          []string               `protobuf:"bytes,2,rep,name=over,proto3" json:"over,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TempFolder) Reset() {
+	*x = TempFolder{}
+	mi := &file_plugin_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TempFolder) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TempFolder) ProtoMessage() {}
+
+func (x *TempFolder) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TempFolder.ProtoReflect.Descriptor instead.
+func (*TempFolder) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *TempFolder) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *TempFolder) GetOver() []string {
+	if x != nil {
+		return x.Over
+	}
+	return nil
+}
+
 // Sandbox is sdk.Sandbox: what the processes of one call may touch.
 type Sandbox struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -416,7 +480,7 @@ type Sandbox struct {
 
 func (x *Sandbox) Reset() {
 	*x = Sandbox{}
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -428,7 +492,7 @@ func (x *Sandbox) String() string {
 func (*Sandbox) ProtoMessage() {}
 
 func (x *Sandbox) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[5]
+	mi := &file_plugin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -441,7 +505,7 @@ func (x *Sandbox) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sandbox.ProtoReflect.Descriptor instead.
 func (*Sandbox) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{5}
+	return file_plugin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Sandbox) GetMode() string {
@@ -498,7 +562,7 @@ type ExecProgram struct {
 
 func (x *ExecProgram) Reset() {
 	*x = ExecProgram{}
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -510,7 +574,7 @@ func (x *ExecProgram) String() string {
 func (*ExecProgram) ProtoMessage() {}
 
 func (x *ExecProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[6]
+	mi := &file_plugin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -523,7 +587,7 @@ func (x *ExecProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecProgram.ProtoReflect.Descriptor instead.
 func (*ExecProgram) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{6}
+	return file_plugin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ExecProgram) GetName() string {
@@ -558,7 +622,7 @@ type ProgramFile struct {
 
 func (x *ProgramFile) Reset() {
 	*x = ProgramFile{}
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +634,7 @@ func (x *ProgramFile) String() string {
 func (*ProgramFile) ProtoMessage() {}
 
 func (x *ProgramFile) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +647,7 @@ func (x *ProgramFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgramFile.ProtoReflect.Descriptor instead.
 func (*ProgramFile) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{7}
+	return file_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ProgramFile) GetPath() string {
@@ -625,7 +689,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -637,7 +701,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -650,7 +714,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -743,7 +807,7 @@ type Span struct {
 
 func (x *Span) Reset() {
 	*x = Span{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -755,7 +819,7 @@ func (x *Span) String() string {
 func (*Span) ProtoMessage() {}
 
 func (x *Span) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -768,7 +832,7 @@ func (x *Span) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span.ProtoReflect.Descriptor instead.
 func (*Span) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Span) GetTraceId() []byte {
@@ -885,7 +949,7 @@ type SpanAttribute struct {
 
 func (x *SpanAttribute) Reset() {
 	*x = SpanAttribute{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -897,7 +961,7 @@ func (x *SpanAttribute) String() string {
 func (*SpanAttribute) ProtoMessage() {}
 
 func (x *SpanAttribute) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -910,7 +974,7 @@ func (x *SpanAttribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpanAttribute.ProtoReflect.Descriptor instead.
 func (*SpanAttribute) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SpanAttribute) GetKey() string {
@@ -1002,7 +1066,7 @@ type SpanEvent struct {
 
 func (x *SpanEvent) Reset() {
 	*x = SpanEvent{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1014,7 +1078,7 @@ func (x *SpanEvent) String() string {
 func (*SpanEvent) ProtoMessage() {}
 
 func (x *SpanEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1027,7 +1091,7 @@ func (x *SpanEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpanEvent.ProtoReflect.Descriptor instead.
 func (*SpanEvent) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SpanEvent) GetName() string {
@@ -1062,7 +1126,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1074,7 +1138,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1087,7 +1151,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1124,7 +1188,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1136,7 +1200,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1149,7 +1213,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CallResult) GetText() string {
@@ -1191,7 +1255,7 @@ type Image struct {
 
 func (x *Image) Reset() {
 	*x = Image{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1203,7 +1267,7 @@ func (x *Image) String() string {
 func (*Image) ProtoMessage() {}
 
 func (x *Image) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1216,7 +1280,7 @@ func (x *Image) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Image.ProtoReflect.Descriptor instead.
 func (*Image) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Image) GetMimeType() string {
@@ -1250,7 +1314,7 @@ type Note struct {
 
 func (x *Note) Reset() {
 	*x = Note{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1326,7 @@ func (x *Note) String() string {
 func (*Note) ProtoMessage() {}
 
 func (x *Note) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1339,7 @@ func (x *Note) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Note.ProtoReflect.Descriptor instead.
 func (*Note) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Note) GetKind() string {
@@ -1304,7 +1368,7 @@ type ToolError struct {
 
 func (x *ToolError) Reset() {
 	*x = ToolError{}
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1380,7 @@ func (x *ToolError) String() string {
 func (*ToolError) ProtoMessage() {}
 
 func (x *ToolError) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1393,7 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
 func (*ToolError) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{16}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ToolError) GetCode() string {
@@ -1378,7 +1442,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1454,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1467,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{17}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Frame) GetId() uint64 {
@@ -1486,7 +1550,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1498,7 +1562,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1511,7 +1575,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{18}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 type ShutdownRequest struct {
@@ -1522,7 +1586,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1534,7 +1598,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1547,7 +1611,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{19}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 type ShutdownResponse struct {
@@ -1558,7 +1622,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1634,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1647,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{20}
+	return file_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 type EndSessionRequest struct {
@@ -1598,7 +1662,7 @@ type EndSessionRequest struct {
 
 func (x *EndSessionRequest) Reset() {
 	*x = EndSessionRequest{}
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1610,7 +1674,7 @@ func (x *EndSessionRequest) String() string {
 func (*EndSessionRequest) ProtoMessage() {}
 
 func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1623,7 +1687,7 @@ func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
 func (*EndSessionRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{21}
+	return file_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EndSessionRequest) GetSessionId() string {
@@ -1648,7 +1712,7 @@ type EndSessionResponse struct {
 
 func (x *EndSessionResponse) Reset() {
 	*x = EndSessionResponse{}
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1660,7 +1724,7 @@ func (x *EndSessionResponse) String() string {
 func (*EndSessionResponse) ProtoMessage() {}
 
 func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1673,7 +1737,7 @@ func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
 func (*EndSessionResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{22}
+	return file_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 type ApprovalRequest struct {
@@ -1705,7 +1769,7 @@ type ApprovalRequest struct {
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1717,7 +1781,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1730,7 +1794,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{23}
+	return file_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ApprovalRequest) GetCallId() string {
@@ -1864,7 +1928,7 @@ type ApprovalResponse struct {
 
 func (x *ApprovalResponse) Reset() {
 	*x = ApprovalResponse{}
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1876,7 +1940,7 @@ func (x *ApprovalResponse) String() string {
 func (*ApprovalResponse) ProtoMessage() {}
 
 func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1889,7 +1953,7 @@ func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResponse.ProtoReflect.Descriptor instead.
 func (*ApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{24}
+	return file_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ApprovalResponse) GetApproved() bool {
@@ -1923,7 +1987,7 @@ type ProgressReport struct {
 
 func (x *ProgressReport) Reset() {
 	*x = ProgressReport{}
-	mi := &file_plugin_proto_msgTypes[25]
+	mi := &file_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1935,7 +1999,7 @@ func (x *ProgressReport) String() string {
 func (*ProgressReport) ProtoMessage() {}
 
 func (x *ProgressReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[25]
+	mi := &file_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1948,7 +2012,7 @@ func (x *ProgressReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressReport.ProtoReflect.Descriptor instead.
 func (*ProgressReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{25}
+	return file_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ProgressReport) GetCallId() string {
@@ -1977,7 +2041,7 @@ type ProcessGroupReport struct {
 
 func (x *ProcessGroupReport) Reset() {
 	*x = ProcessGroupReport{}
-	mi := &file_plugin_proto_msgTypes[26]
+	mi := &file_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1989,7 +2053,7 @@ func (x *ProcessGroupReport) String() string {
 func (*ProcessGroupReport) ProtoMessage() {}
 
 func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[26]
+	mi := &file_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2002,7 +2066,7 @@ func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessGroupReport.ProtoReflect.Descriptor instead.
 func (*ProcessGroupReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{26}
+	return file_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ProcessGroupReport) GetCallId() string {
@@ -2061,7 +2125,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\n" +
 	"RolesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc6\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf8\x02\n" +
 	"\vCallRequest\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x12\n" +
 	"\x04tool\x18\x02 \x01(\tR\x04tool\x12\x1d\n" +
@@ -2072,7 +2136,13 @@ const file_plugin_proto_rawDesc = "" +
 	"\x12deadline_unix_nano\x18\x06 \x01(\x03R\x10deadlineUnixNano\x12\x14\n" +
 	"\x05input\x18\a \x01(\fR\x05input\x12$\n" +
 	"\x0ehost_broker_id\x18\b \x01(\rR\fhostBrokerId\x123\n" +
-	"\asandbox\x18\t \x01(\v2\x19.yagent.plugin.v1.SandboxR\asandbox\"\xb6\x01\n" +
+	"\asandbox\x18\t \x01(\v2\x19.yagent.plugin.v1.SandboxR\asandbox\x120\n" +
+	"\x04temp\x18\n" +
+	" \x01(\v2\x1c.yagent.plugin.v1.TempFolderR\x04temp\"2\n" +
+	"\n" +
+	"TempFolder\x12\x10\n" +
+	"\x03dir\x18\x01 \x01(\tR\x03dir\x12\x12\n" +
+	"\x04over\x18\x02 \x03(\tR\x04over\"\xb6\x01\n" +
 	"\aSandbox\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
 	"\anetwork\x18\x02 \x01(\bR\anetwork\x12\x12\n" +
@@ -2227,77 +2297,79 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_plugin_proto_goTypes = []any{
 	(*Empty)(nil),              // 0: yagent.plugin.v1.Empty
 	(*DescribeRequest)(nil),    // 1: yagent.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),   // 2: yagent.plugin.v1.DescribeResponse
 	(*ToolSpec)(nil),           // 3: yagent.plugin.v1.ToolSpec
 	(*CallRequest)(nil),        // 4: yagent.plugin.v1.CallRequest
-	(*Sandbox)(nil),            // 5: yagent.plugin.v1.Sandbox
-	(*ExecProgram)(nil),        // 6: yagent.plugin.v1.ExecProgram
-	(*ProgramFile)(nil),        // 7: yagent.plugin.v1.ProgramFile
-	(*CallEvent)(nil),          // 8: yagent.plugin.v1.CallEvent
-	(*Span)(nil),               // 9: yagent.plugin.v1.Span
-	(*SpanAttribute)(nil),      // 10: yagent.plugin.v1.SpanAttribute
-	(*SpanEvent)(nil),          // 11: yagent.plugin.v1.SpanEvent
-	(*Progress)(nil),           // 12: yagent.plugin.v1.Progress
-	(*CallResult)(nil),         // 13: yagent.plugin.v1.CallResult
-	(*Image)(nil),              // 14: yagent.plugin.v1.Image
-	(*Note)(nil),               // 15: yagent.plugin.v1.Note
-	(*ToolError)(nil),          // 16: yagent.plugin.v1.ToolError
-	(*Frame)(nil),              // 17: yagent.plugin.v1.Frame
-	(*Cancel)(nil),             // 18: yagent.plugin.v1.Cancel
-	(*ShutdownRequest)(nil),    // 19: yagent.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),   // 20: yagent.plugin.v1.ShutdownResponse
-	(*EndSessionRequest)(nil),  // 21: yagent.plugin.v1.EndSessionRequest
-	(*EndSessionResponse)(nil), // 22: yagent.plugin.v1.EndSessionResponse
-	(*ApprovalRequest)(nil),    // 23: yagent.plugin.v1.ApprovalRequest
-	(*ApprovalResponse)(nil),   // 24: yagent.plugin.v1.ApprovalResponse
-	(*ProgressReport)(nil),     // 25: yagent.plugin.v1.ProgressReport
-	(*ProcessGroupReport)(nil), // 26: yagent.plugin.v1.ProcessGroupReport
-	nil,                        // 27: yagent.plugin.v1.ToolSpec.RolesEntry
-	nil,                        // 28: yagent.plugin.v1.Frame.TraceEntry
+	(*TempFolder)(nil),         // 5: yagent.plugin.v1.TempFolder
+	(*Sandbox)(nil),            // 6: yagent.plugin.v1.Sandbox
+	(*ExecProgram)(nil),        // 7: yagent.plugin.v1.ExecProgram
+	(*ProgramFile)(nil),        // 8: yagent.plugin.v1.ProgramFile
+	(*CallEvent)(nil),          // 9: yagent.plugin.v1.CallEvent
+	(*Span)(nil),               // 10: yagent.plugin.v1.Span
+	(*SpanAttribute)(nil),      // 11: yagent.plugin.v1.SpanAttribute
+	(*SpanEvent)(nil),          // 12: yagent.plugin.v1.SpanEvent
+	(*Progress)(nil),           // 13: yagent.plugin.v1.Progress
+	(*CallResult)(nil),         // 14: yagent.plugin.v1.CallResult
+	(*Image)(nil),              // 15: yagent.plugin.v1.Image
+	(*Note)(nil),               // 16: yagent.plugin.v1.Note
+	(*ToolError)(nil),          // 17: yagent.plugin.v1.ToolError
+	(*Frame)(nil),              // 18: yagent.plugin.v1.Frame
+	(*Cancel)(nil),             // 19: yagent.plugin.v1.Cancel
+	(*ShutdownRequest)(nil),    // 20: yagent.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),   // 21: yagent.plugin.v1.ShutdownResponse
+	(*EndSessionRequest)(nil),  // 22: yagent.plugin.v1.EndSessionRequest
+	(*EndSessionResponse)(nil), // 23: yagent.plugin.v1.EndSessionResponse
+	(*ApprovalRequest)(nil),    // 24: yagent.plugin.v1.ApprovalRequest
+	(*ApprovalResponse)(nil),   // 25: yagent.plugin.v1.ApprovalResponse
+	(*ProgressReport)(nil),     // 26: yagent.plugin.v1.ProgressReport
+	(*ProcessGroupReport)(nil), // 27: yagent.plugin.v1.ProcessGroupReport
+	nil,                        // 28: yagent.plugin.v1.ToolSpec.RolesEntry
+	nil,                        // 29: yagent.plugin.v1.Frame.TraceEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	3,  // 0: yagent.plugin.v1.DescribeResponse.specs:type_name -> yagent.plugin.v1.ToolSpec
-	27, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
-	5,  // 2: yagent.plugin.v1.CallRequest.sandbox:type_name -> yagent.plugin.v1.Sandbox
-	6,  // 3: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
-	7,  // 4: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
-	12, // 5: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
-	13, // 6: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
-	16, // 7: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
-	9,  // 8: yagent.plugin.v1.CallEvent.spans:type_name -> yagent.plugin.v1.Span
-	10, // 9: yagent.plugin.v1.Span.attributes:type_name -> yagent.plugin.v1.SpanAttribute
-	11, // 10: yagent.plugin.v1.Span.events:type_name -> yagent.plugin.v1.SpanEvent
-	10, // 11: yagent.plugin.v1.SpanEvent.attributes:type_name -> yagent.plugin.v1.SpanAttribute
-	14, // 12: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
-	15, // 13: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
-	4,  // 14: yagent.plugin.v1.Frame.call:type_name -> yagent.plugin.v1.CallRequest
-	8,  // 15: yagent.plugin.v1.Frame.event:type_name -> yagent.plugin.v1.CallEvent
-	18, // 16: yagent.plugin.v1.Frame.cancel:type_name -> yagent.plugin.v1.Cancel
-	28, // 17: yagent.plugin.v1.Frame.trace:type_name -> yagent.plugin.v1.Frame.TraceEntry
-	12, // 18: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
-	1,  // 19: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
-	4,  // 20: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
-	19, // 21: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
-	21, // 22: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
-	23, // 23: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
-	25, // 24: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
-	26, // 25: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
-	2,  // 26: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
-	8,  // 27: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
-	20, // 28: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
-	22, // 29: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
-	24, // 30: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
-	0,  // 31: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
-	0,  // 32: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
-	26, // [26:33] is the sub-list for method output_type
-	19, // [19:26] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	28, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
+	6,  // 2: yagent.plugin.v1.CallRequest.sandbox:type_name -> yagent.plugin.v1.Sandbox
+	5,  // 3: yagent.plugin.v1.CallRequest.temp:type_name -> yagent.plugin.v1.TempFolder
+	7,  // 4: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
+	8,  // 5: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
+	13, // 6: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
+	14, // 7: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
+	17, // 8: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
+	10, // 9: yagent.plugin.v1.CallEvent.spans:type_name -> yagent.plugin.v1.Span
+	11, // 10: yagent.plugin.v1.Span.attributes:type_name -> yagent.plugin.v1.SpanAttribute
+	12, // 11: yagent.plugin.v1.Span.events:type_name -> yagent.plugin.v1.SpanEvent
+	11, // 12: yagent.plugin.v1.SpanEvent.attributes:type_name -> yagent.plugin.v1.SpanAttribute
+	15, // 13: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
+	16, // 14: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
+	4,  // 15: yagent.plugin.v1.Frame.call:type_name -> yagent.plugin.v1.CallRequest
+	9,  // 16: yagent.plugin.v1.Frame.event:type_name -> yagent.plugin.v1.CallEvent
+	19, // 17: yagent.plugin.v1.Frame.cancel:type_name -> yagent.plugin.v1.Cancel
+	29, // 18: yagent.plugin.v1.Frame.trace:type_name -> yagent.plugin.v1.Frame.TraceEntry
+	13, // 19: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
+	1,  // 20: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
+	4,  // 21: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
+	20, // 22: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
+	22, // 23: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
+	24, // 24: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
+	26, // 25: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
+	27, // 26: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
+	2,  // 27: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
+	9,  // 28: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
+	21, // 29: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
+	23, // 30: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
+	25, // 31: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
+	0,  // 32: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
+	0,  // 33: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
+	27, // [27:34] is the sub-list for method output_type
+	20, // [20:27] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -2305,18 +2377,18 @@ func file_plugin_proto_init() {
 	if File_plugin_proto != nil {
 		return
 	}
-	file_plugin_proto_msgTypes[8].OneofWrappers = []any{
+	file_plugin_proto_msgTypes[9].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Result)(nil),
 		(*CallEvent_Error)(nil),
 	}
-	file_plugin_proto_msgTypes[10].OneofWrappers = []any{
+	file_plugin_proto_msgTypes[11].OneofWrappers = []any{
 		(*SpanAttribute_StringValue)(nil),
 		(*SpanAttribute_IntValue)(nil),
 		(*SpanAttribute_DoubleValue)(nil),
 		(*SpanAttribute_BoolValue)(nil),
 	}
-	file_plugin_proto_msgTypes[17].OneofWrappers = []any{
+	file_plugin_proto_msgTypes[18].OneofWrappers = []any{
 		(*Frame_Call)(nil),
 		(*Frame_Event)(nil),
 		(*Frame_Cancel)(nil),
@@ -2327,7 +2399,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -76,6 +76,8 @@ type env struct {
 	home      string
 	workspace string
 	dirs      []string
+	// extraEnv is added to the environment of every process the env runs.
+	extraEnv []string
 }
 
 func newEnv(t *testing.T) *env {
@@ -110,6 +112,7 @@ func (e *env) environ(extra ...string) []string {
 		out = append(out, kv)
 	}
 	out = append(out, "HOME="+e.home)
+	out = append(out, e.extraEnv...)
 	return append(out, extra...)
 }
 

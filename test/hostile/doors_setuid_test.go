@@ -179,6 +179,14 @@ func TestDoorsSetuid(t *testing.T) {
 			if tc.tmp != "" {
 				roots = append(roots, tc.tmp)
 			}
+			// Where the command's /tmp and $TMPDIR are its session's own
+			// folder, what it made there is in that folder.
+			for _, f := range sessionFolders(e) {
+				roots = append(roots, filepath.Join(f, dir))
+				if rest, ok := strings.CutPrefix(tc.tmp, "/tmp/"); ok {
+					roots = append(roots, filepath.Join(f, rest))
+				}
+			}
 			if found := setIDFiles(roots, keep...); len(found) > 0 {
 				t.Errorf("the command left set-id files %q: %s", found, r)
 			}

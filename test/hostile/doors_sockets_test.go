@@ -214,8 +214,9 @@ func TestDoorsSockets(t *testing.T) {
 		}
 	}
 	// The model is told why, once per command.
-	r := sbRun(t, c, hide(varDir+"/s")+`python3 connect.py "$P"`, 0)
-	if low := sbText(r); !strings.Contains(low, "yagent sandbox: the connect to the unix socket "+varDir+"/s was refused") || !strings.Contains(low, "sandbox.unix_sockets") {
+	home := filepath.Join(e.home, ".local", "share", "agent.sock")
+	r := sbRun(t, c, hide(home)+`python3 connect.py "$P"`, 0)
+	if low := sbText(r); !strings.Contains(low, "yagent sandbox: the connect to the unix socket "+home+" was refused") || !strings.Contains(low, "sandbox.unix_sockets") {
 		t.Errorf("the refusal does not say why and what to do: %s", r)
 	}
 	r = sbRun(t, c, hide(varDir+"/log")+`python3 dgram.py sendto "$P"`, 0)
@@ -268,6 +269,8 @@ c = socket.socket(socket.AF_UNIX); c.connect('\0yagent-own'); print(c.recv(64).d
 		{"a stream socketpair", `python3 -c "import socket; a, b = socket.socketpair(); a.send(b'pair-ok'); print(b.recv(8).decode())"`, "pair-ok"},
 		{"a seqpacket socketpair", `python3 -c "import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET); a.send(b'seq-ok'); print(b.recv(8).decode())"`, "seq-ok"},
 		{"TCP to a local server", `python3 -c "import socket; print(socket.create_connection(('127.0.0.1', ` + strconv.Itoa(int(port)) + `)).recv(16).decode())"`, "tcp-ok"},
+		{"a server and client in the temp folder", "python3 serve.py /tmp/s.sock; python3 serve.py \"$TMPDIR/t.sock\"", "inside-ok\ninside-ok"},
+		{"tmux the command starts, its socket in the temp folder", "tmux new-session -d 'sleep 20' && tmux list-sessions >/dev/null && echo tmux-ok; tmux kill-server", "tmux-ok"},
 		{"tmux the command starts, its socket in the workspace", "tmux -S ./tmux.sock new-session -d 'sleep 20' && tmux -S ./tmux.sock list-sessions >/dev/null && echo tmux-ok; tmux -S ./tmux.sock kill-server", "tmux-ok"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

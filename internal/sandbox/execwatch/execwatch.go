@@ -96,6 +96,10 @@ type Connect struct {
 	// Path is the socket file in the process's view: absolute, its links
 	// followed.
 	Path string
+	// Dev and Ino are the socket file's identity, to tell which file a
+	// path of the process's view is where its mounts differ from the
+	// supervisor's.
+	Dev, Ino uint64
 }
 
 // ConnectJudge decides a connect to a pathname unix socket; it must not

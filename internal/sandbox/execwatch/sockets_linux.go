@@ -211,7 +211,7 @@ func connectPath(ctx context.Context, pid, sock int, named string, s Supervision
 	if err != nil || !strings.HasPrefix(target, "/") {
 		return unix.EACCES, &Refusal{Pid: pid, Call: "connect", Path: abs, Errno: unix.EACCES}
 	}
-	c := Connect{Pid: pid, Named: named, Path: p.inside(target)}
+	c := Connect{Pid: pid, Named: named, Path: p.inside(target), Dev: uint64(st.Dev), Ino: st.Ino}
 	// A socket file with another name elsewhere is a hard link a command
 	// made of another program's socket into a folder it may use: no
 	// server binds a socket to two names.

@@ -83,6 +83,7 @@ func (s *Service) begin(ctx context.Context) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
+	res.SetTemp(info.Temp)
 	s.sweepWorkspace(ctx, res)
 	return &call{info: info, res: res}, nil
 }
@@ -139,15 +140,17 @@ func errConflict(path, reason string) error {
 
 // shownPath is how a path argument appears in messages and results. The
 // host sends every path absolute and resolved; inside the workspace it is
-// shown relative to it, as the model names its files.
+// shown relative to it, as the model names its files, and in the session's
+// temp folder as its commands name it (/tmp/a).
 func shownPath(ctx context.Context, p string) string {
-	ws := sdk.CallFrom(ctx).Workspace
+	info := sdk.CallFrom(ctx)
+	ws := info.Workspace
 	if ws == "" || !filepath.IsAbs(p) {
 		return p
 	}
 	rel, err := filepath.Rel(filepath.Clean(ws), p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return p
+		return info.Temp.Shown(p)
 	}
 	return filepath.ToSlash(rel)
 }

@@ -102,7 +102,7 @@ func (s *Service) writeFile(ctx context.Context, in writeFileInput) (*sdk.Result
 	}
 	text := fmt.Sprintf("%s %s (%d lines, %d bytes).", verb, in.Path, data.Lines, data.Bytes)
 	if len(t.Via) > 0 {
-		text += fmt.Sprintf(" %s is a symlink; its target %s was written.", in.Path, t.Abs)
+		text += fmt.Sprintf(" %s is a symlink; its target %s was written.", in.Path, c.info.Temp.Shown(t.Abs))
 	}
 	return &sdk.Result{Text: text, Data: data, Notes: notes}, nil
 }

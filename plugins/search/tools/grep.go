@@ -69,6 +69,7 @@ func runGrep(ctx context.Context, cfg Config, in grepInput) (*sdk.Result, error)
 	q := grep.Query{
 		Root:       root,
 		Base:       sdk.CallFrom(ctx).Workspace,
+		Show:       sdk.CallFrom(ctx).Temp.Shown,
 		Pattern:    in.Pattern,
 		Literal:    in.Literal,
 		IgnoreCase: in.IgnoreCase,

@@ -72,14 +72,16 @@ func resolve(ctx context.Context, p string) (string, error) {
 }
 
 // display returns how abs is shown: relative to the workspace when inside
-// it, absolute otherwise.
+// it, as the session's commands name it in the session's temp folder
+// (/tmp/a), absolute otherwise.
 func display(ctx context.Context, abs string) string {
-	if ws := sdk.CallFrom(ctx).Workspace; ws != "" {
+	info := sdk.CallFrom(ctx)
+	if ws := info.Workspace; ws != "" {
 		if rel, err := filepath.Rel(ws, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			return filepath.ToSlash(rel)
 		}
 	}
-	return abs
+	return info.Temp.Shown(abs)
 }
 
 // statPath returns the info of abs, or a not_found error the model can act on.

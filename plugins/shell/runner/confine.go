@@ -165,7 +165,7 @@ func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) 
 			Judge:   judge,
 			Refused: func(r execwatch.Refusal) { c.refused(t, r) },
 			Connect: func(_ context.Context, conn execwatch.Connect) execwatch.Verdict {
-				return execwatch.Verdict{Allow: c.policy.MayConnect(conn.Path)}
+				return execwatch.Verdict{Allow: c.policy.MayConnectFile(conn.Path, conn.Dev, conn.Ino)}
 			},
 			Proxy: proxy,
 		}

@@ -49,6 +49,14 @@
 // writable cgroup v2 the process groups are all there is (a required
 // sandbox refuses the command instead).
 //
+// Each command's TMPDIR is its session's own temp folder (sdk.TempFolder):
+// /tmp where the sandbox binds the folder over /tmp, /var/tmp and /dev/shm
+// (sandbox.Policy.TmpOver), the folder itself where nothing is bound. A
+// background command is recorded as holding the folder (sessiontmp.Hold)
+// before its call returns: the host, which alone removes the folder, keeps
+// it while the command, or what it left in its cgroup, lives. EndSession
+// lets the session's kept mount namespace go.
+//
 // The host decides, before a call reaches this package, whether a command
 // may run (its parse-time command analysis); this package only executes.
 // Input typed into a terminal task is the exception, since only this

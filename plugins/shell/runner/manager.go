@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
 )
@@ -24,6 +25,9 @@ type Manager struct {
 	mu       sync.Mutex
 	sessions map[string]*sessionTasks
 	inflight map[*task]struct{} // foreground commands not yet ended
+	// temps are the sessions' own temp folders, as their calls name them:
+	// what the sandbox keeps for one is let go when its session ends.
+	temps map[string]string
 
 	noCgroup sync.Once // the fallback to process groups is logged once
 }
@@ -38,7 +42,18 @@ func New(opts Options) *Manager {
 		opts:     opts.withDefaults(),
 		sessions: make(map[string]*sessionTasks),
 		inflight: make(map[*task]struct{}),
+		temps:    make(map[string]string),
 	}
+}
+
+// noteTemp remembers the temp folder of the call's session.
+func (m *Manager) noteTemp(info sdk.CallInfo) {
+	if info.Temp == nil || info.Temp.Dir == "" {
+		return
+	}
+	m.mu.Lock()
+	m.temps[info.SessionID] = info.Temp.Dir
+	m.mu.Unlock()
 }
 
 // KillLiveProcessGroups kills the cgroup and the process group of every
@@ -97,7 +112,12 @@ func (m *Manager) EndSession(ctx context.Context, id string) error {
 		}
 	}
 	delete(m.sessions, id)
+	tmp := m.temps[id]
+	delete(m.temps, id)
 	m.mu.Unlock()
+	// Its kept mount namespace goes (its background commands keep theirs
+	// while they run); the host removes the folder itself.
+	sandbox.ForgetTmp(tmp)
 	for _, t := range tasks {
 		t.cancel(errSessionEnded)
 	}
@@ -208,9 +228,11 @@ func (m *Manager) report(ctx context.Context, pgid int, live bool) {
 	}
 }
 
-// env is the environment of a command: the plugin's, less the variables
-// the plugin handshake uses, with TERM set for a terminal.
-func (m *Manager) env(terminal bool) []string {
+// env is the environment of a command of the call ctx belongs to: the
+// plugin's, less the variables the plugin handshake uses, with TERM set
+// for a terminal and TMPDIR the session's temp folder as the command
+// sees it.
+func (m *Manager) env(ctx context.Context, terminal bool) []string {
 	drop := append([]string{
 		"PLUGIN_MIN_PORT", "PLUGIN_MAX_PORT", "PLUGIN_PROTOCOL_VERSIONS", "PLUGIN_CLIENT_CERT",
 		"PLUGIN_MULTIPLEX_GRPC", "PLUGIN_UNIX_SOCKET_DIR", "PLUGIN_UNIX_SOCKET_GROUP",
@@ -233,5 +255,23 @@ func (m *Manager) env(terminal bool) []string {
 	if terminal && !hasTerm {
 		env = append(env, "TERM=xterm-256color")
 	}
+	if d := tmpdirFor(ctx); d != "" {
+		env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+d)
+	}
 	return env
+}
+
+// tmpdirFor is TMPDIR for the commands of the call ctx belongs to: /tmp
+// where the sandbox binds the session's temp folder over it, the folder
+// itself where nothing is bound (the sandbox off, no mount namespace
+// here), "" when the host keeps none for the session.
+func tmpdirFor(ctx context.Context) string {
+	info := sdk.CallFrom(ctx)
+	if info.Temp == nil || info.Temp.Dir == "" {
+		return ""
+	}
+	if sb := info.Sandbox; sb != nil && sb.Mode != "" && sb.Mode != sdk.SandboxOff && sandbox.Probe().MountNS {
+		return info.Temp.TMPDIR()
+	}
+	return info.Temp.Dir
 }

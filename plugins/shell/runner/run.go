@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/plugins/shell/output"
 	"github.com/yagent/yagent/sdk"
 )
@@ -49,6 +50,7 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (*sdk.Result, error) 
 	if info.Workspace == "" {
 		return nil, errors.New("run_bash: the call carries no workspace root")
 	}
+	m.noteTemp(info)
 	mode, err := resolveMode(req.Mode, req.Command)
 	if err != nil {
 		return nil, err
@@ -218,7 +220,7 @@ func (m *Manager) startPipe(ctx context.Context, t *task, dir string) (*exec.Cmd
 	}
 	cmd := exec.CommandContext(ctx, m.opts.Shell, "-c", t.command)
 	cmd.Dir = dir
-	cmd.Env = m.env(false)
+	cmd.Env = m.env(ctx, false)
 	cmd.Stdout = w // one pipe for both, in order
 	cmd.Stderr = w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -252,7 +254,7 @@ func (m *Manager) startPTY(ctx context.Context, t *task, dir string) (*exec.Cmd,
 	}
 	cmd := exec.CommandContext(ctx, m.opts.Shell, "-c", t.command)
 	cmd.Dir = dir
-	cmd.Env = m.env(true)
+	cmd.Env = m.env(ctx, true)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	cmd.Cancel = killTree(t, cmd)
@@ -320,7 +322,7 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 	}
 	cmd := exec.Command(m.opts.Shell, "-c", command)
 	cmd.Dir = info.Workspace
-	cmd.Env = m.env(false)
+	cmd.Env = m.env(ctx, false)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = m.launch(ctx, t, cmd)
@@ -331,6 +333,18 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 	started = true
 	t.pid = cmd.Process.Pid
 	t.pgid = t.pid
+	if tmp := info.Temp; tmp != nil {
+		// The session's temp folder outlives the session while this
+		// command lives: recorded before the call returns, so the host
+		// sees it before it ends the session. The host alone removes it.
+		cg := ""
+		if g := t.group(); g != nil {
+			cg = g.Path
+		}
+		if err := sessiontmp.Hold(tmp.Dir, t.pid, cg); err != nil {
+			m.opts.Logger.Warn("shell: the session's temp folder may go before this background command ends", "task", t.id, "err", err)
+		}
+	}
 	go func() {
 		// Reap it while this process lives; once the plugin is gone, init
 		// does.

@@ -41,6 +41,7 @@ type Resolver struct {
 	workspace  string
 	wsReal     string
 	approved   []string
+	temp       *sdk.TempFolder
 	roots      map[string]*os.Root
 	workspaceR *os.Root
 	// release, when set, gives a kept workspace root back to its Roots
@@ -86,6 +87,17 @@ func newResolver(ws, real string, approved []string, root *os.Root) *Resolver {
 		}
 	}
 	return r
+}
+
+// SetTemp makes the session's own temp folder a root of the call, as the
+// workspace is, and resolves the symlinks met on the way as the session's
+// commands see them: a target under a temp folder it stands for is in it
+// (sdk.TempFolder.Map), and ".." climbs from /tmp, not from the folder.
+// The path Resolve is given is not mapped: the host sent it mapped.
+func (r *Resolver) SetTemp(t *sdk.TempFolder) {
+	if t != nil && filepath.IsAbs(t.Dir) {
+		r.temp = t
+	}
 }
 
 // Workspace returns the workspace folder and its os.Root.
@@ -137,7 +149,7 @@ func (r *Resolver) resolveAbs(abs, asked string, hops int, via []string) (Target
 		if len(via) > 0 {
 			return Target{}, sdk.Errorf(sdk.CodeNeedsAuth,
 				"path %q leads outside the workspace through the symlink %s (to %s), which was not approved for this call: edit the target by a path the user approved, or ask the user",
-				asked, via[len(via)-1], abs)
+				asked, r.temp.Shown(via[len(via)-1]), r.temp.Shown(abs))
 		}
 		return Target{}, sdk.Errorf(sdk.CodeNeedsAuth,
 			"path %q is outside the workspace (%s) and was not approved for this call: use a path inside the workspace, or ask the user to approve this one",
@@ -169,9 +181,11 @@ func (r *Resolver) resolveAbs(abs, asked string, hops int, via []string) (Target
 				return Target{}, describe(asked, err)
 			}
 			if !filepath.IsAbs(link) {
-				link = filepath.Join(rootDir, filepath.Dir(cur), link)
+				// From the link's folder as the session names it.
+				link = filepath.Join(r.temp.Shown(filepath.Join(rootDir, filepath.Dir(cur))), link)
 			}
 			next := filepath.Clean(filepath.Join(append([]string{link}, parts[i+1:]...)...))
+			next, _ = r.temp.Map(next)
 			return r.resolveAbs(next, asked, hops+1, append(via, filepath.Join(rootDir, cur)))
 		}
 		done = append(done, p)
@@ -185,12 +199,17 @@ func (r *Resolver) resolveAbs(abs, asked string, hops int, via []string) (Target
 }
 
 // locate finds the root a clean absolute path belongs to: the workspace
-// (named as given or with its symlinks resolved), else the parent folder of
-// the approved path that holds it.
+// (named as given or with its symlinks resolved), else the session's temp
+// folder, else the parent folder of the approved path that holds it.
 func (r *Resolver) locate(abs string) (rootDir, rel string, external, ok bool) {
 	for _, ws := range []string{r.workspace, r.wsReal} {
 		if rel, ok := within(ws, abs); ok {
 			return r.workspace, rel, false, true
+		}
+	}
+	if r.temp != nil {
+		if rel, ok := within(r.temp.Dir, abs); ok {
+			return r.temp.Dir, rel, true, true
 		}
 	}
 	for _, a := range r.approved {

@@ -147,3 +147,59 @@ func TestRoots_FolderReplaced(t *testing.T) {
 		})
 	}
 }
+
+// TestResolve_SessionTemp: the session's temp folder is a root of the
+// call; a symlink met on the way is followed as the session's commands see
+// it, so an absolute target under a temp folder it stands for stays in it,
+// and ".." from its top climbs the temp folder's parent, never into
+// another session's folder beside it.
+func TestResolve_SessionTemp(t *testing.T) {
+	t.Parallel()
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	mine, theirs := filepath.Join(root, "s.1.2.aa"), filepath.Join(root, "s.1.2.bb")
+	for _, d := range []string{mine, theirs} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(mine, "f"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(theirs, "f"), []byte("theirs"), 0o644)
+	os.Symlink("/var/tmp/f", filepath.Join(mine, "abs"))
+	os.Symlink("../s.1.2.bb/f", filepath.Join(mine, "up"))
+	// From the top of the folder, ".." is /var, so this is /var/tmp/f:
+	// the session's own f, not a "tmp" folder beside the session folder.
+	os.Symlink("../tmp/f", filepath.Join(mine, "round"))
+	os.Mkdir(filepath.Join(root, "tmp"), 0o700)
+	os.WriteFile(filepath.Join(root, "tmp", "f"), []byte("beside"), 0o644)
+	os.Symlink("/var/tmp/f", filepath.Join(ws, "totmp"))
+	r, err := New(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	r.SetTemp(&sdk.TempFolder{Dir: mine, Over: []string{"/var/tmp"}})
+	for _, p := range []string{filepath.Join(mine, "f"), filepath.Join(mine, "abs"), filepath.Join(ws, "totmp"), filepath.Join(mine, "round")} {
+		got, err := r.Resolve(p)
+		if err != nil || got.Abs != filepath.Join(mine, "f") || !got.Exists {
+			t.Errorf("Resolve(%s) = %+v, %v; want the session's own f", p, got, err)
+		}
+	}
+	if got, err := r.Resolve(filepath.Join(mine, "up")); err == nil {
+		t.Errorf("Resolve(up) = %s: '..' from the top of the session's folder reached %s", got.Abs, theirs)
+	}
+	if got, err := r.Resolve(filepath.Join(theirs, "f")); err == nil {
+		t.Errorf("another session's folder resolved: %s", got.Abs)
+	}
+	// Nothing bound: the folder is still a root (TMPDIR), /var/tmp is the
+	// machine's.
+	r2, _ := New(ws, nil)
+	t.Cleanup(func() { r2.Close() })
+	r2.SetTemp(&sdk.TempFolder{Dir: mine})
+	if got, err := r2.Resolve(filepath.Join(mine, "f")); err != nil || !got.Exists {
+		t.Errorf("the folder by its own name with nothing bound: %+v, %v", got, err)
+	}
+	if _, err := r2.Resolve(filepath.Join(ws, "totmp")); err == nil {
+		t.Error("with nothing bound, a link to /var/tmp/f reached the session's folder or the machine's /var/tmp")
+	}
+}

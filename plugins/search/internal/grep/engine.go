@@ -18,8 +18,11 @@ type Query struct {
 	// Root is the absolute path searched: a directory or one file.
 	Root string
 	// Base is the folder result paths are shown relative to (the
-	// workspace); paths outside it are shown absolute.
+	// workspace); paths outside it are shown absolute, through Show when
+	// it is set (a file of the session's temp folder as the session
+	// names it).
 	Base string
+	Show func(abs string) string
 	// Pattern is a regular expression (RE2 syntax), or text when Literal.
 	Pattern    string
 	Literal    bool
@@ -119,6 +122,9 @@ func (s *search) display(abs string) string {
 		if rel, err := filepath.Rel(s.q.Base, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			return filepath.ToSlash(rel)
 		}
+	}
+	if s.q.Show != nil {
+		return s.q.Show(abs)
 	}
 	return abs
 }
