@@ -147,7 +147,9 @@ func TestSockets_Connect(t *testing.T) {
 	if err := os.Symlink(filepath.Join(out, "s"), filepath.Join(in, "link")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Link(filepath.Join(out, "s"), filepath.Join(in, "hard")); err != nil {
+	// A hard link of a socket of its own, so the one outside keeps one name.
+	listenUnix(t, filepath.Join(out, "linked"), "outside")
+	if err := os.Link(filepath.Join(out, "linked"), filepath.Join(in, "hard")); err != nil {
 		t.Fatal(err)
 	}
 	abstract := "yagent-test-" + filepath.Base(dir)
