@@ -22,4 +22,12 @@
 // inherits them. What can be kept across commands is: the machine's part
 // of the rules, each distinct kernel ruleset, and the mount and network
 // namespaces, which each command's thread enters with setns.
+//
+// The bounds of a command's tree (Policy.Pids and MemoryMB: processes and
+// threads, memory) are its cgroup's (package cgroup), which the caller
+// makes; Start only runs Policy.Join on that thread first, before any
+// layer confines it, so that a command bounded through cgroup v1 groups is
+// born in them, and the thread leaves them right after the fork.
+// Policy.TmpSizeMB and UnixSockets carry the size of the session temp
+// folder and the sockets the admin exposes to commands.
 package sandbox
