@@ -405,6 +405,9 @@ func (t *task) sandboxNotes(output string) string {
 	if r := t.refusalNotes(output); r != "" {
 		notes = append(notes, r)
 	}
+	if b := t.boundNotes(); b != "" {
+		notes = append(notes, b)
+	}
 	return strings.Join(notes, "\n")
 }
 

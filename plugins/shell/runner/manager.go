@@ -26,6 +26,7 @@ type Manager struct {
 	inflight map[*task]struct{} // foreground commands not yet ended
 
 	noCgroup sync.Once // the fallback to process groups is logged once
+	noBound  sync.Once // a bound that could not be set is logged once
 }
 
 type sessionTasks struct {
