@@ -127,8 +127,10 @@ func TestBound_PidsStopsAForkBomb(t *testing.T) {
 	if err := g.Bound(Limits{Pids: 8}); err != nil {
 		t.Fatalf("Bound: %v", err)
 	}
-	// A fork bomb: every process forks two more, forever.
-	cmd, done := startBounded(t, g, `b() { b | b & }; b`)
+	// A fork bomb, as `:(){ :|:& };:`, but that stops forking 8 levels
+	// down, where its 256 leaves sleep a second: where the bound fails,
+	// the test fails without harming the machine.
+	cmd, done := startBounded(t, g, `b() { if [ "$1" -gt 0 ]; then b $(($1-1)) | b $(($1-1)) & else sleep 1; fi; }; b 8; sleep 1`)
 	if !inV1Groups(g, cmd.Process.Pid) {
 		t.Errorf("the command (pid %d) is not in its cgroup v1 groups %v", cmd.Process.Pid, g.v1)
 	}
@@ -163,15 +165,16 @@ func TestBound_MemoryKillsAHog(t *testing.T) {
 	if err := g.Bound(Limits{MemoryMB: 32}); err != nil {
 		t.Fatalf("Bound: %v", err)
 	}
-	// tail keeps the last line of a file with no newline: all of it.
-	cmd, done := startBounded(t, g, `exec tail /dev/zero`)
+	// tail keeps the last line of its input, here all of it: 256 MiB of
+	// zeros (where the bound fails, the test fails, and that is all).
+	cmd, done := startBounded(t, g, `head -c 256M /dev/zero | tail`)
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		t.Fatal("tail /dev/zero under 32 MiB still runs after 20s")
+		t.Fatal("tail of 256 MiB under 32 MiB still runs after 20s")
 	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
-		t.Errorf("tail ended with %v, want killed by SIGKILL", cmd.ProcessState)
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGKILL) {
+		t.Errorf("the pipeline ended with %v, want tail killed by SIGKILL (137)", cmd.ProcessState)
 	}
 	if h := waitHits(g, 2*time.Second, func(h Hits) bool { return h.OOMKills > 0 }); h.OOMKills == 0 {
 		t.Errorf("Hits() = %+v, want an OOM kill counted", h)
