@@ -261,6 +261,7 @@ func TestLoad_SandboxUnixSockets(t *testing.T) {
 	}{
 		{"none by default", nil, nil, ""},
 		{"user lists", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock, RUN/b.sock]}\n"}, []string{"a.sock", "b.sock"}, ""},
+		{"a link is resolved", map[string]string{userConfig: "sandbox: {unix_sockets: [LINK/a.sock, RUN/a.sock]}\n"}, []string{"a.sock"}, ""},
 		{"project removes", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock, RUN/b.sock]}\n",
 			projectConfig: "sandbox: {unix_sockets: [RUN/b.sock]}\n"}, []string{"b.sock"}, ""},
 		{"project removes all", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock]}\n",

@@ -92,13 +92,6 @@ func (h Hits) Any() bool { return h.Forks > 0 || h.OOMKills > 0 }
 // names each bound that could not be set, and the command runs without it.
 func (g *Group) Bound(l Limits) error { return g.bound(l) }
 
-// Limits returns the bounds Bound set on g.
-func (g *Group) Limits() Limits {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.limits
-}
-
 // JoinThread puts the calling thread, which must be locked to its
 // goroutine and about to fork g's command, into g's cgroup v1 groups, and
 // returns what moves it back to the groups it came from: call that right

@@ -208,6 +208,9 @@ func TestBound_ReusedGroupCountsItsCommandOnlyAndLiftsBounds(t *testing.T) {
 		t.Skip("no dash: its fork fails at once where bash retries")
 	}
 	tr := boundedTree(t, BoundPids)
+	// 8 processes at once: dash fails its fork at once where a bound
+	// refuses it (exit 2).
+	eight := `dash -c 'for i in 1 2 3 4 5 6 7 8; do sleep 0.1 & done; wait'`
 	g, err := tr.newGroup(false)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -215,31 +218,43 @@ func TestBound_ReusedGroupCountsItsCommandOnlyAndLiftsBounds(t *testing.T) {
 	if err := g.Bound(Limits{Pids: 4}); err != nil {
 		t.Fatalf("Bound: %v", err)
 	}
-	_, done := startBounded(t, g, `dash -c 'for i in 1 2 3 4 5 6 7 8; do sleep 0.1 & done; wait'; sleep 0.3`)
+	_, done := startBounded(t, g, eight+`; sleep 0.3`)
 	<-done
 	if h := g.Hits(); h.Forks == 0 {
 		t.Fatalf("Hits() = %+v: 8 forks under pids 4 refused none", h)
 	}
-	path := g.Path
-	g.Release()
-	g2, err := tr.newGroup(false)
-	if err != nil {
-		t.Fatalf("New: %v", err)
+	// reuse returns g's folder to the idle groups and takes it again.
+	reuse := func(prev *Group, l Limits) *Group {
+		t.Helper()
+		path := prev.Path
+		prev.Release()
+		next, err := tr.newGroup(false)
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		t.Cleanup(next.Release)
+		if next.Path != path {
+			t.Skipf("the empty group was not kept for reuse (%s, then %s)", path, next.Path)
+		}
+		if err := next.Bound(l); err != nil {
+			t.Fatalf("Bound(%+v): %v", l, err)
+		}
+		return next
 	}
-	defer g2.Release()
-	if g2.Path != path {
-		t.Skipf("the empty group was not kept for reuse (%s, then %s)", path, g2.Path)
-	}
-	if err := g2.Bound(Limits{}); err != nil {
-		t.Fatalf("Bound of none: %v", err)
-	}
-	if h := g2.Hits(); h.Any() {
-		t.Errorf("the reused group counts its earlier command's hits: %+v", h)
-	}
-	cmd, done := startBounded(t, g2, `for i in 1 2 3 4 5 6 7 8; do sleep 0.1 & done; wait`)
+	g2 := reuse(g, Limits{})
+	cmd, done := startBounded(t, g2, eight)
 	<-done
 	if !cmd.ProcessState.Success() {
-		t.Errorf("8 processes in a reused group whose bound was lifted: %v", cmd.ProcessState)
+		t.Errorf("8 processes in a reused group whose bound of 4 was lifted: %v", cmd.ProcessState)
+	}
+	g3 := reuse(g2, Limits{Pids: 64})
+	if h := g3.Hits(); h.Any() {
+		t.Errorf("the reused group counts the forks refused to an earlier command: %+v", h)
+	}
+	cmd, done = startBounded(t, g3, eight)
+	<-done
+	if h := g3.Hits(); !cmd.ProcessState.Success() || h.Any() {
+		t.Errorf("8 processes under a bound of 64: %v, hits %+v", cmd.ProcessState, h)
 	}
 }
 

@@ -101,9 +101,9 @@ func groupDirOf(p string) string {
 func cgroupProcs(dir string) []int { return readPids(filepath.Join(dir, "cgroup.procs")) }
 
 // waitEmptied polls until the cgroup at dir holds no process (or is
-// gone), at most 5 s, and reports what is left.
-func waitEmptied(dir string) []int {
-	deadline := time.Now().Add(5 * time.Second)
+// gone), at most limit, and reports what is left.
+func waitEmptied(dir string, limit time.Duration) []int {
+	deadline := time.Now().Add(limit)
 	for {
 		left := cgroupProcs(dir)
 		if len(left) == 0 || time.Now().After(deadline) {
@@ -114,13 +114,13 @@ func waitEmptied(dir string) []int {
 }
 
 // bomb is a fork bomb as `:(){ :|:& };:` is, but that stops forking
-// depth levels down, where each of its 2^depth leaves sleeps a second: it
+// depth levels down, where each of its 2^depth leaves sleeps 5 s: it
 // runs into a small process bound at once, and where the bound is
 // missing it ends by itself. (The shell that starts it should wait a
 // little: the result reads the bounds as the shell ends and its output
 // goes quiet, which may come before the bomb reaches the bound.)
 func bomb(depth int) string {
-	return fmt.Sprintf(`b() { if [ "$1" -gt 0 ]; then b $(($1-1)) | b $(($1-1)) & else sleep 1; fi; }; b %d`, depth)
+	return fmt.Sprintf(`b() { if [ "$1" -gt 0 ]; then b $(($1-1)) | b $(($1-1)) & else sleep 5; fi; }; b %d`, depth)
 }
 
 // hog fills mb MiB and keeps them: tail holds the last line of its input,
@@ -144,8 +144,12 @@ func TestRunBash_ForkBombStoppedByThePidsBound(t *testing.T) {
 	if dir == "" {
 		t.Fatal("the command did not write its cgroup")
 	}
-	if left := waitEmptied(dir); len(left) > 0 {
+	// Killed, they are gone in a moment; left to run, the leaves sleep on.
+	if left := waitEmptied(dir, 2*time.Second); len(left) > 0 {
 		t.Errorf("processes %v of the fork bomb outlived its call: a tree that ran into its bound is killed whole", left)
+	}
+	if !strings.Contains(res.Text, "the command left running were killed with it") {
+		t.Errorf("the result does not say what the command left was killed:\n%s", tail(res.Text))
 	}
 }
 
