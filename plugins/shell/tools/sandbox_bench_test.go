@@ -14,9 +14,10 @@ import (
 
 // BenchmarkRunBash_TrueSandbox runs run_bash true with the sandbox off,
 // with the sandbox of the built-in profiles (Landlock, dropped
-// capabilities, private /run, a cgroup; their exec rules only ask before
-// REPLs, which a command without a terminal cannot start, so no exec
-// supervisor), and with an exec deny rule as well (every exec judged),
+// capabilities, private /run, a cgroup bounding the command to 4096
+// processes and 8 GiB; their exec rules only ask before REPLs, which a
+// command without a terminal cannot start, so no exec supervisor), and
+// with an exec deny rule as well (every exec judged),
 // one after the other in each iteration, so that the machine's noise
 // falls on all three alike. It reports each median and the ratios to off.
 func BenchmarkRunBash_TrueSandbox(b *testing.B) {
@@ -38,8 +39,8 @@ func BenchmarkRunBash_TrueSandbox(b *testing.B) {
 		took []time.Duration
 	}{
 		{name: "off", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOff})},
-		{name: "on", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(true)})},
-		{name: "deny", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(false)})},
+		{name: "on", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(true), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
+		{name: "deny", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(false), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
 	}
 	in := json.RawMessage(`{"command":"true"}`)
 	for b.Loop() {
