@@ -244,9 +244,11 @@ func (t *tree) ensureV1(w *way) error {
 	if err := unix.Mkdir(w.base, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
 		return fmt.Errorf("make cgroup %s: %w", w.base, err)
 	}
+	// Each hierarchy has its own dead processes' folders: a plugin that
+	// was killed left its groups in every one.
+	sweepDeadProcesses(w.own, t.pid, sweepAge)
 	if t.v1Made == nil {
 		t.v1Made = map[string]bool{}
-		sweepDeadProcesses(w.own, t.pid, sweepAge)
 	}
 	t.v1Made[w.base] = true
 	return nil
