@@ -5,8 +5,11 @@
 // the rest of the home folder private), capabilities dropped to those a
 // build needs, a private mount namespace that hides /run, an optional empty
 // network namespace, and a seccomp filter (package execwatch) that refuses
-// every setuid or setgid mode and io_uring, and whose listener lets the
-// plugin judge every execve of the tree and hear of those refusals.
+// every setuid or setgid mode, io_uring and unix datagram sockets, and
+// whose listener lets the plugin judge every execve of the tree, make its
+// connects to unix sockets MayConnect allows (abstract ones from the
+// starting thread, inside the command's Landlock domain), and hear of
+// those refusals.
 //
 // Probe says which of these layers this kernel has; Start applies those a
 // Policy asks for and says which it applied, so a caller can refuse to run
@@ -28,6 +31,7 @@
 // makes; Start only runs Policy.Join on that thread first, before any
 // layer confines it, so that a command bounded through cgroup v1 groups is
 // born in them, and the thread leaves them right after the fork.
-// Policy.TmpSizeMB and UnixSockets carry the size of the session temp
-// folder and the sockets the admin exposes to commands.
+// Policy.TmpSizeMB carries the size of the session temp folder, and
+// Policy.UnixSockets the sockets the admin exposes to commands (the
+// profile's sandbox.unix_sockets, which MayConnect lets them reach).
 package sandbox

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/yagent/yagent/internal/sandbox/execwatch"
 )
 
 // Policy is what the processes of one command may touch.
@@ -29,13 +31,20 @@ type Policy struct {
 	// Exec makes every execve of the tree wait for the plugin's verdict
 	// (execwatch.Supervise's judge).
 	Exec bool
+	// UnixSockets are socket files (absolute, resolved) the profile's
+	// sandbox.unix_sockets lets commands connect to beyond those MayConnect
+	// allows anyway.
+	UnixSockets []string
 	// Supervise, when set, receives the listener of the command's seccomp
 	// filter before the command starts, and owns it: the tree's execs (when
-	// Exec) and its calls refused for a setuid or setgid mode wait for its
-	// answers, so it must already run when Start forks. Without it the
-	// kernel refuses those calls itself, unreported, and when Exec,
-	// Started.Listener holds the listener.
-	Supervise func(listener *os.File)
+	// Exec), its calls refused for a setuid or setgid mode and, under the
+	// socket rules (Started.Applied.Sockets), its connects wait for its
+	// answers, so it must already run when Start forks. proxy, when not
+	// nil, makes the tree's connects to abstract sockets inside its
+	// sandbox (execwatch.Supervision's Proxy). Without Supervise the
+	// kernel refuses the set-id calls itself, unreported, connects are not
+	// judged, and when Exec, Started.Listener holds the listener.
+	Supervise func(listener *os.File, proxy execwatch.Proxy)
 	// Env is the command's environment: TMPDIR, HOME, GOCACHE, GOMODCACHE,
 	// npm_config_cache, PIP_CACHE_DIR, CARGO_HOME and the like are read
 	// from it, not from the plugin's own.
@@ -50,9 +59,6 @@ type Policy struct {
 	// TmpSizeMB is the size of the session temp folder, in MiB
 	// (sandbox.tmp_size_mb); 0 gives it no size of its own.
 	TmpSizeMB int
-	// UnixSockets are the Unix sockets the admin exposes to commands
-	// (sandbox.unix_sockets): absolute, resolved.
-	UnixSockets []string
 	// Join, when set, runs on the thread that starts the command, before
 	// any layer is applied to it, and the func it returns runs right
 	// after the fork: it puts that thread into the command's cgroup v1
@@ -77,6 +83,11 @@ type Layers struct {
 	MountNS bool
 	// NetNS says an empty network namespace can be made.
 	NetNS bool
+	// Sockets says, in Started.Applied, that the command's connects to
+	// unix sockets are judged (MayConnect) and it cannot make a unix
+	// datagram socket: the seccomp filter's socket rules, with a
+	// supervisor.
+	Sockets bool
 	// Missing names each missing layer with why and what to do about it.
 	Missing map[string]string
 }
@@ -107,6 +118,9 @@ type Started struct {
 	Unopened []Unopened
 	// Applied are the layers the command runs under.
 	Applied Layers
+
+	// proxy makes the tree's abstract connects from the starting thread.
+	proxy *execwatch.ThreadProxy
 }
 
 // Probe reports the layers this kernel offers, once per process.

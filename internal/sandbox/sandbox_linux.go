@@ -100,7 +100,15 @@ func start(cmd *exec.Cmd, p Policy) (*Started, error) {
 	onThrowawayThread(func() {
 		st, err := confineAndStart(cmd, p, kernel, rs, ll)
 		ch <- result{st, err}
-		if err == nil && cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+		switch {
+		case err != nil:
+		case st.proxy != nil:
+			// The thread makes the tree's abstract connects while the
+			// command runs (and keeps its death signal).
+			exited := make(chan struct{})
+			go func() { waitExit(cmd.Process.Pid); close(exited) }()
+			st.proxy.Serve(exited)
+		case cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0:
 			// The death signal follows the thread that forked: keep it
 			// until the command ends.
 			waitExit(cmd.Process.Pid)
@@ -185,7 +193,7 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 	// hands its listener the tree's execs when p.Exec, and those refusals
 	// when p.Supervise answers them. Without user notification the kernel
 	// refuses them itself and no exec is judged.
-	f := execwatch.Filter{Exec: p.Exec, Report: p.Supervise != nil}
+	f := execwatch.Filter{Exec: p.Exec, Report: p.Supervise != nil, Sockets: p.Supervise != nil && !socketRulesOff}
 	if !kernel.Seccomp {
 		f = execwatch.Filter{}
 	}
@@ -199,12 +207,19 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 	case p.Exec && !f.Exec:
 		miss(LayerSeccomp, kernel.Missing[LayerSeccomp])
 	default:
-		st.Listener, a.Seccomp = l, true
+		st.Listener, a.Seccomp, a.Sockets = l, true, f.Sockets
 	}
 	if st.Listener != nil && p.Supervise != nil {
 		// The command's first exec waits for an answer: the supervisor
 		// must run before the fork. It owns the listener from here.
-		p.Supervise(st.Listener)
+		var proxy execwatch.Proxy
+		if a.Sockets && a.LandlockABI >= 6 {
+			// Landlock scopes abstract sockets to the domain: connects to
+			// them are made from this thread, in it.
+			st.proxy = execwatch.NewThreadProxy()
+			proxy = st.proxy
+		}
+		p.Supervise(st.Listener, proxy)
 		st.Listener = nil
 	}
 	if err := cmd.Start(); err != nil {

@@ -472,7 +472,7 @@ func TestStart_SetIDRefused(t *testing.T) {
 		done := make(chan error, 1)
 		supervised := false
 		if report {
-			p.Supervise = func(l *os.File) {
+			p.Supervise = func(l *os.File, _ execwatch.Proxy) {
 				supervised = true
 				go func() {
 					done <- execwatch.Supervise(context.Background(), l, nil, func(r execwatch.Refusal) {

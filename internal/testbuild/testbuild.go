@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"os/user"
 	"path"
 	"path/filepath"
 	"slices"
@@ -294,8 +295,10 @@ func place(from, to string) error {
 // write: the host refuses a plugin in /tmp, /var/tmp, $TMPDIR or /dev/shm
 // that nothing vouches for, and tests launch custom plugins no pin or
 // build vouches for. It is made under os.UserCacheDir()/yagent-test, else
-// under .testbin in the module root; the error says so when both are in a
-// temp folder. The caller removes it.
+// under .testbin in the module root, else under the account's own cache
+// folder (its home in the user database, for a $HOME pointed at a temp
+// folder), else under /var/cache/yagent-test; the error says so when all
+// are in a temp folder or cannot be made. The caller removes it.
 func BinDir(prefix string) (string, error) {
 	var candidates, tried []string
 	if c, err := os.UserCacheDir(); err == nil {
@@ -304,6 +307,10 @@ func BinDir(prefix string) (string, error) {
 	if root, err := Root(); err == nil {
 		candidates = append(candidates, filepath.Join(root, ".testbin"))
 	}
+	if u, err := user.Current(); err == nil && u.HomeDir != "" {
+		candidates = append(candidates, filepath.Join(u.HomeDir, ".cache", "yagent-test"))
+	}
+	candidates = append(candidates, "/var/cache/yagent-test")
 	for _, c := range candidates {
 		if tmp := inTempFolder(c); tmp != "" {
 			tried = append(tried, c+" (in "+tmp+")")

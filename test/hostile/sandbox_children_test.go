@@ -44,7 +44,9 @@ open('PID','w').write(str(os.getpid())); os.execvp('sleep', ['sleep', '300'])"; 
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			sbNeed(t, tc.need...)
-			r := sbRun(t, c, strings.ReplaceAll(tc.cmd, "PID", pidFile), 1500)
+			// The timeout must leave the child time to start and write its
+			// pid, a python3 start included, on a loaded machine.
+			r := sbRun(t, c, strings.ReplaceAll(tc.cmd, "PID", pidFile), 4000)
 			pid, ok := sbPid(e.ws(pidFile), 5*time.Second)
 			if !ok {
 				t.Fatalf("the child wrote no pid to %s: %s", pidFile, r)

@@ -32,3 +32,10 @@ var (
 		atCalls(unix.SYS_FCHMOD, unix.SYS_OPENAT, unix.SYS_MKDIRAT, unix.SYS_MKNODAT, unix.SYS_FCHMODAT)...)
 	compatModeCalls = append(pathCalls(5, 8, 39, 14, 15), atCalls(94, 295, 296, 297, 306)...)
 )
+
+// The socket calls the socket rules catch, natively (x32 numbers them
+// alike) and in the i386 ABI, whose socketcall multiplexes them.
+var (
+	nativeSockets = socketCalls{socket: unix.SYS_SOCKET, socketpair: unix.SYS_SOCKETPAIR, connect: unix.SYS_CONNECT}
+	compatSockets = socketCalls{socket: 359, socketpair: 360, connect: 362, socketcall: 102}
+)

@@ -26,3 +26,10 @@ var (
 	nativeModeCalls = atCalls(unix.SYS_FCHMOD, unix.SYS_OPENAT, unix.SYS_MKDIRAT, unix.SYS_MKNODAT, unix.SYS_FCHMODAT)
 	compatModeCalls = append(pathCalls(5, 8, 39, 14, 15), atCalls(94, 322, 323, 324, 333)...)
 )
+
+// The socket calls the socket rules catch, natively and in the 32-bit ARM
+// ABI, which has no socketcall.
+var (
+	nativeSockets = socketCalls{socket: unix.SYS_SOCKET, socketpair: unix.SYS_SOCKETPAIR, connect: unix.SYS_CONNECT}
+	compatSockets = socketCalls{socket: 281, socketpair: 288, connect: 283}
+)

@@ -6,7 +6,13 @@
 // asks a Judge and lets the exec go on or fails it with EACCES. The same
 // filter refuses every mode with the setuid or setgid bit, and io_uring,
 // whose requests it cannot see; the supervisor fails and reports those
-// the filter hands it (Filter.Report). A Matcher
+// the filter hands it (Filter.Report). With Filter.Sockets it also hands
+// every connect to the supervisor (SuperviseWith), which reads the address
+// once and connects the process's socket itself, taken with pidfd_getfd:
+// a pathname unix socket only when the judge allows the file the name
+// resolves to in the process's view, an abstract one through a Proxy
+// inside the tree's Landlock domain; and it refuses unix datagram
+// sockets, whose sends could name any socket path. A Matcher
 // names the exec rule programs an exec may be (by name, file identity or a
 // byte-identical copy), so only those cost the host a round trip.
 //

@@ -69,6 +69,65 @@ type Filter struct {
 	// ENOSYS) and reports each; without it the kernel fails them, and no
 	// one hears of it.
 	Report bool
+	// Sockets hands every connect of the tree to the supervisor, which
+	// reads the address once and makes the connection itself on the
+	// process's socket (a pathname unix socket only when Supervision's
+	// Connect allows the file the name resolves to in the process's view,
+	// an abstract one through Supervision's Proxy), so no thread of the
+	// process can change the address between the check and the call. A
+	// unix socket of another type than stream or seqpacket cannot be made
+	// (EACCES, reported with Report): a datagram socket could send to any
+	// socket path with sendto or sendmsg, whose addresses no filter can
+	// read and whose every call it would cost to trap. Stream and seqpacket
+	// sockets ignore or refuse a send's address, and io_uring is off. In
+	// the 32-bit ABIs, connect and socketcall's socket, connect and
+	// socketpair fail with EACCES (their pointers cannot be read here).
+	// Sockets needs a supervisor: every connect waits for it.
+	Sockets bool
+}
+
+// Connect is a connect of the tree to a pathname unix socket, as the
+// supervisor resolved it.
+type Connect struct {
+	// Pid is the thread that calls connect.
+	Pid int
+	// Named is the path the process gave.
+	Named string
+	// Path is the socket file in the process's view: absolute, its links
+	// followed.
+	Path string
+}
+
+// ConnectJudge decides a connect to a pathname unix socket; it must not
+// block long (the connect waits).
+type ConnectJudge func(ctx context.Context, c Connect) Verdict
+
+// Proxy connects a socket, on the tree's behalf, from a thread inside the
+// tree's sandbox (its Landlock domain and namespaces), so the kernel
+// applies the domain's abstract socket scope as it would to the tree's own
+// call. Sock is a descriptor of the supervisor's for the process's socket;
+// addr is the address as read, already copied. Its own connect comes to
+// the supervisor as a notification too, and goes on unread when Tid
+// names its thread.
+type Proxy interface {
+	Tid() int
+	Connect(sock int, addr []byte) syscall.Errno
+}
+
+// Supervision is what Supervise answers with.
+type Supervision struct {
+	// Judge decides the tree's execs (nil when the filter has no Exec).
+	Judge Judge
+	// Refused hears of each call the filter refused, before it fails.
+	Refused func(Refusal)
+	// Connect decides the connects to pathname unix sockets of a Sockets
+	// filter; nil refuses them all.
+	Connect ConnectJudge
+	// Proxy makes the connects to abstract unix sockets of a Sockets
+	// filter; nil makes the supervisor connect them itself, which is right
+	// only where the kernel does not scope abstract sockets (Landlock
+	// before ABI 6): the supervisor's own thread is in no domain.
+	Proxy Proxy
 }
 
 // Refusal is a call of the tree that the filter refused and Supervise
@@ -77,17 +136,21 @@ type Refusal struct {
 	// Pid is the process that made the call.
 	Pid int
 	// Call is the system call: chmod, fchmodat, open, openat, creat,
-	// mkdir, mknod, ..., or io_uring_setup.
+	// mkdir, mknod, ..., io_uring_setup; connect for a connect to a unix
+	// socket the supervision refused; socket or socketpair for a unix
+	// datagram socket.
 	Call string
 	// Path is the file: absolute where the process's folder or descriptor
 	// could be read, else as the process named it; the file a descriptor
-	// names for fchmod; "" for io_uring_setup or when it was unreadable.
+	// names for fchmod; for connect the socket file as resolved in the
+	// process's view, or "@" and the name of an abstract socket; "" for
+	// io_uring_setup, socket and socketpair, or when it was unreadable.
 	Path string
 	// Mode is the mode the call asked for: its permission, sticky and
 	// set-id bits.
 	Mode uint32
 	// Errno is what the call failed with: EPERM for a set-id mode, ENOSYS
-	// for io_uring_setup.
+	// for io_uring_setup, EACCES for connect, socket and socketpair.
 	Errno syscall.Errno
 }
 
@@ -128,5 +191,13 @@ func InstallFilter(f Filter) (*os.File, error) {
 // so what refused says reaches its reader before the process goes on;
 // such a call never goes on, whatever happens to the supervision.
 func Supervise(ctx context.Context, listener *os.File, judge Judge, refused func(Refusal)) error {
-	return supervise(ctx, listener, judge, refused)
+	return supervise(ctx, listener, Supervision{Judge: judge, Refused: refused})
+}
+
+// SuperviseWith is Supervise with the connects of a Sockets filter: each
+// is answered as Supervision's Connect and Proxy say, and a refused one
+// goes to Refused (Call "connect", Errno EACCES) like a refused unix
+// datagram socket (Call "socket" or "socketpair").
+func SuperviseWith(ctx context.Context, listener *os.File, s Supervision) error {
+	return supervise(ctx, listener, s)
 }

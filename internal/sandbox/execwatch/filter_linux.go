@@ -113,6 +113,22 @@ const (
 	createFlags = unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY
 )
 
+// sockTypeMask is the type bits of socket's type argument (the rest are
+// SOCK_NONBLOCK and SOCK_CLOEXEC); socketcall's calls that make or connect
+// a socket.
+const (
+	sockTypeMask      = 0xf
+	sysCallSocket     = 1
+	sysCallConnect    = 3
+	sysCallSocketpair = 8
+)
+
+// socketCalls are the numbers of the socket calls in one ABI; socketcall
+// is 0 where the ABI has none.
+type socketCalls struct {
+	socket, socketpair, connect, socketcall uint32
+}
+
 // The calls numbered alike in every ABI (those added since Linux 5.1).
 const (
 	sysIOURingSetup = 425
@@ -191,6 +207,10 @@ func filter(f Filter) ([]unix.SockFilter, error) {
 	if f.Exec {
 		native = append(native, target{sysExecve, "notify"}, target{sysExecveat, "notify"})
 	}
+	if f.Sockets {
+		native = append(native, target{nativeSockets.connect, "notify"},
+			target{nativeSockets.socket, "unix"}, target{nativeSockets.socketpair, "unix"})
+	}
 	p.search(native, "allow")
 
 	p.label("foreign")
@@ -200,9 +220,52 @@ func filter(f Filter) ([]unix.SockFilter, error) {
 	if f.Exec {
 		compat = append(compat, target{compatExecve, "refuse"}, target{compatExecat, "refuse"})
 	}
+	if f.Sockets {
+		// The supervisor reads 64-bit pointers: a 32-bit program may make
+		// stream sockets but not connect them.
+		compat = append(compat, target{compatSockets.connect, "refuse"},
+			target{compatSockets.socket, "compatunix"}, target{compatSockets.socketpair, "compatunix"})
+		if compatSockets.socketcall != 0 {
+			compat = append(compat, target{compatSockets.socketcall, "socketcall"})
+		}
+	}
 	p.search(compat, "allow")
 	p.label("allow")
 	p.stmt(bpfRetK, unix.SECCOMP_RET_ALLOW)
+
+	if f.Sockets {
+		// A unix socket of any type but stream and seqpacket (datagram,
+		// and raw, which the kernel makes a datagram one) could send to
+		// any socket path with sendto or sendmsg, whose address no filter
+		// can read: it is refused where it is made.
+		unixType := func(label, dgram string) {
+			p.label(label)
+			p.stmt(bpfLdAbsW, argLow(0))
+			p.jump(bpfJeqK, unix.AF_UNIX, "", "sockallow")
+			p.stmt(bpfLdAbsW, argLow(1))
+			p.stmt(bpfAluAndK, sockTypeMask)
+			p.jump(bpfJeqK, unix.SOCK_STREAM, "sockallow", "")
+			p.jump(bpfJeqK, unix.SOCK_SEQPACKET, "sockallow", dgram)
+		}
+		unixType("unix", "dgram")
+		unixType("compatunix", "refuse")
+		if compatSockets.socketcall != 0 {
+			p.label("socketcall")
+			p.stmt(bpfLdAbsW, argLow(0))
+			p.jump(bpfJeqK, sysCallSocket, "refuse", "")
+			p.jump(bpfJeqK, sysCallConnect, "refuse", "")
+			p.jump(bpfJeqK, sysCallSocketpair, "refuse", "sockallow")
+		}
+		p.label("dgram")
+		if f.Report {
+			p.stmt(bpfRetK, unix.SECCOMP_RET_USER_NOTIF)
+		} else {
+			p.stmt(bpfRetK, unix.SECCOMP_RET_ERRNO|uint32(unix.EACCES))
+		}
+		// Jumps go forward only: the checks above allow here.
+		p.label("sockallow")
+		p.stmt(bpfRetK, unix.SECCOMP_RET_ALLOW)
+	}
 
 	// The argument checks the ABIs share: for each shape, the open flags
 	// (when the call creates only with them), then the mode.
@@ -274,8 +337,10 @@ var assembled = func() map[Filter]func() ([]unix.SockFilter, error) {
 	m := map[Filter]func() ([]unix.SockFilter, error){}
 	for _, exec := range []bool{false, true} {
 		for _, report := range []bool{false, true} {
-			f := Filter{Exec: exec, Report: report}
-			m[f] = sync.OnceValues(func() ([]unix.SockFilter, error) { return filter(f) })
+			for _, sockets := range []bool{false, true} {
+				f := Filter{Exec: exec, Report: report, Sockets: sockets}
+				m[f] = sync.OnceValues(func() ([]unix.SockFilter, error) { return filter(f) })
+			}
 		}
 	}
 	return m
@@ -291,7 +356,7 @@ func installFilter(f Filter) (*os.File, error) {
 	}
 	prog := unix.SockFprog{Len: uint16(len(ins)), Filter: &ins[0]}
 	var flags uintptr
-	if f.Exec || f.Report {
+	if f.Exec || f.Report || f.Sockets {
 		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
 	}
 	// A raw seccomp(2) without SECCOMP_FILTER_FLAG_TSYNC filters the calling

@@ -186,12 +186,21 @@ func TestFilter_SetIDModes(t *testing.T) {
 // number alone, so the kernel caches it and never runs the filter for it.
 func TestFilter_OtherCallsByNumberAlone(t *testing.T) {
 	ones := []uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
-	for _, f := range []Filter{{}, {Exec: true}, {Report: true}, {Exec: true, Report: true}} {
+	for f := range assembled {
 		run := newMachine(t, f)
 		for _, a := range abis() {
 			told := map[uint32]bool{sysOpenat2: true, sysIOURingSetup: true}
 			for _, c := range a.calls {
 				told[c.nr] = true
+			}
+			if f.Sockets {
+				s := nativeSockets
+				if a.arch == compatArch {
+					s = compatSockets
+				}
+				for _, nr := range []uint32{s.socket, s.socketpair, s.connect, s.socketcall} {
+					told[nr] = true
+				}
 			}
 			switch {
 			case !f.Exec:
@@ -233,6 +242,106 @@ func TestRefusedCall(t *testing.T) {
 	for _, nr := range []uint32{sysExecve, sysExecveat} {
 		if _, _, ok := refusedCall(&seccompData{Nr: int32(nr), Arch: nativeArch}); ok {
 			t.Errorf("exec nr %d taken for a refused call", nr)
+		}
+	}
+}
+
+// TestFilter_Sockets: with the socket rules, every connect of the native
+// and x32 ABIs waits for the supervisor, a unix socket of any type but
+// stream and seqpacket is refused where it is made (made and paired alike,
+// its flags and the upper half of the type ignored), and sends are never
+// trapped, their addresses being harmless on the sockets left; the 32-bit
+// ABI's connects and socketcall's socket, connect and socketpair fail.
+func TestFilter_Sockets(t *testing.T) {
+	const upper = uint64(0xdead) << 32
+	for _, report := range []bool{false, true} {
+		dgram := retRefuse
+		if report {
+			dgram = retNotify
+		}
+		run := newMachine(t, Filter{Sockets: true, Report: report})
+		type call struct {
+			name     string
+			arch, nr uint32
+			args     []uint64
+			want     uint32
+		}
+		calls := []call{
+			{"connect", nativeArch, nativeSockets.connect, []uint64{3, 0x1000, 110}, retNotify},
+			{"sendto", nativeArch, unix.SYS_SENDTO, []uint64{3, 0x1000, 10, 0, 0x2000, 110}, retAllow},
+			{"sendmsg", nativeArch, unix.SYS_SENDMSG, []uint64{3, 0x1000, 0}, retAllow},
+			{"sendmmsg", nativeArch, unix.SYS_SENDMMSG, []uint64{3, 0x1000, 2, 0}, retAllow},
+			{"compat connect", compatArch, compatSockets.connect, []uint64{3, 0x1000, 110}, retRefuse},
+		}
+		if x32Bit != 0 {
+			calls = append(calls, call{"x32 connect", nativeArch, nativeSockets.connect | x32Bit, []uint64{3, 0x1000, 110}, retNotify})
+		}
+		for _, kind := range []struct {
+			name          string
+			native, compt uint32
+		}{{"socket", nativeSockets.socket, compatSockets.socket}, {"socketpair", nativeSockets.socketpair, compatSockets.socketpair}} {
+			for _, c := range []struct {
+				family, typ uint64
+				native      uint32
+			}{
+				{unix.AF_UNIX, unix.SOCK_STREAM, retAllow},
+				{unix.AF_UNIX, unix.SOCK_STREAM | unix.SOCK_CLOEXEC | unix.SOCK_NONBLOCK | upper, retAllow},
+				{unix.AF_UNIX, unix.SOCK_SEQPACKET | unix.SOCK_CLOEXEC, retAllow},
+				{unix.AF_UNIX, unix.SOCK_DGRAM, dgram},
+				{unix.AF_UNIX, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC | upper, dgram},
+				{unix.AF_UNIX | upper, unix.SOCK_RAW, dgram},
+				{unix.AF_INET, unix.SOCK_DGRAM, retAllow},
+				{unix.AF_INET6, unix.SOCK_STREAM, retAllow},
+				{unix.AF_NETLINK, unix.SOCK_DGRAM, retAllow},
+			} {
+				name := fmt.Sprintf("%s(%#x, %#x)", kind.name, c.family, c.typ)
+				compat := c.native
+				if compat == retNotify {
+					compat = retRefuse
+				}
+				calls = append(calls, call{name, nativeArch, kind.native, []uint64{c.family, c.typ, 0}, c.native},
+					call{"compat " + name, compatArch, kind.compt, []uint64{c.family, c.typ, 0}, compat})
+				if x32Bit != 0 {
+					calls = append(calls, call{"x32 " + name, nativeArch, kind.native | x32Bit, []uint64{c.family, c.typ, 0}, c.native})
+				}
+			}
+		}
+		if compatSockets.socketcall != 0 {
+			for _, sc := range []struct {
+				nr   uint64
+				want uint32
+			}{{sysCallSocket, retRefuse}, {sysCallConnect, retRefuse}, {sysCallSocketpair, retRefuse}, {2 /* bind */, retAllow}, {9 /* send */, retAllow}, {16 /* sendmsg */, retAllow}} {
+				calls = append(calls, call{fmt.Sprintf("socketcall(%d)", sc.nr), compatArch, compatSockets.socketcall, []uint64{sc.nr, 0x1000}, sc.want})
+			}
+		}
+		for _, c := range calls {
+			if got := run(c.arch, c.nr, c.args...); got != c.want {
+				t.Errorf("report %v, %s: %#x, want %#x", report, c.name, got, c.want)
+			}
+		}
+	}
+	// Without the socket rules nothing about sockets is trapped.
+	run := newMachine(t, Filter{Report: true})
+	for _, nr := range []uint32{nativeSockets.connect, nativeSockets.socket, nativeSockets.socketpair} {
+		if got := run(nativeArch, nr, unix.AF_UNIX, unix.SOCK_DGRAM, 0); got != retAllow {
+			t.Errorf("no socket rules, nr %d: %#x, want it allowed", nr, got)
+		}
+	}
+}
+
+// TestSocketCall: the supervisor takes the socket calls the filter hands
+// it for what they are, x32's too, and nothing else for one.
+func TestSocketCall(t *testing.T) {
+	for nr, want := range map[uint32]sockCall{nativeSockets.connect: callConnect, nativeSockets.socket: callSocket, nativeSockets.socketpair: callSocketpair} {
+		for _, or := range []uint32{0, x32Bit} {
+			if got, ok := socketCall(&seccompData{Nr: int32(nr | or), Arch: nativeArch}); !ok || got != want {
+				t.Errorf("nr %d: %v %v, want %v", nr|or, got, ok, want)
+			}
+		}
+	}
+	for _, d := range []seccompData{{Nr: int32(sysExecve), Arch: nativeArch}, {Nr: int32(compatSockets.connect), Arch: compatArch}, {Nr: int32(unix.SYS_SENDMSG), Arch: nativeArch}} {
+		if got, ok := socketCall(&d); ok {
+			t.Errorf("%+v taken for socket call %v", d, got)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func supervise(ctx context.Context, f *os.File, judge Judge, refused func(Refusal)) error {
+func supervise(ctx context.Context, f *os.File, s Supervision) error {
 	if f == nil {
 		return errors.New("execwatch: no listener")
 	}
@@ -41,9 +41,11 @@ func supervise(ctx context.Context, f *os.File, judge Judge, refused func(Refusa
 	defer stop()
 
 	var wg sync.WaitGroup
+	socks := &inflight{}
 	defer func() {
-		cancel()  // withdraw the asks still open: their execs fail now
-		wg.Wait() // every exec received has its answer
+		cancel()      // withdraw the asks still open: their execs fail now
+		socks.abort() // and the connects still under way
+		wg.Wait()     // every call received has its answer
 	}()
 	for {
 		n, err := l.recv()
@@ -51,10 +53,14 @@ func supervise(ctx context.Context, f *os.File, judge Judge, refused func(Refusa
 		case err == nil:
 			wg.Add(1)
 			if c, errno, ok := refusedCall(&n.Data); ok {
-				go refuse(l, &n, c, errno, refused, wg.Done)
+				go refuse(l, &n, c, errno, s.Refused, wg.Done)
 				continue
 			}
-			go answer(jctx, l, &n, judge, wg.Done)
+			if call, ok := socketCall(&n.Data); ok {
+				go answerSocket(jctx, l, &n, call, s, socks, wg.Done)
+				continue
+			}
+			go answer(jctx, l, &n, s.Judge, wg.Done)
 			continue
 		case errors.Is(err, errHangup):
 			return ctx.Err() // nil unless ctx ended first

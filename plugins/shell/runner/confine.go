@@ -32,6 +32,8 @@ type confinement struct {
 
 	setIDs    atomic.Int32 // set-id modes the filter refused
 	uringSaid atomic.Bool  // the output says io_uring is off
+	connects  atomic.Int32 // connects to unix sockets refused
+	dgram     atomic.Bool  // a unix datagram socket was refused
 
 	mu      sync.Mutex
 	callers []context.Context // in flight, oldest first
@@ -148,8 +150,8 @@ func startError(workspace string, err error) error {
 // listener: it says in the output which calls the filter refused and, with
 // match (exec rules), judges the tree's execs. The first exec, the shell
 // the plugin itself starts, is answered without a judge.
-func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) func(*os.File) {
-	return func(listener *os.File) {
+func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) func(*os.File, execwatch.Proxy) {
+	return func(listener *os.File, proxy execwatch.Proxy) {
 		var judge execwatch.Judge
 		if match != nil {
 			judge = func(_ context.Context, e execwatch.Exec) execwatch.Verdict {
@@ -159,9 +161,16 @@ func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) 
 				return m.askExec(t, c, e)
 			}
 		}
-		refused := func(r execwatch.Refusal) { c.refused(t, r) }
+		s := execwatch.Supervision{
+			Judge:   judge,
+			Refused: func(r execwatch.Refusal) { c.refused(t, r) },
+			Connect: func(_ context.Context, conn execwatch.Connect) execwatch.Verdict {
+				return execwatch.Verdict{Allow: c.policy.MayConnect(conn.Path)}
+			},
+			Proxy: proxy,
+		}
 		go func() {
-			if err := execwatch.Supervise(context.Background(), listener, judge, refused); err != nil {
+			if err := execwatch.SuperviseWith(context.Background(), listener, s); err != nil {
 				m.opts.Logger.Warn("shell: the exec supervisor stopped", "task", t.id, "err", err)
 			}
 		}()
@@ -220,6 +229,16 @@ const maxSetIDNotes = 3
 // failed a call of its tree: a setuid or setgid mode, or io_uring_setup
 // (once).
 func (c *confinement) refused(t *task, r execwatch.Refusal) {
+	switch r.Call {
+	case "connect":
+		c.refusedConnect(t, r)
+		return
+	case "socket", "socketpair":
+		// Said with the receipt of a command that failed: most programs
+		// that make one only try the system log, which is not there.
+		c.dgram.Store(true)
+		return
+	}
 	if !r.SetID() {
 		if c.uringSaid.CompareAndSwap(false, true) {
 			t.writeNote(notePrefix + "io_uring is off for commands: io_uring_setup fails with ENOSYS (Function not implemented), as on a kernel " +
@@ -235,6 +254,25 @@ func (c *confinement) refused(t *task, r execwatch.Refusal) {
 		t.writeNote(notePrefix + setIDCall(r) + " was refused too (Operation not permitted).")
 	case n == maxSetIDNotes+1:
 		t.writeNote(notePrefix + "further setuid or setgid modes the command asked for were refused too (Operation not permitted).")
+	}
+}
+
+// refusedConnect says in t's output that the sandbox refused a connect to
+// a unix socket, why, and what works: the first few by name.
+func (c *confinement) refusedConnect(t *task, r execwatch.Refusal) {
+	switch n := c.connects.Add(1); {
+	case n == 1 && strings.HasPrefix(r.Path, "@"):
+		t.writeNote(fmt.Sprintf(notePrefix+"the connect to the abstract unix socket %s was refused (Operation not permitted): commands connect only "+
+			"to abstract sockets their own command made.", r.Path))
+	case n == 1:
+		t.writeNote(fmt.Sprintf(notePrefix+"the connect to the unix socket %s was refused (Permission denied): commands connect only to "+
+			"sockets in the workspace, the session's temp folder and the paths sandbox.write or an approval opens, and to those the profile's "+
+			"sandbox.unix_sockets names. A socket in the shared /tmp or the home folder (a terminal multiplexer's, an agent's) is another "+
+			"program's door out of the sandbox. If the command needs this one, ask the user to add it to sandbox.unix_sockets.", r.Path))
+	case n <= maxSetIDNotes:
+		t.writeNote(fmt.Sprintf(notePrefix+"the connect to %s was refused too.", r.Path))
+	case n == maxSetIDNotes+1:
+		t.writeNote(notePrefix + "further connects to unix sockets were refused too.")
 	}
 }
 
@@ -405,11 +443,19 @@ func (t *task) sandboxNotes(output string) string {
 	if r := t.refusalNotes(output); r != "" {
 		notes = append(notes, r)
 	}
+	if c.dgram.Load() && (t.end.kind != endExited || t.end.exitCode != 0) {
+		notes = append(notes, dgramNote)
+	}
 	if b := t.boundNotes(); b != "" {
 		notes = append(notes, b)
 	}
 	return strings.Join(notes, "\n")
 }
+
+// dgramNote says why the command could not make a unix datagram socket.
+const dgramNote = notePrefix + "the command asked for a unix datagram socket, which the sandbox refuses (Permission denied), since it could " +
+	"send to any socket on the machine; the system log is not reachable either. Unix stream and seqpacket sockets, socketpair of those, " +
+	"and network sockets work."
 
 // refusalNotes explains each path a "Permission denied" line of output
 // names that the task's rules do not cover.
