@@ -242,7 +242,7 @@ func SandboxBounds(sb config.SandboxRules, enf []cgroup.Enforcement) []SandboxBo
 			if why == "" {
 				why = "this machine has no way to set it"
 			}
-			sbd.Status, sbd.How = BoundMissing, why+"; without it "+b.means
+			sbd.Status, sbd.How = BoundMissing, why+"; commands run without it, so "+b.means
 			sbd.What += fmt.Sprintf(" %d%s", b.value, b.unit)
 		}
 		out = append(out, sbd)

@@ -60,7 +60,7 @@ func TestSandboxBounds(t *testing.T) {
 	want := []app.SandboxBound{
 		{Key: "sandbox.pids", What: "processes 64", Value: 64, Status: app.BoundActive, How: "the cgroup v2 controller under /cg/own"},
 		{Key: "sandbox.memory_mb", What: "memory 512 MiB", Value: 512, Status: app.BoundMissing,
-			How: "no memory controller here; without it one command's tree can take all the memory of the machine"},
+			How: "no memory controller here; commands run without it, so one command's tree can take all the memory of the machine"},
 		{Key: "sandbox.tmp_size_mb", What: "temp folder 100 MiB", Value: 100, Status: app.BoundSet, How: "set by the session temp folder"},
 	}
 	if !slices.Equal(got, want) {
