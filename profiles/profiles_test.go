@@ -96,6 +96,10 @@ func TestSchema_RejectsBadProfiles(t *testing.T) {
 		{"sandbox word", "sandbox: maybe\n"},
 		{"sandbox network word", "sandbox: {network: sometimes}\n"},
 		{"sandbox unknown key", "sandbox: {reed: [/srv]}\n"},
+		{"negative pids", "sandbox: {pids: -1}\n"},
+		{"memory in words", "sandbox: {memory_mb: 8G}\n"},
+		{"fractional temp size", "sandbox: {tmp_size_mb: 1.5}\n"},
+		{"relative socket", "sandbox: {unix_sockets: [run/docker.sock]}\n"},
 		{"plugin enabled word", "plugins: {hello: {enabled: maybe}}\n"},
 		{"relative plugin dev dir", "plugin_dev_dir: bin\n"},
 	}
@@ -162,6 +166,34 @@ func TestBuiltIns_SandboxOn(t *testing.T) {
 		}
 		if p.Sandbox.Mode != "on" || p.Sandbox.Network != "on" {
 			t.Errorf("built-in %s: sandbox %+v, want {mode: on, network: on}", name, p.Sandbox)
+		}
+	}
+}
+
+// TestBuiltIns_SandboxBounds: every built-in profile bounds a command's
+// processes and memory and sizes the temp folder, each roomy enough for a
+// parallel build, and exposes no Unix socket.
+func TestBuiltIns_SandboxBounds(t *testing.T) {
+	t.Parallel()
+	for _, name := range profiles.Names() {
+		b, err := profiles.Read(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Sandbox struct {
+				Pids        int      `yaml:"pids"`
+				MemoryMB    int      `yaml:"memory_mb"`
+				TmpSizeMB   int      `yaml:"tmp_size_mb"`
+				UnixSockets []string `yaml:"unix_sockets"`
+			}
+		}
+		if err := yaml.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		sb := p.Sandbox
+		if sb.Pids < 1024 || sb.MemoryMB < 2048 || sb.TmpSizeMB < 1024 || len(sb.UnixSockets) > 0 {
+			t.Errorf("built-in %s: sandbox bounds %+v, want pids >= 1024, memory_mb >= 2048, tmp_size_mb >= 1024 and no socket", name, sb)
 		}
 	}
 }

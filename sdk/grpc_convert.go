@@ -112,7 +112,8 @@ func sandboxToWire(s *Sandbox) *pluginpb.Sandbox {
 	if s == nil {
 		return nil
 	}
-	w := &pluginpb.Sandbox{Mode: s.Mode, Network: s.Network, Read: s.Read, Write: s.Write, Granted: s.Granted}
+	w := &pluginpb.Sandbox{Mode: s.Mode, Network: s.Network, Read: s.Read, Write: s.Write, Granted: s.Granted,
+		Pids: int64(s.Pids), MemoryMb: int64(s.MemoryMB), TmpSizeMb: int64(s.TmpSizeMB), UnixSockets: s.UnixSockets}
 	for _, p := range s.Programs {
 		wp := &pluginpb.ExecProgram{Name: p.Name, Interactive: p.Interactive}
 		for _, f := range p.Files {
@@ -127,7 +128,8 @@ func sandboxFromWire(w *pluginpb.Sandbox) *Sandbox {
 	if w == nil {
 		return nil
 	}
-	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetwork(), Read: w.GetRead(), Write: w.GetWrite(), Granted: w.GetGranted()}
+	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetwork(), Read: w.GetRead(), Write: w.GetWrite(), Granted: w.GetGranted(),
+		Pids: int(w.GetPids()), MemoryMB: int(w.GetMemoryMb()), TmpSizeMB: int(w.GetTmpSizeMb()), UnixSockets: w.GetUnixSockets()}
 	for _, wp := range w.GetPrograms() {
 		p := ExecProgram{Name: wp.GetName(), Interactive: wp.GetInteractive()}
 		for _, f := range wp.GetFiles() {

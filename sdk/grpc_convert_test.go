@@ -47,6 +47,10 @@ func TestCallInfo_SandboxRoundTrips(t *testing.T) {
 			{Path: "/usr/bin/printenv", Size: 31, SHA256: "ab12"},
 			{Path: "/bin/printenv", Size: 31, SHA256: "ab12"},
 		}, Interactive: true}, {Name: "curl"}},
+		Pids:        4096,
+		MemoryMB:    8192,
+		TmpSizeMB:   4096,
+		UnixSockets: []string{"/run/docker.sock", "/tmp/ssh-x/agent.1"},
 	}
 	everyFieldSet(t, sb)
 	in := CallInfo{ID: "c1", Tool: "run_bash", SessionID: "s1", Workspace: "/ws", ApprovedPaths: []string{"/etc/x"},

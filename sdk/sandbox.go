@@ -43,6 +43,18 @@ type Sandbox struct {
 	// Programs are the programs of the profile's ask and deny exec rules:
 	// an exec of any other program needs no word from the host.
 	Programs []ExecProgram
+	// Pids is the most processes and threads the tree of one command may
+	// hold at once (the profile's sandbox.pids); 0 sets no bound.
+	Pids int
+	// MemoryMB is the most memory, in MiB, the tree of one command may use,
+	// swap included (sandbox.memory_mb); 0 sets no bound.
+	MemoryMB int
+	// TmpSizeMB is the size, in MiB, of the session temp folder
+	// (sandbox.tmp_size_mb); 0 gives it no size of its own.
+	TmpSizeMB int
+	// UnixSockets are the Unix sockets the admin exposes to the call's
+	// processes (sandbox.unix_sockets): absolute, resolved.
+	UnixSockets []string
 }
 
 // ExecProgram is the program of an ask or deny exec rule and the files it

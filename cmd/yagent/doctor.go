@@ -18,6 +18,10 @@ import (
 // the CLI tests replace to play a machine with or without them.
 var probeLayers = app.ProbeSandbox
 
+// probeBounds reports how commands get the bounds of their tree here; a
+// seam like probeLayers.
+var probeBounds = app.ProbeBounds
+
 func newDoctorCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
@@ -26,8 +30,11 @@ func newDoctorCmd(g *globals) *cobra.Command {
 seccomp user notification, cgroup v2, mount and network namespaces, the
 capability drop), each missing one with what to do; the sandbox mode the
 profile resolves to; whether each session's commands get a /tmp of their
-own; and the programs the tools use (bash, ripgrep, Universal
-Ctags, Chromium) and the plugins found, pinned or not.
+own; the bounds of each command (sandbox.pids and sandbox.memory_mb, each
+active through a cgroup v2 controller or a cgroup v1 hierarchy, or missing
+and why; sandbox.tmp_size_mb, set by the session temp folder); and the
+programs the tools use (bash, ripgrep, Universal Ctags, Chromium) and the
+plugins found, pinned or not.
 
 Exit 0 unless the profile says sandbox: required and a layer it needs is
 missing: commands would be refused, so doctor exits 1 and says so.`,
@@ -53,8 +60,12 @@ missing: commands would be refused, so doctor exits 1 and says so.`,
 					fmt.Fprintf(out, "  missing  %s: %s; without it %s\n", ly.Name, ly.Why, ly.Means)
 				}
 			}
+			fmt.Fprintln(out, "bounds of each command:")
+			for _, b := range app.SandboxBounds(prof.Sandbox, probeBounds()) {
+				fmt.Fprintf(out, "  %-8s %s (%s): %s\n", b.Status, b.What, b.Key, b.How)
+			}
 			if mode == config.SandboxOff {
-				fmt.Fprintln(out, "  (sandbox off: commands run with the guard's check only; the layers above are not applied)")
+				fmt.Fprintln(out, "  (sandbox off: commands run with the guard's check only; the layers and bounds above are not applied)")
 			}
 			fmt.Fprintf(out, "temp folders: %s\n", app.TempStatusOf(g.appOptions(cmd.ErrOrStderr()), prof, l))
 			fmt.Fprintln(out, "tools:")

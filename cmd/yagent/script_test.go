@@ -37,11 +37,18 @@ func fakeLayers(which string) {
 		probeLayers = func() (sandbox.Layers, string, error) {
 			return sandbox.Layers{LandlockABI: 7, Seccomp: true, CapDrop: true, MountNS: true, NetNS: true}, "/sys/fs/cgroup/test", nil
 		}
+		probeBounds = func() []cgroup.Enforcement {
+			return []cgroup.Enforcement{{Bound: cgroup.BoundPids, Via: cgroup.ViaV2, Dir: "/sys/fs/cgroup/test/yagent.1"},
+				{Bound: cgroup.BoundMemory, Via: cgroup.ViaV1, Dir: "/sys/fs/cgroup/memory/test/yagent.1"}}
+		}
 	case "none":
 		why := "not on this test machine"
 		probeLayers = func() (sandbox.Layers, string, error) {
 			return sandbox.Layers{Missing: map[string]string{sandbox.LayerLandlock: why, sandbox.LayerSeccomp: why,
 				sandbox.LayerCaps: why, sandbox.LayerMountNS: why, sandbox.LayerNetNS: why}}, "", cgroup.ErrUnavailable
+		}
+		probeBounds = func() []cgroup.Enforcement {
+			return []cgroup.Enforcement{{Bound: cgroup.BoundPids, Why: why}, {Bound: cgroup.BoundMemory, Why: why}}
 		}
 	}
 }

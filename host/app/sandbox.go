@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -167,4 +168,89 @@ func SandboxOrigin(ld *config.Loaded) string {
 		return ""
 	}
 	return o[len(o)-1]
+}
+
+// What a bound of a command's tree is here (SandboxBound.Status).
+const (
+	// BoundActive: the profile sets the bound, and commands get it.
+	BoundActive = "active"
+	// BoundOff: the profile sets none (0).
+	BoundOff = "off"
+	// BoundMissing: the profile sets it, and this machine cannot: commands
+	// run without it.
+	BoundMissing = "missing"
+	// BoundSet: the profile sets the size of the session temp folder,
+	// which the folder itself takes.
+	BoundSet = "set"
+)
+
+// SandboxBound is one bound of the sandbox on what a command may use, as
+// the profile sets it and this machine gives it.
+type SandboxBound struct {
+	// Key is the profile key: sandbox.pids, sandbox.memory_mb or
+	// sandbox.tmp_size_mb.
+	Key string
+	// What names the bound and its value: "processes 4096", "memory 8192
+	// MiB", "temp folder 4096 MiB".
+	What string
+	// Value is the profile's value, 0 for none.
+	Value int
+	// Status is BoundActive, BoundOff, BoundMissing or BoundSet.
+	Status string
+	// How says how commands get it (active, set), or would (off), or why
+	// they cannot and what follows (missing).
+	How string
+}
+
+// ProbeBounds says how commands get each bound of their tree here
+// (cgroup.Enforcements).
+func ProbeBounds() []cgroup.Enforcement { return cgroup.Enforcements() }
+
+// SandboxBounds describes the bounds of the profile's sandbox (sb) on
+// each command: the processes and the memory of its tree, as enf says this
+// machine enforces them, and the size of the session temp folder.
+func SandboxBounds(sb config.SandboxRules, enf []cgroup.Enforcement) []SandboxBound {
+	by := map[string]cgroup.Enforcement{}
+	for _, e := range enf {
+		by[e.Bound] = e
+	}
+	var out []SandboxBound
+	for _, b := range []struct {
+		bound, key, what, unit string
+		value                  int
+		means                  string
+	}{
+		{cgroup.BoundPids, "sandbox.pids", "processes", "", sb.Pids, "one command's fork bomb can fill the machine's process table"},
+		{cgroup.BoundMemory, "sandbox.memory_mb", "memory", " MiB", sb.MemoryMB, "one command's tree can take all the memory of the machine"},
+	} {
+		e := by[b.bound]
+		sbd := SandboxBound{Key: b.key, What: b.what, Value: b.value}
+		via := ""
+		if e.Via != "" {
+			via = fmt.Sprintf("the %s under %s", e.Via, filepath.Dir(e.Dir))
+		}
+		switch {
+		case b.value == 0 && via != "":
+			sbd.Status, sbd.How = BoundOff, "no bound; "+via+" would set one"
+		case b.value == 0:
+			sbd.Status, sbd.How = BoundOff, "no bound"
+		case via != "":
+			sbd.Status, sbd.How = BoundActive, via
+			sbd.What += fmt.Sprintf(" %d%s", b.value, b.unit)
+		default:
+			why := e.Why
+			if why == "" {
+				why = "this machine has no way to set it"
+			}
+			sbd.Status, sbd.How = BoundMissing, why+"; commands run without it, so "+b.means
+			sbd.What += fmt.Sprintf(" %d%s", b.value, b.unit)
+		}
+		out = append(out, sbd)
+	}
+	tmp := SandboxBound{Key: "sandbox.tmp_size_mb", What: "temp folder", Value: sb.TmpSizeMB, Status: BoundOff, How: "no size of its own"}
+	if sb.TmpSizeMB > 0 {
+		tmp.What += fmt.Sprintf(" %d MiB", sb.TmpSizeMB)
+		tmp.Status, tmp.How = BoundSet, "set by the session temp folder"
+	}
+	return append(out, tmp)
 }

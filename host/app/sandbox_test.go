@@ -2,11 +2,15 @@ package app_test
 
 import (
 	"errors"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/yagent/yagent/host/app"
+	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/internal/sandbox/cgroup"
 )
 
 func TestSandboxLine(t *testing.T) {
@@ -39,6 +43,42 @@ func TestSandboxLine(t *testing.T) {
 		}
 		if got := len(app.SandboxMissing(layers)); got != tt.missing {
 			t.Errorf("%s: %d layers missing, want %d", tt.name, got, tt.missing)
+		}
+	}
+}
+
+// TestSandboxBounds: each bound of the profile is active by the way this
+// machine has, off where the profile sets none, or missing with why and
+// what follows; the temp folder's size is the session temp folder's.
+func TestSandboxBounds(t *testing.T) {
+	t.Parallel()
+	enf := []cgroup.Enforcement{
+		{Bound: cgroup.BoundPids, Via: cgroup.ViaV2, Dir: "/cg/own/yagent.9"},
+		{Bound: cgroup.BoundMemory, Why: "no memory controller here"},
+	}
+	got := app.SandboxBounds(config.SandboxRules{Pids: 64, MemoryMB: 512, TmpSizeMB: 100}, enf)
+	want := []app.SandboxBound{
+		{Key: "sandbox.pids", What: "processes 64", Value: 64, Status: app.BoundActive, How: "the cgroup v2 controller under /cg/own"},
+		{Key: "sandbox.memory_mb", What: "memory 512 MiB", Value: 512, Status: app.BoundMissing,
+			How: "no memory controller here; commands run without it, so one command's tree can take all the memory of the machine"},
+		{Key: "sandbox.tmp_size_mb", What: "temp folder 100 MiB", Value: 100, Status: app.BoundSet, How: "set by the session temp folder"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("SandboxBounds =\n%+v\nwant\n%+v", got, want)
+	}
+	got = app.SandboxBounds(config.SandboxRules{}, enf)
+	for _, b := range got {
+		if b.Status != app.BoundOff {
+			t.Errorf("%s with no value: %+v, want off", b.Key, b)
+		}
+	}
+	if got[0].How != "no bound; the cgroup v2 controller under /cg/own would set one" || got[1].How != "no bound" {
+		t.Errorf("off bounds say %q and %q", got[0].How, got[1].How)
+	}
+	// Off Linux every bound is missing, and says why.
+	for _, e := range cgroup.Enforcements() {
+		if runtime.GOOS != "linux" && (e.Via != "" || !strings.Contains(e.Why, "Linux")) {
+			t.Errorf("%s on %s: %+v, want it missing, saying cgroups are Linux's", e.Bound, runtime.GOOS, e)
 		}
 	}
 }

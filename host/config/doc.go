@@ -44,7 +44,11 @@
 //     schema_budget_bytes and plugin_dev_dir: the admin's value wins.
 //   - sandbox.mode and sandbox.network: a floor of strictness (off < on <
 //     required; network off beats on): a lower layer may be stricter, never
-//     looser; sandbox.read and sandbox.write: union.
+//     looser; sandbox.read and sandbox.write: union; sandbox.pids,
+//     memory_mb and tmp_size_mb: caps (a lower value stays; a higher one,
+//     or 0, none, takes the admin's; the admin's 0 caps nothing);
+//     sandbox.unix_sockets: intersection (a socket reaches commands only
+//     where both lists name it; the admin's [] leaves none).
 //
 // /etc/yagent/plugins.lock (Loaded.ManagedLock) pins plugins: a plugin it
 // names must have that sum, whatever the user's lock says (package app).
@@ -78,7 +82,12 @@
 //   - read_paths, skill_dirs, network.allow, and any key not listed here:
 //     dropped and named in Loaded.Warnings.
 //   - sandbox: its mode may only rise (off → on → required) and its network
-//     only go off; its sandbox.read and sandbox.write are dropped and named.
+//     only go off; its sandbox.read and sandbox.write are dropped and named;
+//     sandbox.pids, memory_mb and tmp_size_mb may only go down (a positive
+//     number below the value above, any where that is 0, none); a higher
+//     one, or 0, is dropped and named; sandbox.unix_sockets keeps of the
+//     list above only the sockets it names ([] removes all), and a socket
+//     it adds is dropped and named.
 //   - deferred, schema_budget_bytes, tiers: set as by any layer, between the
 //     user's config and the environment; they shape the listing and grant
 //     nothing (a denied tool stays denied whatever its tier).

@@ -152,7 +152,7 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 		case keySandbox:
 			dropped = append(dropped, narrowSandbox(p, q.Sandbox, ly.data[key], func(sub string) {
 				addOrigin(origins, keySandbox+"."+sub, ly)
-			})...)
+			}, l.socketPath)...)
 		case keyAudit:
 			// Not a widening to drop but no project's to set at all.
 			l.warnings = append(l.warnings, projectAuditWarning(ly.label))
@@ -266,7 +266,7 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 			ceilAudit(p, q.Audit, func(sub string) { addOrigin(origins, keyAudit+"."+sub, ly) })
 		case keySandbox:
 			touched = false
-			ceilSandbox(p, q.Sandbox, func(sub string) { addOrigin(origins, keySandbox+"."+sub, ly) })
+			ceilSandbox(p, q.Sandbox, ly.data[key], func(sub string) { addOrigin(origins, keySandbox+"."+sub, ly) }, l.socketPath)
 		case keyPlugins:
 			for fam, kv := range q.Plugins {
 				for k, v := range kv {

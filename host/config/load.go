@@ -401,6 +401,13 @@ func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 	}
 	p.Sandbox.Read = resolvePaths(l.absPaths(p.Sandbox.Read))
 	p.Sandbox.Write = resolvePaths(l.absPaths(p.Sandbox.Write))
+	p.Sandbox.UnixSockets = resolvePaths(l.absPaths(p.Sandbox.UnixSockets))
+}
+
+// socketPath is a Unix socket's path as the resolved profile names it: ~
+// expanded, symlinks resolved (/var/run/docker.sock is /run/docker.sock).
+func (l *loader) socketPath(s string) string {
+	return resolveExisting(l.absPaths([]string{s})[0])
 }
 
 // absPaths expands ~ and makes relative paths relative to the workspace.

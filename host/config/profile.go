@@ -56,6 +56,20 @@ type SandboxRules struct {
 	Write []string `koanf:"write" json:"write,omitempty" yaml:"write,omitempty"`
 	// Network is on (the default) or off: an empty network namespace.
 	Network string `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
+	// Pids is the most processes and threads the tree of one command may
+	// hold at once; 0 (or absent from every layer) sets no bound.
+	Pids int `koanf:"pids" json:"pids,omitempty" yaml:"pids"`
+	// MemoryMB is the most memory, in MiB, the tree of one command may use,
+	// swap included; 0 (or absent) sets no bound.
+	MemoryMB int `koanf:"memory_mb" json:"memory_mb,omitempty" yaml:"memory_mb"`
+	// TmpSizeMB is the size, in MiB, of the session temp folder; 0 (or
+	// absent) gives it no size of its own.
+	TmpSizeMB int `koanf:"tmp_size_mb" json:"tmp_size_mb,omitempty" yaml:"tmp_size_mb"`
+	// UnixSockets are Unix sockets (absolute paths, or under ~/) that
+	// commands may connect to: an ssh agent's, a container engine's. The
+	// admin's word: a project may only remove entries, and the managed
+	// layer's list bounds the others'.
+	UnixSockets []string `koanf:"unix_sockets" json:"unix_sockets,omitempty" yaml:"unix_sockets,omitempty"`
 }
 
 // NetworkRules grants network access by host.

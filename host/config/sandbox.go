@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -91,13 +92,81 @@ func validateSandbox(p *Profile, bad func(key, format string, args ...any)) {
 			}
 		}
 	}
+	for _, n := range sandboxNumbers(p) {
+		switch {
+		case *n.value < 0:
+			bad("sandbox."+n.key, "invalid value %d (want 0 for %s, or a positive number%s)", *n.value, n.none, n.unit)
+		case *n.value > n.most:
+			bad("sandbox."+n.key, "invalid value %d (want at most %d%s)", *n.value, n.most, n.unit)
+		}
+	}
+	for i, s := range p.Sandbox.UnixSockets {
+		if strings.ContainsRune(s, 0) || !filepath.IsAbs(s) && !strings.HasPrefix(s, "~/") {
+			bad(fmt.Sprintf("sandbox.unix_sockets[%d]", i), "invalid path %q (want an absolute path to a socket, or one under ~/)", s)
+		}
+	}
 }
 
-// narrowSandbox applies a project's sandbox to p: it may raise the mode
-// and turn the network off; anything else it sets would widen what the
-// processes may do, and is returned to be named.
-func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string)) (dropped []string) {
+// sandboxNumber is one of the bounds of sandbox: its key, its value in a
+// profile, what 0 means and its greatest value.
+type sandboxNumber struct {
+	key   string
+	value *int
+	none  string
+	unit  string
+	most  int
+}
+
+// sandboxNumbers are p's bounds: sandbox.pids, memory_mb and tmp_size_mb.
+func sandboxNumbers(p *Profile) []sandboxNumber {
+	return []sandboxNumber{
+		// The kernel's own ceiling on pids (PID_MAX_LIMIT).
+		{key: "pids", value: &p.Sandbox.Pids, none: "no bound", most: 1 << 22},
+		{key: "memory_mb", value: &p.Sandbox.MemoryMB, none: "no bound", unit: " of MiB", most: 1 << 30},
+		{key: "tmp_size_mb", value: &p.Sandbox.TmpSizeMB, none: "no size of its own", unit: " of MiB", most: 1 << 30},
+	}
+}
+
+// boundText says a bound's value as a warning names it.
+func boundText(n int) string {
+	if n == 0 {
+		return "0, none"
+	}
+	return strconv.Itoa(n)
+}
+
+// narrowSandbox applies a project's sandbox to p: it may raise the mode,
+// turn the network off, lower a bound (a positive number below p's, or
+// any where p has none) and remove Unix sockets from p's list (sock says
+// a socket's path as the list holds it); anything else it sets would
+// widen what the processes may do, and is returned to be named.
+func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string), sock func(string) string) (dropped []string) {
 	m, _ := data.(map[string]any)
+	qn := sandboxNumbers(&Profile{Sandbox: q})
+	for i, n := range sandboxNumbers(p) {
+		if v, ok := m[n.key]; !ok || v == nil {
+			continue
+		}
+		want := *qn[i].value
+		switch {
+		case want == *n.value:
+		case want > 0 && (*n.value == 0 || want < *n.value):
+			*n.value = want
+			record(n.key)
+		default:
+			dropped = append(dropped, fmt.Sprintf("sandbox.%s %s (a project may only lower it below %s)", n.key, boundText(want), boundText(*n.value)))
+		}
+	}
+	if v, ok := m["unix_sockets"]; ok && v != nil {
+		keep, extra := splitBy(q.UnixSockets, func(s string) bool { return hasSocket(p.Sandbox.UnixSockets, s, sock) })
+		if len(extra) > 0 {
+			dropped = append(dropped, "sandbox.unix_sockets "+strings.Join(extra, ", ")+" (a project may only remove sockets from the list)")
+		}
+		if kept := keepSockets(p.Sandbox.UnixSockets, keep, sock); len(kept) < len(p.Sandbox.UnixSockets) {
+			p.Sandbox.UnixSockets = kept
+			record("unix_sockets")
+		}
+	}
 	if q.Mode != "" {
 		if modeRank(q.Mode) > modeRank(p.SandboxMode()) {
 			p.Sandbox.Mode = q.Mode
@@ -124,8 +193,24 @@ func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string)
 
 // ceilSandbox applies the managed sandbox to p: its mode and network are
 // a floor of strictness no lower layer went under; its paths are the
-// admin's own grants and join p's.
-func ceilSandbox(p *Profile, q SandboxRules, record func(sub string)) {
+// admin's own grants and join p's; its bounds cap p's (one p has not set
+// takes the admin's), and its list of Unix sockets bounds p's: a socket
+// stays only where both name it (sock says a socket's path as the lists
+// hold it; data says which keys the admin set).
+func ceilSandbox(p *Profile, q SandboxRules, data any, record func(sub string), sock func(string) string) {
+	qn := sandboxNumbers(&Profile{Sandbox: q})
+	for i, n := range sandboxNumbers(p) {
+		if most := *qn[i].value; most > 0 && (*n.value == 0 || *n.value >= most) {
+			*n.value = most
+			record(n.key)
+		}
+	}
+	if m, _ := data.(map[string]any); m["unix_sockets"] != nil {
+		if kept := keepSockets(p.Sandbox.UnixSockets, q.UnixSockets, sock); len(kept) < len(p.Sandbox.UnixSockets) {
+			p.Sandbox.UnixSockets = kept
+			record("unix_sockets")
+		}
+	}
 	// The admin's mode is named as the origin only where it is the result.
 	if q.Mode != "" && modeRank(q.Mode) >= modeRank(p.SandboxMode()) {
 		p.Sandbox.Mode = q.Mode
@@ -192,4 +277,20 @@ func resolveExisting(p string) string {
 		}
 		tail = append([]string{filepath.Base(cur)}, tail...)
 	}
+}
+
+// hasSocket reports whether list names socket s (as sock says each).
+func hasSocket(list []string, s string, sock func(string) string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return sock(x) == sock(s) })
+}
+
+// keepSockets returns the sockets of list that allowed names too.
+func keepSockets(list, allowed []string, sock func(string) string) []string {
+	var out []string
+	for _, s := range list {
+		if hasSocket(allowed, s, sock) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -180,3 +180,186 @@ func TestShow_SandboxOrigins(t *testing.T) {
 		}
 	}
 }
+
+// TestLoad_SandboxBounds: sandbox.pids, memory_mb and tmp_size_mb layer
+// like the other sandbox keys: any layer but the project sets them; a
+// project may only lower one (a positive number below it, or any where
+// there is none), and a wider value is dropped and named; the managed
+// layer caps each, a bound no lower layer set included.
+func TestLoad_SandboxBounds(t *testing.T) {
+	t.Parallel()
+	type bounds struct{ pids, mem, tmp int }
+	tests := []struct {
+		name   string
+		files  map[string]string
+		flags  map[string]any
+		want   bounds
+		warn   string // a warning must name this; "" = none
+		origin string // Origins["sandbox.pids"] must end with a layer holding this
+	}{
+		{"built-in defaults", nil, nil, bounds{4096, 8192, 4096}, "", "builtin:coder"},
+		{"user raises", map[string]string{userConfig: "sandbox: {pids: 10000, memory_mb: 16384}\n"}, nil, bounds{10000, 16384, 4096}, "", "user"},
+		{"user lifts a bound", map[string]string{userConfig: "sandbox: {pids: 0}\n"}, nil, bounds{0, 8192, 4096}, "", "user"},
+		{"flag sets", nil, map[string]any{"sandbox.pids": 512}, bounds{512, 8192, 4096}, "", "flags"},
+		{"project lowers", map[string]string{projectConfig: "sandbox: {pids: 100, memory_mb: 512, tmp_size_mb: 256}\n"}, nil,
+			bounds{100, 512, 256}, "", "project"},
+		{"project cannot raise", map[string]string{projectConfig: "sandbox: {pids: 9000}\n"}, nil, bounds{4096, 8192, 4096},
+			"sandbox.pids 9000 (a project may only lower it below 4096)", "builtin:coder"},
+		{"project cannot lift", map[string]string{projectConfig: "sandbox: {memory_mb: 0, tmp_size_mb: 5000}\n"}, nil, bounds{4096, 8192, 4096},
+			"sandbox.memory_mb 0, none (a project may only lower it below 8192), sandbox.tmp_size_mb 5000", "builtin:coder"},
+		{"project bounds what the user left unbounded", map[string]string{userConfig: "sandbox: {pids: 0}\n", projectConfig: "sandbox: {pids: 50}\n"}, nil,
+			bounds{50, 8192, 4096}, "", "project"},
+		{"managed caps the user", map[string]string{managedConfig: "sandbox: {pids: 1000, memory_mb: 2048}\n", userConfig: "sandbox: {pids: 5000}\n"}, nil,
+			bounds{1000, 2048, 4096}, "", "managed"},
+		{"managed caps the flag", map[string]string{managedConfig: "sandbox: {pids: 1000}\n"}, map[string]any{"sandbox.pids": 99999},
+			bounds{1000, 8192, 4096}, "", "managed"},
+		{"managed cap above the user's", map[string]string{managedConfig: "sandbox: {pids: 1000}\n", userConfig: "sandbox: {pids: 500}\n"}, nil,
+			bounds{500, 8192, 4096}, "", "user"},
+		{"managed bounds what the user lifted", map[string]string{managedConfig: "sandbox: {pids: 2000, tmp_size_mb: 1024}\n", userConfig: "sandbox: {pids: 0, tmp_size_mb: 0}\n"}, nil,
+			bounds{2000, 8192, 1024}, "", "managed"},
+		{"managed 0 is no cap", map[string]string{managedConfig: "sandbox: {pids: 0}\n", userConfig: "sandbox: {pids: 9000}\n"}, nil,
+			bounds{9000, 8192, 4096}, "", "user"},
+		{"managed profile is a ceiling", map[string]string{"managed/profiles/corp.yaml": "sandbox: {pids: 100}\n", userConfig: "profile: corp\nsandbox: {pids: 500}\n"}, nil,
+			bounds{100, 0, 0}, "", "managed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ld, err := config.Load(newFixture(t, tt.files).opts(nil, tt.flags))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb := ld.Profile.Sandbox
+			if got := (bounds{sb.Pids, sb.MemoryMB, sb.TmpSizeMB}); got != tt.want {
+				t.Errorf("pids, memory_mb, tmp_size_mb = %v, want %v", got, tt.want)
+			}
+			joined := strings.Join(ld.Warnings, "\n")
+			if tt.warn == "" && joined != "" {
+				t.Errorf("warnings %q, want none", ld.Warnings)
+			}
+			if tt.warn != "" && !strings.Contains(joined, tt.warn) {
+				t.Errorf("warnings %q, want one naming %q", ld.Warnings, tt.warn)
+			}
+			if o := ld.Origins["sandbox.pids"]; len(o) == 0 || !strings.Contains(o[len(o)-1], tt.origin) {
+				t.Errorf("origins of sandbox.pids %q, want the last naming %q", o, tt.origin)
+			}
+		})
+	}
+}
+
+// TestLoad_SandboxUnixSockets: the list is the admin's word, resolved; a
+// project may only remove entries (one it adds is dropped and named);
+// the managed layer's list bounds the others': a socket stays where both
+// name it, and an empty managed list leaves none.
+func TestLoad_SandboxUnixSockets(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string // under the fixture's run folder
+		warn  string
+	}{
+		{"none by default", nil, nil, ""},
+		{"user lists", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock, RUN/b.sock]}\n"}, []string{"a.sock", "b.sock"}, ""},
+		{"a link is resolved", map[string]string{userConfig: "sandbox: {unix_sockets: [LINK/a.sock, RUN/a.sock]}\n"}, []string{"a.sock"}, ""},
+		{"project removes", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock, RUN/b.sock]}\n",
+			projectConfig: "sandbox: {unix_sockets: [RUN/b.sock]}\n"}, []string{"b.sock"}, ""},
+		{"project removes all", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock]}\n",
+			projectConfig: "sandbox: {unix_sockets: []}\n"}, nil, ""},
+		{"project cannot add", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock]}\n",
+			projectConfig: "sandbox: {unix_sockets: [RUN/a.sock, /var/run/docker.sock]}\n"}, []string{"a.sock"},
+			"sandbox.unix_sockets /var/run/docker.sock (a project may only remove sockets from the list)"},
+		{"project names one through a link", map[string]string{userConfig: "sandbox: {unix_sockets: [RUN/a.sock, RUN/b.sock]}\n",
+			projectConfig: "sandbox: {unix_sockets: [LINK/a.sock]}\n"}, []string{"a.sock"}, ""},
+		{"managed bounds the user's", map[string]string{managedConfig: "sandbox: {unix_sockets: [LINK/a.sock]}\n",
+			userConfig: "sandbox: {unix_sockets: [RUN/a.sock, RUN/b.sock]}\n"}, []string{"a.sock"}, ""},
+		{"managed list opens nothing itself", map[string]string{managedConfig: "sandbox: {unix_sockets: [RUN/a.sock]}\n"}, nil, ""},
+		{"managed empty list leaves none", map[string]string{managedConfig: "sandbox: {unix_sockets: []}\n",
+			userConfig: "sandbox: {unix_sockets: [RUN/a.sock]}\n"}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, nil)
+			run := filepath.Join(filepath.Dir(f.home), "run")
+			link := filepath.Join(filepath.Dir(f.home), "link")
+			if err := os.MkdirAll(run, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(run, link); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range tt.files {
+				body = strings.NewReplacer("RUN", run, "LINK", link).Replace(body)
+				p := filepath.Join(filepath.Dir(f.home), filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ld, err := config.Load(f.opts(nil, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			realRun, _ := filepath.EvalSymlinks(run)
+			var want []string
+			for _, w := range tt.want {
+				want = append(want, filepath.Join(realRun, w))
+			}
+			if got := ld.Profile.Sandbox.UnixSockets; !slices.Equal(got, want) {
+				t.Errorf("unix_sockets %q, want %q", got, want)
+			}
+			joined := strings.Join(ld.Warnings, "\n")
+			if tt.warn == "" && joined != "" {
+				t.Errorf("warnings %q, want none", ld.Warnings)
+			}
+			if tt.warn != "" && !strings.Contains(joined, tt.warn) {
+				t.Errorf("warnings %q, want one naming %q", ld.Warnings, tt.warn)
+			}
+		})
+	}
+}
+
+// TestLoad_SandboxBoundsInvalid: a negative or huge bound and a relative
+// socket are refused with the key named.
+func TestLoad_SandboxBoundsInvalid(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ yaml, key string }{
+		{"sandbox: {pids: -1}\n", `"sandbox.pids": invalid value -1 (want 0 for no bound`},
+		{"sandbox: {memory_mb: 99999999999}\n", `"sandbox.memory_mb": invalid value`},
+		{"sandbox: {tmp_size_mb: -5}\n", `"sandbox.tmp_size_mb": invalid value -5 (want 0 for no size of its own`},
+		{"sandbox: {memory_mb: 8G}\n", `"sandbox.memory_mb": want a whole number`},
+		{"sandbox: {unix_sockets: [docker.sock]}\n", `"sandbox.unix_sockets[0]": invalid path "docker.sock"`},
+	} {
+		_, err := config.Load(newFixture(t, map[string]string{userConfig: tt.yaml}).opts(nil, nil))
+		if err == nil || !strings.Contains(err.Error(), tt.key) {
+			t.Errorf("Load(%q): error %v, want one naming %s", tt.yaml, err, tt.key)
+		}
+	}
+}
+
+// TestShow_SandboxBoundsOrigins: profiles show names the bounds and where
+// each comes from, a project's lowering included.
+func TestShow_SandboxBoundsOrigins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, map[string]string{
+		projectConfig: "sandbox: {pids: 256}\n",
+		managedConfig: "sandbox: {memory_mb: 1024}\n",
+	})
+	out, err := config.Show(f.opts(nil, nil), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"#   sandbox.pids: builtin:coder < project " + f.ws + "/.yagent/config.yaml",
+		"#   sandbox.memory_mb: builtin:coder < managed ",
+		"#   sandbox.tmp_size_mb: builtin:coder",
+		"pids: 256", "memory_mb: 1024", "tmp_size_mb: 4096",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("Show:\n%s\nwant a line %q", out, want)
+		}
+	}
+}

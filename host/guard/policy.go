@@ -59,6 +59,13 @@ type SandboxRules struct {
 	Write []string
 	// Network is "off" for loopback only; anything else keeps the network.
 	Network string
+	// Pids and MemoryMB bound the tree of one command (processes and
+	// threads; MiB), TmpSizeMB is the size of the session temp folder
+	// (MiB); 0 for none.
+	Pids, MemoryMB, TmpSizeMB int
+	// UnixSockets are the Unix sockets commands may connect to (absolute,
+	// resolved).
+	UnixSockets []string
 }
 
 // Sandbox modes and the network setting, spelled as profiles write them.

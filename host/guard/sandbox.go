@@ -176,11 +176,16 @@ func (g *WorkspaceGuard) Sandbox(spec sdk.Spec, sess *session.Session, d adapter
 	if mode == SandboxOff {
 		return &sdk.Sandbox{Mode: sdk.SandboxOff}
 	}
+	rules := g.sandbox.Sandbox
 	sb := &sdk.Sandbox{
-		Mode:    mode,
-		Network: g.sandbox.SandboxNetwork(),
-		Read:    slices.Concat(g.ReadRoots(sess), g.sandbox.Sandbox.Read),
-		Write:   slices.Clone(g.sandbox.Sandbox.Write),
+		Mode:        mode,
+		Network:     g.sandbox.SandboxNetwork(),
+		Read:        slices.Concat(g.ReadRoots(sess), rules.Read),
+		Write:       slices.Clone(rules.Write),
+		Pids:        rules.Pids,
+		MemoryMB:    rules.MemoryMB,
+		TmpSizeMB:   rules.TmpSizeMB,
+		UnixSockets: slices.Clone(rules.UnixSockets),
 	}
 	if takesCommand(spec) {
 		sb.Programs = g.ExecPrograms()

@@ -410,3 +410,15 @@ func TestExecPrograms_ChangedFileHashedAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestSandbox_CarriesTheBounds: the profile's bounds, temp folder size
+// and Unix sockets reach the plugin with every call's sandbox.
+func TestSandbox_CarriesTheBounds(t *testing.T) {
+	t.Parallel()
+	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn, Pids: 64, MemoryMB: 512, TmpSizeMB: 128, UnixSockets: []string{"/run/a.sock"}}}
+	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
+	sb := g.Sandbox(sdk.Spec{}, session.New("s"), adapter.Decision{Action: adapter.Allow}, false)
+	if sb == nil || sb.Pids != 64 || sb.MemoryMB != 512 || sb.TmpSizeMB != 128 || !slices.Equal(sb.UnixSockets, []string{"/run/a.sock"}) {
+		t.Errorf("Sandbox = %+v, want pids 64, memory 512 MiB, temp 128 MiB and the socket", sb)
+	}
+}

@@ -26,12 +26,16 @@ func ForCall(ctx context.Context, env []string) (p Policy, mode string, ok bool)
 		env = os.Environ()
 	}
 	p = Policy{
-		Workspace: info.Workspace,
-		Read:      sb.Read,
-		Write:     sb.Write,
-		Granted:   sb.Granted,
-		Network:   sb.Network,
-		Env:       env,
+		Workspace:   info.Workspace,
+		Read:        sb.Read,
+		Write:       sb.Write,
+		Granted:     sb.Granted,
+		Network:     sb.Network,
+		Env:         env,
+		Pids:        sb.Pids,
+		MemoryMB:    sb.MemoryMB,
+		TmpSizeMB:   sb.TmpSizeMB,
+		UnixSockets: sb.UnixSockets,
 	}
 	if t := info.Temp; t != nil {
 		p.Tmp, p.TmpOver = t.Dir, t.Over

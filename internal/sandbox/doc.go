@@ -29,4 +29,13 @@
 // namespaces, which each command's thread enters with setns (a mount
 // namespace per session temp folder, the 16 most recently used kept;
 // ForgetTmp lets a session's go).
+//
+// The bounds of a command's tree (Policy.Pids and MemoryMB: processes and
+// threads, memory) are its cgroup's (package cgroup), which the caller
+// makes; Start only runs Policy.Join on that thread first, before any
+// layer confines it, so that a command bounded through cgroup v1 groups is
+// born in them, and the thread leaves them right after the fork.
+// Policy.TmpSizeMB carries the size of the session temp folder, and
+// Policy.UnixSockets the sockets the admin exposes to commands (the
+// profile's sandbox.unix_sockets, which MayConnect lets them reach).
 package sandbox

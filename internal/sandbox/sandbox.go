@@ -61,6 +61,23 @@ type Policy struct {
 	// MountNS false). The bind sits in the kept namespace of the session
 	// (one per temp folder and set of paths bound back under /run).
 	TmpOver []string
+	// Pids and MemoryMB are the bounds of the command's tree (the profile's
+	// sandbox.pids and sandbox.memory_mb; 0 for none): the most processes
+	// and threads it may hold at once, and the most memory, in MiB. Start
+	// does not set them: the command's cgroup does (package cgroup, the
+	// caller's, joined through Join); they are here to be named when the
+	// tree runs into one.
+	Pids, MemoryMB int
+	// TmpSizeMB is the size of the session temp folder, in MiB
+	// (sandbox.tmp_size_mb); 0 gives it no size of its own.
+	TmpSizeMB int
+	// Join, when set, runs on the thread that starts the command, before
+	// any layer is applied to it, and the func it returns runs right
+	// after the fork: it puts that thread into the command's cgroup v1
+	// groups (cgroup.Group.JoinThread), so that the command is born in
+	// them, as it is born in its cgroup v2 (CLONE_INTO_CGROUP). An error
+	// fails the start.
+	Join func() (leave func(), err error)
 }
 
 // Layers says which kernel layers a Start applies here.

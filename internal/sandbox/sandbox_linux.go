@@ -128,6 +128,18 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 	a := &st.Applied
 	miss := func(layer, why string) { a.Missing[layer] = why }
 
+	if p.Join != nil {
+		// First, while nothing confines the thread: the command is born in
+		// the groups the thread is in when it forks, and the thread leaves
+		// them as this returns, right after the fork (cmd.Start returns
+		// once the child has exec'd: Go forks with CLONE_VFORK).
+		leave, err := p.Join()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		defer leave()
+	}
+
 	if kernel.MountNS {
 		// A namespace the kernel offered but would not give is reported,
 		// not fatal: the command still gets every other layer.

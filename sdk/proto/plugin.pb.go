@@ -473,7 +473,15 @@ type Sandbox struct {
 	Write    []string               `protobuf:"bytes,4,rep,name=write,proto3" json:"write,omitempty"`
 	Programs []*ExecProgram         `protobuf:"bytes,5,rep,name=programs,proto3" json:"programs,omitempty"`
 	// paths an ask approved for this call to write (see sdk.Sandbox.Granted).
-	Granted       []string `protobuf:"bytes,6,rep,name=granted,proto3" json:"granted,omitempty"`
+	Granted []string `protobuf:"bytes,6,rep,name=granted,proto3" json:"granted,omitempty"`
+	// bounds of one command's tree: processes and threads, memory in MiB;
+	// 0 sets none (see sdk.Sandbox.Pids, MemoryMB).
+	Pids     int64 `protobuf:"varint,7,opt,name=pids,proto3" json:"pids,omitempty"`
+	MemoryMb int64 `protobuf:"varint,8,opt,name=memory_mb,json=memoryMb,proto3" json:"memory_mb,omitempty"`
+	// size of the session temp folder in MiB; 0: none of its own.
+	TmpSizeMb int64 `protobuf:"varint,9,opt,name=tmp_size_mb,json=tmpSizeMb,proto3" json:"tmp_size_mb,omitempty"`
+	// Unix sockets the admin exposes to commands (absolute, resolved).
+	UnixSockets   []string `protobuf:"bytes,10,rep,name=unix_sockets,json=unixSockets,proto3" json:"unix_sockets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -546,6 +554,34 @@ func (x *Sandbox) GetPrograms() []*ExecProgram {
 func (x *Sandbox) GetGranted() []string {
 	if x != nil {
 		return x.Granted
+	}
+	return nil
+}
+
+func (x *Sandbox) GetPids() int64 {
+	if x != nil {
+		return x.Pids
+	}
+	return 0
+}
+
+func (x *Sandbox) GetMemoryMb() int64 {
+	if x != nil {
+		return x.MemoryMb
+	}
+	return 0
+}
+
+func (x *Sandbox) GetTmpSizeMb() int64 {
+	if x != nil {
+		return x.TmpSizeMb
+	}
+	return 0
+}
+
+func (x *Sandbox) GetUnixSockets() []string {
+	if x != nil {
+		return x.UnixSockets
 	}
 	return nil
 }
@@ -2142,14 +2178,19 @@ const file_plugin_proto_rawDesc = "" +
 	"\n" +
 	"TempFolder\x12\x10\n" +
 	"\x03dir\x18\x01 \x01(\tR\x03dir\x12\x12\n" +
-	"\x04over\x18\x02 \x03(\tR\x04over\"\xb6\x01\n" +
+	"\x04over\x18\x02 \x03(\tR\x04over\"\xaa\x02\n" +
 	"\aSandbox\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
 	"\anetwork\x18\x02 \x01(\bR\anetwork\x12\x12\n" +
 	"\x04read\x18\x03 \x03(\tR\x04read\x12\x14\n" +
 	"\x05write\x18\x04 \x03(\tR\x05write\x129\n" +
 	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v1.ExecProgramR\bprograms\x12\x18\n" +
-	"\agranted\x18\x06 \x03(\tR\agranted\"x\n" +
+	"\agranted\x18\x06 \x03(\tR\agranted\x12\x12\n" +
+	"\x04pids\x18\a \x01(\x03R\x04pids\x12\x1b\n" +
+	"\tmemory_mb\x18\b \x01(\x03R\bmemoryMb\x12\x1e\n" +
+	"\vtmp_size_mb\x18\t \x01(\x03R\ttmpSizeMb\x12!\n" +
+	"\funix_sockets\x18\n" +
+	" \x03(\tR\vunixSockets\"x\n" +
 	"\vExecProgram\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v1.ProgramFileR\x05files\x12 \n" +

@@ -19,7 +19,7 @@ func Policy(p *config.Profile) *guard.Policy {
 		rules[i] = guard.ExecRule(r)
 	}
 	sb := guard.SandboxRules(p.Sandbox)
-	sb.Read, sb.Write = slices.Clone(sb.Read), slices.Clone(sb.Write)
+	sb.Read, sb.Write, sb.UnixSockets = slices.Clone(sb.Read), slices.Clone(sb.Write), slices.Clone(sb.UnixSockets)
 	return &guard.Policy{
 		SkillDirs: slices.Clone(p.SkillDirs),
 		ReadPaths: slices.Clone(p.ReadPaths),

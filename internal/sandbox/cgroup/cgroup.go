@@ -30,6 +30,24 @@ type Group struct {
 	// command, since a process cloned into a cgroup soon after its
 	// cgroup.kill can be killed with the old ones.
 	killed bool
+
+	// The bounds (Bound): what was set, the groups of the cgroup v1
+	// hierarchies that hold some, and the counters of hits when the
+	// command got the group (those of an earlier command, for a reused
+	// one).
+	limits Limits
+	v1     []*v1group
+	base   Hits
+	reused bool
+}
+
+// v1group is a command's group in one cgroup v1 hierarchy.
+type v1group struct {
+	// way is the hierarchy's (shared by the bounds it holds).
+	way   *way
+	dir   string
+	dirFD int // the folder, for its files
+	tasks int // its tasks file, open for writing: JoinThread writes to it
 }
 
 // ErrUnavailable says this machine has no writable cgroup v2: commands run

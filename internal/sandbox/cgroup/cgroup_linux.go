@@ -33,6 +33,16 @@ type tree struct {
 	// released mark could be set: a test seam.
 	noMark bool
 
+	// The bounds: how each reaches commands (resolved once), and what was
+	// made for them, lazily, under bmu, which also guards the ways' ok
+	// and why.
+	waysOnce sync.Once
+	ways     map[string]*way
+	bmu      sync.Mutex
+	v2On     map[string]bool // controllers enabled in root's cgroup.subtree_control
+	v1Made   map[string]bool // cgroup v1 base folders made, by folder
+	back     map[string]int  // own/tasks of each cgroup v1 hierarchy, open for writing
+
 	mu        sync.Mutex
 	kept      []string // released folders that still held processes
 	idle      []idle   // released live groups left empty, for reuse
@@ -42,9 +52,11 @@ type tree struct {
 // idle is an empty live group kept open for the next command: making and
 // removing a cgroup costs more than the rest of starting one in it.
 type idle struct {
-	dir string
-	fd  int
-	n   int64
+	dir    string
+	fd     int
+	n      int64
+	v1     []*v1group // its groups in the cgroup v1 hierarchies, kept with it
+	limits Limits     // the bounds last set on it
 }
 
 var std = &tree{proc: "/proc/self", pid: os.Getpid()}
@@ -134,7 +146,7 @@ func (t *tree) newGroup(background bool) (*Group, error) {
 	t.sweep(false)
 	if !background {
 		if i, ok := t.takeIdle(); ok {
-			return &Group{Path: i.dir, dir: i.dir, fd: i.fd, t: t, n: i.n}, nil
+			return &Group{Path: i.dir, dir: i.dir, fd: i.fd, t: t, n: i.n, v1: i.v1, limits: i.limits, reused: true}, nil
 		}
 	}
 	prefix := PrefixLive
@@ -168,7 +180,17 @@ func (g *Group) kill() error {
 		return nil // released: what is left outlived its call
 	}
 	g.killed = true
-	return killDir(g.fd, g.dir, g.forceSignals)
+	err := killDir(g.fd, g.dir, g.forceSignals)
+	if err != nil {
+		// Every process of the command is in its cgroup v1 groups too:
+		// those are killed one by one.
+		for _, v := range g.v1 {
+			for _, pid := range procsUnder(v.dir, 8) {
+				_ = unix.Kill(pid, unix.SIGKILL)
+			}
+		}
+	}
+	return err
 }
 
 // killDir kills the processes of the cgroup open as fd.
@@ -271,9 +293,13 @@ func (g *Group) release() {
 	g.released = true
 	if !g.background && !g.killed && g.fd >= 0 && g.t.putIdle(g) {
 		g.fd = -1 // the next command's now, and so is the folder
+		g.v1 = nil
 		g.pooled = true
 		return
 	}
+	// Its cgroup v1 groups go too, or, with processes left in them, stay
+	// until a sweep finds them empty: their bounds hold what is left.
+	defer g.dropV1()
 	if g.fd >= 0 {
 		_ = unix.Close(g.fd)
 		g.fd = -1
@@ -292,7 +318,7 @@ func (g *Group) release() {
 		return
 	}
 	kept := filepath.Join(filepath.Dir(g.dir), PrefixKept+strconv.FormatInt(g.n, 10))
-	if err := move(g.dir, kept); err == nil {
+	if err := move(g.dir, kept, g.boundV2Dir); err == nil {
 		g.dir = kept
 	} else {
 		g.t.keep(kept)
@@ -309,10 +335,14 @@ const (
 // move moves every process of the cgroup at from into a new cgroup at to
 // and removes from. from is frozen first, so that what is not yet moved
 // cannot fork (nor, frozen, exit and free its pid for another process);
-// each process thaws as it arrives in to.
-func move(from, to string) error {
+// each process thaws as it arrives in to. prep, when set, gives to the
+// bounds of from before anything moves.
+func move(from, to string, prep func(dir string)) error {
 	if err := unix.Mkdir(to, 0o755); err != nil {
 		return fmt.Errorf("make cgroup %s: %w", to, err)
+	}
+	if prep != nil {
+		prep(to)
 	}
 	procs, err := os.OpenFile(filepath.Join(to, "cgroup.procs"), os.O_WRONLY, 0)
 	if err != nil {
@@ -380,7 +410,7 @@ func (t *tree) putIdle(g *Group) bool {
 	if len(t.idle) >= maxIdle {
 		return false
 	}
-	t.idle = append(t.idle, idle{dir: g.dir, fd: g.fd, n: g.n})
+	t.idle = append(t.idle, idle{dir: g.dir, fd: g.fd, n: g.n, v1: g.v1, limits: g.limits})
 	return true
 }
 
@@ -437,9 +467,14 @@ func (t *tree) cleanup() {
 	for _, i := range idle {
 		_ = unix.Close(i.fd)
 		_ = unix.Rmdir(i.dir)
+		for _, v := range i.v1 {
+			v.close()
+			_ = unix.Rmdir(v.dir)
+		}
 	}
 	t.sweep(true)
 	_ = unix.Rmdir(root) // fails while groups are in it, as it should
+	t.cleanupV1()
 }
 
 // sweepDeadProcesses removes the empty folders that processes no longer

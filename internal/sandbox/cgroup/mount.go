@@ -96,3 +96,46 @@ func within(p, dir string) bool {
 	}
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
+
+// parseV1Mounts returns, for each of ctrls, the cgroup v1 mount of
+// /proc/self/mountinfo whose hierarchy holds it (its super options name
+// it, alone or beside others: "rw,memory", "rw,cpu,cpuacct"); the first
+// mount of a hierarchy wins.
+func parseV1Mounts(data string, ctrls ...string) map[string]mount {
+	out := map[string]mount{}
+	for line := range strings.SplitSeq(data, "\n") {
+		f := strings.Fields(line)
+		sep := slices.Index(f, "-")
+		if sep < 6 || len(f) < sep+4 || f[sep+1] != "cgroup" {
+			continue
+		}
+		opts := strings.Split(f[sep+3], ",")
+		ro := slices.Contains(strings.Split(f[5], ","), "ro") || slices.Contains(opts, "ro")
+		for _, c := range ctrls {
+			if _, seen := out[c]; !seen && slices.Contains(opts, c) {
+				out[c] = mount{root: unescape(f[3]), point: unescape(f[4]), readOnly: ro}
+			}
+		}
+	}
+	return out
+}
+
+// parseOwnV1 returns, for each of ctrls, this process's cgroup path in the
+// v1 hierarchy that holds it, from a /proc/PID/cgroup file
+// ("8:pids:/a", "4:cpu,cpuacct:/b").
+func parseOwnV1(data string, ctrls ...string) map[string]string {
+	out := map[string]string{}
+	for line := range strings.SplitSeq(data, "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 || f[1] == "" || !strings.HasPrefix(f[2], "/") {
+			continue
+		}
+		names := strings.Split(f[1], ",")
+		for _, c := range ctrls {
+			if slices.Contains(names, c) {
+				out[c] = path.Clean(strings.TrimSuffix(f[2], " (deleted)"))
+			}
+		}
+	}
+	return out
+}

@@ -76,3 +76,30 @@ func TestLocate_JoinsTheMountAndTheOwnCgroup(t *testing.T) {
 		}
 	}
 }
+
+func TestParseV1Mounts_FindsEachControllersHierarchy(t *testing.T) {
+	info := hybridMountinfo + `50 31 0:40 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory
+51 31 0:41 /lxc/c1 /sys/fs/cgroup/pids ro,relatime - cgroup cgroup rw,pids
+52 31 0:42 / /sys/fs/cgroup/memory2 rw - cgroup cgroup rw,memory
+`
+	got := parseV1Mounts(info, "pids", "memory", "hugetlb")
+	want := map[string]mount{
+		"memory": {root: "/", point: "/sys/fs/cgroup/memory"},
+		"pids":   {root: "/lxc/c1", point: "/sys/fs/cgroup/pids", readOnly: true},
+	}
+	if len(got) != len(want) || got["memory"] != want["memory"] || got["pids"] != want["pids"] {
+		t.Errorf("v1 mounts = %+v, want %+v", got, want)
+	}
+	// Co-mounted controllers share one hierarchy.
+	got = parseV1Mounts("60 31 0:43 / /cg/both rw - cgroup cgroup rw,memory,pids\n", "pids", "memory")
+	if got["pids"].point != "/cg/both" || got["memory"].point != "/cg/both" {
+		t.Errorf("co-mounted = %+v, want both at /cg/both", got)
+	}
+}
+
+func TestParseOwnV1_ReadsEachControllersLine(t *testing.T) {
+	got := parseOwnV1("9:name=systemd:/\n8:pids:/a/b\n4:memory,hugetlb:/m (deleted)\n0::/\n", "pids", "memory", "cpu")
+	if len(got) != 2 || got["pids"] != "/a/b" || got["memory"] != "/m" {
+		t.Errorf("own v1 = %+v, want pids /a/b and memory /m", got)
+	}
+}

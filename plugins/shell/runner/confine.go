@@ -446,6 +446,9 @@ func (t *task) sandboxNotes(output string) string {
 	if c.dgram.Load() && (t.end.kind != endExited || t.end.exitCode != 0) {
 		notes = append(notes, dgramNote)
 	}
+	if b := t.boundNotes(); b != "" {
+		notes = append(notes, b)
+	}
 	return strings.Join(notes, "\n")
 }
 

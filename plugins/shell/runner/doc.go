@@ -57,6 +57,20 @@
 // it while the command, or what it left in its cgroup, lives. EndSession
 // lets the session's kept mount namespace go.
 //
+// The cgroup also bounds the command's tree as the call's sandbox says
+// (sandbox.pids: processes and threads; sandbox.memory_mb: memory, swap
+// included): through the cgroup v2 controllers where the machine enables
+// them, else through groups of the command's own in the cgroup v1
+// hierarchies, which the thread that starts it joins before the fork
+// (package cgroup). As the command ends, before its group is let go, the
+// plugin reads what the bounds refused: a tree that ran into one is
+// killed whole (what it left, a fork bomb's survivors, does not run on at
+// the bound), and the result says which bound, its value, what it refused
+// (forks; processes the kernel killed for memory) and what to do, in a
+// "yagent sandbox:" line, and names it in Data.BoundsHit. A bound the
+// machine lacks is not set: the command runs without it (yagent doctor
+// says so).
+//
 // The host decides, before a call reaches this package, whether a command
 // may run (its parse-time command analysis); this package only executes.
 // Input typed into a terminal task is the exception, since only this

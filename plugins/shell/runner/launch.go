@@ -15,8 +15,9 @@ import (
 // (pipe, terminal, background) starts here. Under a sandbox that is not
 // off, cmd is born in a cgroup of its own (live-N, bg-N for a background
 // command: CLONE_INTO_CGROUP, so no child escapes before it is in), kept in
-// t.cg; without a writable cgroup v2 the command runs in its process group
-// only, unless the call's sandbox is required.
+// t.cg, which bounds its tree as the call's sandbox says (sandbox.pids,
+// memory_mb); without a writable cgroup v2 the command runs in its process
+// group only, unbounded, unless the call's sandbox is required.
 func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 	c, err := m.plan(ctx, t, cmd.Env)
 	if err != nil {
@@ -32,6 +33,9 @@ func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 		}
 		bornIn(cmd.SysProcAttr, g.FD())
 		t.setGroup(g)
+		if c != nil {
+			m.bound(g, c)
+		}
 	}
 	if err := m.confine(t, cmd, c); err != nil {
 		if g != nil {

@@ -30,6 +30,7 @@ type Manager struct {
 	temps map[string]string
 
 	noCgroup sync.Once // the fallback to process groups is logged once
+	noBound  sync.Once // a bound that could not be set is logged once
 }
 
 type sessionTasks struct {

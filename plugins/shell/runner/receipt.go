@@ -33,6 +33,9 @@ type Data struct {
 	HeldOpen  bool   `json:"output_held_open,omitempty"`
 	LogPath   string `json:"log_path,omitempty"`
 	ElapsedMS int64  `json:"elapsed_ms"`
+	// BoundsHit names the bounds of the sandbox the command ran into
+	// ("pids", "memory_mb"); the text says what each refused.
+	BoundsHit []string `json:"bounds_hit,omitempty"`
 }
 
 func (t *task) data(status string, c output.Chunk) *Data {
@@ -56,6 +59,7 @@ func (t *task) data(status string, c output.Chunk) *Data {
 			d.Signal = signalName(t.end.signal)
 		}
 		d.HeldOpen = t.end.heldOpen
+		d.BoundsHit = t.boundNames()
 	}
 	return d
 }
@@ -107,6 +111,9 @@ func (m *Manager) callResult(t *task) (*sdk.Result, error) {
 	switch e.kind {
 	case endExited:
 		switch {
+		case e.heldOpen && t.hit.left > 0:
+			// They ran into a bound and were killed: boundNotes says so.
+			text = withStatus(text, fmt.Sprintf("(exit code %d)", e.exitCode))
 		case e.heldOpen:
 			text = withStatus(text, fmt.Sprintf("(exit code %d; %s.)", e.exitCode, heldOpenNote(t.mode, e.heldFor)))
 		case e.exitCode != 0:

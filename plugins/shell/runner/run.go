@@ -192,6 +192,7 @@ func (m *Manager) startForeground(callCtx context.Context, t *task, dir string) 
 		if held && t.end.kind == endExited {
 			t.end.heldOpen, t.end.heldFor = true, waited
 		}
+		m.checkBounds(t)
 		m.groups.unregister(t.pgid)
 		m.report(reportCtx, t.pgid, false)
 		m.untrack(t)
@@ -357,6 +358,7 @@ func (m *Manager) runBackground(ctx context.Context, info sdk.CallInfo, command 
 		}
 		t.mu.Unlock()
 		t.end = e
+		m.checkBounds(t)
 		close(t.done)
 		if !cancelling {
 			// Ended on its own: what it left lives on. (shell_cancel kills

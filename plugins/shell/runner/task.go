@@ -90,6 +90,9 @@ type task struct {
 	cancelling bool     // shell_cancel signalled a background task
 
 	sb *confinement // the sandbox it runs in; nil when none
+	// hit is what the bounds of its cgroup refused, read as the command
+	// ended (checkBounds), before done is closed.
+	hit boundsHit
 }
 
 const modeBackground = "background"

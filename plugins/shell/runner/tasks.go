@@ -26,6 +26,9 @@ func (m *Manager) endResult(t *task, lead string) *sdk.Result {
 	if note := t.taskSandboxNotes(c.Text()); note != "" {
 		text = withStatus(text, note)
 	}
+	if note := t.boundNotes(); note != "" {
+		text = withStatus(text, note)
+	}
 	return &sdk.Result{Text: text, Data: d}
 }
 

@@ -16,13 +16,14 @@ import (
 
 // BenchmarkRunBash_TrueSandbox runs run_bash true with the sandbox off,
 // with the sandbox of the built-in profiles (Landlock, dropped
-// capabilities, private /run, a cgroup, the session's temp folder over
-// /tmp and /dev/shm; their exec rules only ask before REPLs, which a
-// command without a terminal cannot start, so no exec supervisor), and
-// with an exec deny rule as well (every exec judged), one after the other
-// in each iteration, so that the machine's noise falls on all three
-// alike; then the first command of a new session (its temp folder's mount
-// namespace made). It reports each median and the ratios to off.
+// capabilities, private /run, a cgroup bounding the command to 4096
+// processes and 8 GiB, the session's temp folder over /tmp and /dev/shm;
+// their exec rules only ask before REPLs, which a command without a
+// terminal cannot start, so no exec supervisor), and with an exec deny
+// rule as well (every exec judged), one after the other in each
+// iteration, so that the machine's noise falls on all three alike; then
+// the first command of a new session (its temp folder's mount namespace
+// made). It reports each median and the ratios to off.
 func BenchmarkRunBash_TrueSandbox(b *testing.B) {
 	p, err := exec.LookPath("printenv")
 	if err != nil {
@@ -50,8 +51,8 @@ func BenchmarkRunBash_TrueSandbox(b *testing.B) {
 		took []time.Duration
 	}{
 		{name: "off", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOff})},
-		{name: "on", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(true)})},
-		{name: "deny", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(false)})},
+		{name: "on", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(true), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
+		{name: "deny", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(false), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
 	}
 	in := json.RawMessage(`{"command":"true"}`)
 	var fresh []time.Duration
