@@ -283,7 +283,12 @@ func readMemory(pid int, addr uint64, buf []byte) unix.Errno {
 // takeFD duplicates descriptor fd of thread pid's process into the
 // supervisor; EBADF when it has none.
 func takeFD(pid, fd int) (int, unix.Errno) {
-	pidfd, err := unix.PidfdOpen(pid, 0)
+	// The thread itself (Linux 6.9): its descriptor table is the
+	// process's, and it is there even when the leader has exited.
+	pidfd, err := unix.PidfdOpen(pid, unix.PIDFD_THREAD)
+	if err == unix.EINVAL {
+		pidfd, err = unix.PidfdOpen(pid, 0)
+	}
 	if err == unix.EINVAL {
 		// pid is a thread other than the leader: open its process.
 		if tgid := threadGroup(pid); tgid > 0 {
