@@ -125,11 +125,11 @@ func TestDoorsBounds(t *testing.T) {
 		if !namesBound(probe, "sandbox.pids", 64, "refused") {
 			t.Fatalf("a bomb that stops by itself did not run into the process bound of 64, so the real one is not started: %s", clipResult(probe))
 		}
-		cg := filepath.Join(e.tmp, "bomb-cgroup")
+		cg := e.ws("bomb-cgroup")
 		killGroupAtEnd(t, cg)
 		// The shell waits 2 s, so that the bomb reaches the bound before
 		// its output goes quiet and the call reads the bounds.
-		r := sbRun(t, c, `cat /proc/self/cgroup > "$TMPDIR/bomb-cgroup"; :(){ :|:& };:; sleep 2`, 60000)
+		r := sbRun(t, c, `cat /proc/self/cgroup > bomb-cgroup; :(){ :|:& };:; sleep 2`, 60000)
 		if !namesBound(r, "sandbox.pids", 64, "refused") {
 			t.Errorf("the fork bomb's result does not name the process bound: %s", clipResult(r))
 		}
