@@ -9,6 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/internal/testbuild"
@@ -39,7 +40,8 @@ func fakeLayers(which string) {
 		}
 		probeBounds = func() []cgroup.Enforcement {
 			return []cgroup.Enforcement{{Bound: cgroup.BoundPids, Via: cgroup.ViaV2, Dir: "/sys/fs/cgroup/test/yagent.1"},
-				{Bound: cgroup.BoundMemory, Via: cgroup.ViaV1, Dir: "/sys/fs/cgroup/memory/test/yagent.1"}}
+				{Bound: cgroup.BoundMemory, Via: cgroup.ViaV1, Dir: "/sys/fs/cgroup/memory/test/yagent.1"},
+				{Bound: app.BoundTmpSize, Via: "tmpfs", Dir: "/var/tmp/yagent-tmp-test"}}
 		}
 	case "none":
 		why := "not on this test machine"
@@ -48,7 +50,7 @@ func fakeLayers(which string) {
 				sandbox.LayerCaps: why, sandbox.LayerMountNS: why, sandbox.LayerNetNS: why}}, "", cgroup.ErrUnavailable
 		}
 		probeBounds = func() []cgroup.Enforcement {
-			return []cgroup.Enforcement{{Bound: cgroup.BoundPids, Why: why}, {Bound: cgroup.BoundMemory, Why: why}}
+			return []cgroup.Enforcement{{Bound: cgroup.BoundPids, Why: why}, {Bound: cgroup.BoundMemory, Why: why}, {Bound: app.BoundTmpSize, Why: why}}
 		}
 	}
 }

@@ -208,7 +208,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof), HashFile: filepath.Join(cache, "exec-sums.json"),
 		ExecWatch: layers.Seccomp, Protected: protected})
 	pluginHost := authz.NewPluginHost(a.Approver, g)
-	a.openTemps(prof.SandboxMode(), layers, tempKeep(ws, home, g.ReadRoots(nil), prof, os.Environ()))
+	a.openTemps(prof.SandboxMode(), prof.Sandbox.TmpSizeMB, layers, tempKeep(ws, home, g.ReadRoots(nil), prof, os.Environ()))
 	defer func() {
 		if err != nil && a.temps != nil {
 			a.temps.Close()

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/internal/sessiontmp"
 )
 
 // SandboxLayer is one kernel layer of the sandbox as this machine has it.
@@ -179,9 +182,6 @@ const (
 	// BoundMissing: the profile sets it, and this machine cannot: commands
 	// run without it.
 	BoundMissing = "missing"
-	// BoundSet: the profile sets the size of the session temp folder,
-	// which the folder itself takes.
-	BoundSet = "set"
 )
 
 // SandboxBound is one bound of the sandbox on what a command may use, as
@@ -195,16 +195,42 @@ type SandboxBound struct {
 	What string
 	// Value is the profile's value, 0 for none.
 	Value int
-	// Status is BoundActive, BoundOff, BoundMissing or BoundSet.
+	// Status is BoundActive, BoundOff or BoundMissing.
 	Status string
 	// How says how commands get it (active, set), or would (off), or why
 	// they cannot and what follows (missing).
 	How string
 }
 
+// BoundTmpSize names, in ProbeBounds, the size of the session temp folders
+// (sandbox.tmp_size_mb), which a tmpfs of that size on each folder gives.
+const BoundTmpSize = "tmp_size"
+
 // ProbeBounds says how commands get each bound of their tree here
-// (cgroup.Enforcements).
-func ProbeBounds() []cgroup.Enforcement { return cgroup.Enforcements() }
+// (cgroup.Enforcements), and the session temp folders their size
+// (BoundTmpSize: whether this process can mount a tmpfs on one).
+func ProbeBounds() []cgroup.Enforcement {
+	return append(cgroup.Enforcements(), probeTmpSize())
+}
+
+// probeTmpSize mounts a small tmpfs where the session folders live, and
+// takes it away, to say whether they can have a size of their own.
+func probeTmpSize() cgroup.Enforcement {
+	e := cgroup.Enforcement{Bound: BoundTmpSize}
+	root, err := sessiontmp.Root()
+	if err == nil {
+		err = sessiontmp.ProbeSize(root)
+	}
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		e.Why = "mounting a tmpfs on a session's folder needs root (CAP_SYS_ADMIN), which this process has not"
+	case err != nil:
+		e.Why = err.Error()
+	default:
+		e.Via, e.Dir = "tmpfs", root
+	}
+	return e
+}
 
 // SandboxBounds describes the bounds of the profile's sandbox (sb) on
 // each command: the processes and the memory of its tree, as enf says this
@@ -247,10 +273,27 @@ func SandboxBounds(sb config.SandboxRules, enf []cgroup.Enforcement) []SandboxBo
 		}
 		out = append(out, sbd)
 	}
-	tmp := SandboxBound{Key: "sandbox.tmp_size_mb", What: "temp folder", Value: sb.TmpSizeMB, Status: BoundOff, How: "no size of its own"}
-	if sb.TmpSizeMB > 0 {
-		tmp.What += fmt.Sprintf(" %d MiB", sb.TmpSizeMB)
-		tmp.Status, tmp.How = BoundSet, "set by the session temp folder"
+	return append(out, tmpBound(sb.TmpSizeMB, by[BoundTmpSize]))
+}
+
+// tmpBound describes the size of the session temp folders, sizeMB MiB
+// (0 for none), as e says this machine gives it.
+func tmpBound(sizeMB int, e cgroup.Enforcement) SandboxBound {
+	b := SandboxBound{Key: "sandbox.tmp_size_mb", What: "temp folder", Value: sizeMB}
+	if sizeMB > 0 {
+		b.What += fmt.Sprintf(" %d MiB", sizeMB)
 	}
-	return append(out, tmp)
+	switch {
+	case sizeMB == 0:
+		b.Status, b.How = BoundOff, "no size of its own"
+	case e.Via != "":
+		b.Status, b.How = BoundActive, "a tmpfs of that size on each session's folder under "+e.Dir
+	default:
+		why := e.Why
+		if why == "" {
+			why = "this machine has no way to set it"
+		}
+		b.Status, b.How = BoundMissing, why+"; each session's folder takes what the disk under it has, so one command can fill that disk"
+	}
+	return b
 }

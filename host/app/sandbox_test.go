@@ -55,13 +55,15 @@ func TestSandboxBounds(t *testing.T) {
 	enf := []cgroup.Enforcement{
 		{Bound: cgroup.BoundPids, Via: cgroup.ViaV2, Dir: "/cg/own/yagent.9"},
 		{Bound: cgroup.BoundMemory, Why: "no memory controller here"},
+		{Bound: app.BoundTmpSize, Via: "tmpfs", Dir: "/var/tmp/yagent-tmp-9"},
 	}
 	got := app.SandboxBounds(config.SandboxRules{Pids: 64, MemoryMB: 512, TmpSizeMB: 100}, enf)
 	want := []app.SandboxBound{
 		{Key: "sandbox.pids", What: "processes 64", Value: 64, Status: app.BoundActive, How: "the cgroup v2 controller under /cg/own"},
 		{Key: "sandbox.memory_mb", What: "memory 512 MiB", Value: 512, Status: app.BoundMissing,
 			How: "no memory controller here; commands run without it, so one command's tree can take all the memory of the machine"},
-		{Key: "sandbox.tmp_size_mb", What: "temp folder 100 MiB", Value: 100, Status: app.BoundSet, How: "set by the session temp folder"},
+		{Key: "sandbox.tmp_size_mb", What: "temp folder 100 MiB", Value: 100, Status: app.BoundActive,
+			How: "a tmpfs of that size on each session's folder under /var/tmp/yagent-tmp-9"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("SandboxBounds =\n%+v\nwant\n%+v", got, want)

@@ -115,10 +115,14 @@ func (a *App) tempFor(sess *session.Session) *sdk.TempFolder {
 }
 
 // openTemps opens the sessions' temp folders (sweeping what crashed hosts
-// left) and decides which temp folders they stand for.
-func (a *App) openTemps(mode string, l sandbox.Layers, keep []string) {
+// left), each of sizeMB MiB (sandbox.tmp_size_mb) unless the sandbox is
+// off, and decides which temp folders they stand for.
+func (a *App) openTemps(mode string, sizeMB int, l sandbox.Layers, keep []string) {
+	if mode == config.SandboxOff {
+		sizeMB = 0
+	}
 	var err error
-	a.temps, err = sessiontmp.Open(sessiontmp.Options{Logger: a.logger})
+	a.temps, err = sessiontmp.Open(sessiontmp.Options{Logger: a.logger, SizeMB: sizeMB})
 	root := ""
 	if err != nil {
 		a.temps = nil

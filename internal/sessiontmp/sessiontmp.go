@@ -87,6 +87,11 @@ type Folders struct {
 	log  *slog.Logger
 	poll time.Duration
 
+	// sizeMB is the size of each new folder's tmpfs, 0 for none: set to
+	// 0 after a mount fails, which sizeErr keeps.
+	sizeMB  int
+	sizeErr error
+
 	mu      sync.Mutex
 	live    map[string]string // session id → its folder
 	pending map[string]bool   // folders of ended sessions a command holds
@@ -103,6 +108,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Poll is how often held folders are looked at; 0 = DefaultPoll.
 	Poll time.Duration
+	// SizeMB bounds each folder (sandbox.tmp_size_mb): a tmpfs of that
+	// many MiB is mounted on it, where this process may mount one; 0
+	// leaves the folders on the disk under Root.
+	SizeMB int
 }
 
 // Open returns the Folders of this process under opts.Root, after a sweep
@@ -122,7 +131,7 @@ func Open(opts Options) (*Folders, error) {
 		return nil, errors.New("sessiontmp: this process's start time cannot be read")
 	}
 	f := &Folders{
-		root: root, self: "s." + strconv.Itoa(os.Getpid()) + "." + start, log: opts.Logger, poll: opts.Poll,
+		root: root, self: "s." + strconv.Itoa(os.Getpid()) + "." + start, log: opts.Logger, poll: opts.Poll, sizeMB: max(opts.SizeMB, 0),
 		live: map[string]string{}, pending: map[string]bool{}, stop: make(chan struct{}),
 	}
 	if f.log == nil {
@@ -138,6 +147,15 @@ func Open(opts Options) (*Folders, error) {
 // RootDir is the folder the session folders live under.
 func (f *Folders) RootDir() string { return f.root }
 
+// Size is the size in MiB each new folder gets (Options.SizeMB), 0 when
+// it gets none; err says why a size asked for could not be given (the
+// folders then take what the disk under Root has).
+func (f *Folders) Size() (mb int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sizeMB, f.sizeErr
+}
+
 // Dir returns the folder of session id, made (0700) on first use, and
 // made again if it went away since.
 func (f *Folders) Dir(id string) (string, error) {
@@ -151,7 +169,7 @@ func (f *Folders) Dir(id string) (string, error) {
 		if _, err := os.Lstat(d); err == nil {
 			return d, nil
 		}
-		if err := makeFolder(d); err != nil {
+		if err := f.makeFolder(d); err != nil {
 			return "", err
 		}
 		return d, nil
@@ -159,27 +177,61 @@ func (f *Folders) Dir(id string) (string, error) {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	d = filepath.Join(f.root, f.self+"."+hex.EncodeToString(b))
-	if err := makeFolder(d); err != nil {
+	if err := f.makeFolder(d); err != nil {
 		return "", err
 	}
 	f.live[id] = d
 	return d, nil
 }
 
-// makeFolder makes a session folder and its .hold folder beside it.
-//
-// Where the size of a session's temp folder is bounded (sandbox.tmp_size_mb),
-// this is where the bound goes: a tmpfs of that size mounted on the folder,
-// in the host's mount namespace, so that the file tools see what commands
-// write; removeFolder unmounts it before the rest.
-func makeFolder(dir string) error {
+// makeFolder makes a session folder and its .hold folder beside it, and
+// mounts on the folder a tmpfs of f.sizeMB MiB, in this process's mount
+// namespace, which the plugins share: the file tools see what commands
+// write, and a command's writes to its /tmp, /var/tmp and /dev/shm stop
+// at the size (No space left on device). Where the mount fails (not root,
+// another system), the folder stays on the disk and the failure is logged
+// once and kept for Size. f.mu is held.
+func (f *Folders) makeFolder(dir string) error {
 	if err := os.Mkdir(dir+holdSuffix, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("sessiontmp: %w", err)
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("sessiontmp: %w", err)
 	}
+	if f.sizeMB == 0 {
+		return nil
+	}
+	if err := mountSized(dir, f.sizeMB); err != nil {
+		f.sizeMB, f.sizeErr = 0, err
+		f.log.Warn("sessions' temp folders get no size of their own (sandbox.tmp_size_mb): they take what the disk has", "error", err)
+	}
 	return nil
+}
+
+// ProbeSize says whether this process can give the session folders under
+// root a size of their own: it mounts a tmpfs of 1 MiB on a folder of its
+// own there, and takes it away. nil when it can.
+func ProbeSize(root string) error {
+	dir, err := os.MkdirTemp(root, "probe-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(dir)
+	if err := mountSized(dir, 1); err != nil {
+		return err
+	}
+	return unmount(dir)
+}
+
+// Free says how much the sized session folder dir has left: its free
+// bytes, and whether it is full (less than a MiB, or no inode, left). ok
+// is false where dir has no size of its own.
+func Free(dir string) (free uint64, full, ok bool) {
+	free, files, ok := sized(dir)
+	if !ok {
+		return 0, false, false
+	}
+	return free, free < 1<<20 || files == 0, true
 }
 
 // End says session id has ended (its plugins have released what they
@@ -379,8 +431,12 @@ func populated(dir string) bool {
 }
 
 // removeFolder removes dir and everything in it, opening the folders a
-// command closed to writes (chmod 500) on the way.
+// command closed to writes (chmod 500) on the way. A tmpfs mounted on it
+// is detached first: what is in it goes once no namespace holds it.
 func removeFolder(dir string) error {
+	if err := unmount(dir); err != nil {
+		return fmt.Errorf("unmounting the folder's tmpfs: %w", err)
+	}
 	err := os.RemoveAll(dir)
 	if err == nil || !errors.Is(err, fs.ErrPermission) {
 		return err

@@ -3,10 +3,14 @@
 package sessiontmp
 
 import (
+	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -169,8 +173,11 @@ func TestOpen_SweepsWhatDeadHostsLeft(t *testing.T) {
 	dead := deadMark(t)
 	orphan := filepath.Join(root, dead+".0a0b0c")
 	held := filepath.Join(root, dead+".0d0e0f")
+	// Sized where this process may mount: the sweep unmounts the dead
+	// host's tmpfs before it removes the folder.
+	mk := &Folders{log: slog.New(slog.DiscardHandler), sizeMB: 1}
 	for _, d := range []string{orphan, held} {
-		if err := makeFolder(d); err != nil {
+		if err := mk.makeFolder(d); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(d, "left"), []byte("x"), 0o600)
@@ -184,7 +191,7 @@ func TestOpen_SweepsWhatDeadHostsLeft(t *testing.T) {
 	livePid, _ := background(t)
 	liveStart, _ := procStart(livePid)
 	alive := filepath.Join(root, "s."+strconv.Itoa(livePid)+"."+liveStart+".222222")
-	makeFolder(alive)
+	(&Folders{log: mk.log}).makeFolder(alive)
 	other := filepath.Join(root, "not-a-session")
 	os.Mkdir(other, 0o700)
 
@@ -267,5 +274,66 @@ func TestRoot_OwnFolderOnly(t *testing.T) {
 	r, err := Root()
 	if err != nil || filepath.Dir(r) != filepath.Join(base, "tmpdir") {
 		t.Errorf("Root with TMPDIR set: %s, %v; want a folder in TMPDIR", r, err)
+	}
+}
+
+// mounted says a filesystem is mounted on dir in this mount namespace.
+func mounted(t *testing.T, dir string) bool {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Skip("no /proc/self/mountinfo here")
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 && f[4] == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDir_Sized: with a size, each session folder is a tmpfs of that
+// size: writes past it fail with ENOSPC and Free says the folder is
+// full; the folder's end unmounts it. Where this process may not mount
+// one, the folder is a plain one and Size says why.
+func TestDir_Sized(t *testing.T) {
+	root := t.TempDir()
+	f, err := Open(Options{Root: root, SizeMB: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := f.Dir("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mb, why := f.Size(); mb == 0 {
+		if why == nil {
+			t.Fatal("the folder got no size, and Size says no reason")
+		}
+		if _, _, ok := Free(d); ok {
+			t.Error("Free takes a plain folder for a sized one")
+		}
+		t.Skipf("no tmpfs here: %v", why)
+	}
+	if _, full, ok := Free(d); !ok || full {
+		t.Fatalf("a new sized folder: Free ok %v, full %v; want ok and not full", ok, full)
+	}
+	err = os.WriteFile(filepath.Join(d, "big"), make([]byte, 3<<20), 0o600)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("writing 3 MiB in a folder of 2: %v, want ENOSPC", err)
+	}
+	if free, full, _ := Free(d); !full {
+		t.Errorf("Free after filling the folder: %d bytes free, not full", free)
+	}
+	if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the tmpfs root: %v, %v; want mode 0700", fi.Mode(), err)
+	}
+	if !mounted(t, d) {
+		t.Fatal("the session folder is not a mount point")
+	}
+	f.End("a")
+	if mounted(t, d) || exists(d) {
+		t.Errorf("after the session's end: mounted %v, exists %v; want neither", mounted(t, d), exists(d))
 	}
 }

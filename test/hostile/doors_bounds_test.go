@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/internal/sessiontmp"
 )
 
 // requireBounds skips t where one of the bounds is missing on this
@@ -106,8 +107,9 @@ func namesBound(r result, key string, value int, refused string) bool {
 }
 
 // TestDoorsBounds: under -y, with the profile bounding a command's tree to
-// 64 processes and 128 MiB, a fork bomb (`:(){ :|:& };:`) and a memory
-// filler are stopped at their bounds, and each result names the bound,
+// 64 processes and 128 MiB and the session's temp folder to 64 MiB, a
+// fork bomb (`:(){ :|:& };:`), a memory filler and a /dev/shm filler are
+// stopped at their bounds, and each result names the bound,
 // its value and what it refused; nothing of the bomb outlives its call.
 // The bomb runs only once a bomb that stops by itself has shown that the
 // bound holds, so that a build that breaks it fails here without a
@@ -116,7 +118,7 @@ func TestDoorsBounds(t *testing.T) {
 	t.Parallel()
 	requireBounds(t, cgroup.BoundPids, cgroup.BoundMemory)
 	e := newEnv(t)
-	e.write(filepath.Join(e.home, ".yagent", "config.yaml"), "sandbox: {pids: 64, memory_mb: 128}\n")
+	e.write(filepath.Join(e.home, ".yagent", "config.yaml"), "sandbox: {pids: 64, memory_mb: 128, tmp_size_mb: 64}\n")
 	c := e.serve("-y")
 
 	t.Run("fork bomb", func(t *testing.T) {
@@ -139,6 +141,22 @@ func TestDoorsBounds(t *testing.T) {
 		}
 		if left := emptied(dir, 10*time.Second); len(left) > 0 {
 			t.Errorf("%d processes of the fork bomb outlived its call (%v…)", len(left), left[:min(len(left), 5)])
+		}
+	})
+
+	t.Run("/dev/shm filler", func(t *testing.T) {
+		if err := sessiontmp.ProbeSize(t.TempDir()); err != nil {
+			t.Skipf("no tmpfs for the session temp folders here: %v", err)
+		}
+		r := sbRun(t, c, `head -c 1G /dev/zero > /dev/shm/fill; echo "head exited with $?"; stat -c "fill holds %s bytes" /dev/shm/fill`, 60000)
+		if !namesBound(r, "sandbox.tmp_size_mb", 64, "is full") || !strings.Contains(r.Text, "head exited with 1") {
+			t.Errorf("the filler's result does not name the temp folder's size, or head did not fail: %s", clipResult(r))
+		}
+		if !strings.Contains(r.Text, "fill holds 67108864 bytes") {
+			t.Errorf("the filler wrote other than the 64 MiB of the bound: %s", clipResult(r))
+		}
+		if !strings.Contains(sbRun(t, c, `rm /dev/shm/fill && echo removed`, 0).Text, "removed") {
+			t.Error("the filler's file could not be removed")
 		}
 	})
 

@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("YAGENT_HOSTILE_BIN") == "" {
 		os.RemoveAll(binDir)
 	}
+	unmountUnder(baseDir)
 	os.RemoveAll(baseDir)
 	os.Exit(code)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/internal/sessiontmp"
 )
 
 // bound sets the bounds of c, the call's sandbox, on g, the command's
@@ -22,11 +23,16 @@ func (m *Manager) bound(g *cgroup.Group, c *confinement) {
 }
 
 // boundsHit is what the bounds of a command's cgroup refused, read as the
-// command ended, and how many of its processes were left then.
+// command ended, and how many of its processes were left then; and
+// whether the session temp folder was full then (sandbox.tmp_size_mb).
 type boundsHit struct {
 	cgroup.Hits
-	left int
+	left    int
+	tmpFull bool
 }
+
+// any says the command ran into a bound.
+func (h boundsHit) any() bool { return h.Any() || h.tmpFull }
 
 // checkBounds reads, as t's command ends and before its cgroup is let go,
 // what the cgroup's bounds refused. A tree that ran into one is killed
@@ -34,6 +40,9 @@ type boundsHit struct {
 // bound) does not run on, at the bound, in a group no one kills. Said in
 // the result by boundNotes.
 func (m *Manager) checkBounds(t *task) {
+	if c := t.sb; c != nil && c.policy.TmpSizeMB > 0 && c.policy.Tmp != "" {
+		_, t.hit.tmpFull, _ = sessiontmp.Free(c.policy.Tmp)
+	}
 	g := t.group()
 	if g == nil {
 		return
@@ -42,7 +51,7 @@ func (m *Manager) checkBounds(t *task) {
 	if !h.Any() {
 		return
 	}
-	t.hit = boundsHit{Hits: h, left: g.Procs()}
+	t.hit.Hits, t.hit.left = h, g.Procs()
 	if err := g.Kill(); err != nil {
 		m.opts.Logger.Warn("shell: killing what a command that ran into a bound left", "task", t.id, "err", err)
 	}
@@ -57,6 +66,9 @@ func (t *task) boundNames() []string {
 	if t.hit.OOMKills > 0 {
 		names = append(names, "memory_mb")
 	}
+	if t.hit.tmpFull {
+		names = append(names, "tmp_size_mb")
+	}
 	return names
 }
 
@@ -64,7 +76,7 @@ func (t *task) boundNames() []string {
 // it refused and what to do: one line each, "" when none.
 func (t *task) boundNotes() string {
 	h := t.hit
-	if !h.Any() || t.sb == nil {
+	if !h.any() || t.sb == nil {
 		return ""
 	}
 	p := t.sb.policy
@@ -80,6 +92,12 @@ func (t *task) boundNotes() string {
 			"the kernel killed %d of its processes (SIGKILL) at the bound of %d MiB for all of them. If the command needs more, "+
 			"have it use less at once (fewer parallel jobs, smaller inputs), or ask the user to raise sandbox.memory_mb in the profile.",
 			p.MemoryMB, h.OOMKills, p.MemoryMB))
+	}
+	if h.tmpFull {
+		notes = append(notes, fmt.Sprintf(notePrefix+"the session's temp folder (/tmp, /var/tmp, /dev/shm and $TMPDIR of its commands) is full at its size (sandbox.tmp_size_mb: %d): "+
+			"it holds %d MiB, and writes there fail with \"No space left on device\". Remove what the session no longer "+
+			"needs there (rm -rf /tmp/...), write big files in the workspace instead, or ask the user to raise sandbox.tmp_size_mb in the profile.",
+			p.TmpSizeMB, p.TmpSizeMB))
 	}
 	if h.left > 0 {
 		notes = append(notes, fmt.Sprintf(notePrefix+"the %s the command left running %s killed with it, since it ran into a bound.",

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/internal/sandbox/execwatch"
 	"github.com/yagent/yagent/sdk"
 )
@@ -449,7 +450,28 @@ func (t *task) sandboxNotes(output string) string {
 	if b := t.boundNotes(); b != "" {
 		notes = append(notes, b)
 	}
+	if n := t.noSpaceNote(output); n != "" {
+		notes = append(notes, n)
+	}
 	return strings.Join(notes, "\n")
+}
+
+// noSpaceNote says, when output tells of a write that found no space and
+// the session's temp folder has a size of its own but is not full now
+// (the command removed what it wrote, as a failed go build does), what
+// that size is: those writes may have gone there.
+func (t *task) noSpaceNote(output string) string {
+	p := t.sb.policy
+	if t.hit.tmpFull || p.TmpSizeMB == 0 || p.Tmp == "" || !strings.Contains(strings.ToLower(output), "no space left on device") {
+		return ""
+	}
+	free, _, ok := sessiontmp.Free(p.Tmp)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(notePrefix+"if the writes that found no space went to /tmp, /var/tmp, /dev/shm or $TMPDIR, they ran into the size of "+
+		"the session's temp folder (sandbox.tmp_size_mb: %d MiB; %d MiB free now). Write big files in the workspace instead, or ask the user "+
+		"to raise sandbox.tmp_size_mb in the profile.", p.TmpSizeMB, free>>20)
 }
 
 // dgramNote says why the command could not make a unix datagram socket.
