@@ -64,8 +64,9 @@ missing: commands would be refused, so doctor exits 1 and says so.`,
 			for _, b := range app.SandboxBounds(prof.Sandbox, probeBounds()) {
 				fmt.Fprintf(out, "  %-8s %s (%s): %s\n", b.Status, b.What, b.Key, b.How)
 			}
+			fmt.Fprintf(out, "sockets: %s\n", app.SocketLine(l, prof.Sandbox.UnixSockets))
 			if mode == config.SandboxOff {
-				fmt.Fprintln(out, "  (sandbox off: commands run with the guard's check only; the layers and bounds above are not applied)")
+				fmt.Fprintln(out, "  (sandbox off: commands run with the guard's check only; the layers, bounds and socket rules above are not applied)")
 			}
 			fmt.Fprintf(out, "temp folders: %s\n", app.TempStatusOf(g.appOptions(cmd.ErrOrStderr()), prof, l))
 			fmt.Fprintln(out, "tools:")

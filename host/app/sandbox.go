@@ -71,7 +71,8 @@ func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network bool) [
 		{Key: sandbox.LayerLandlock, Name: landlock, Active: l.LandlockABI > 0, Why: why(sandbox.LayerLandlock, "the kernel has no Landlock (Linux 5.13 or later with lsm=landlock)"),
 			Means: "files are not walled: commands read and write whatever the user can", Short: "files not walled", Needed: true},
 		{Key: sandbox.LayerSeccomp, Name: "seccomp user notification", Active: l.Seccomp, Why: why(sandbox.LayerSeccomp, "the kernel has no seccomp user notification (Linux 5.0 or later)"),
-			Means: "exec rules hold only where the guard sees the command, not for what make, scripts or interpreters start", Short: "exec rules at parse time only", Needed: true},
+			Means: "exec rules hold only where the guard sees the command, not for what make, scripts or interpreters start, and connects to unix sockets are not judged",
+			Short: "exec rules at parse time only, unix sockets unjudged", Needed: true},
 		{Key: sandbox.LayerCgroup, Name: cg, Active: cgErr == nil && cgRoot != "", Why: cgWhy + cgFix,
 			Means: "commands run in process groups only: a setsid child of a timed-out command lives on", Short: "process groups only", Needed: true},
 		{Key: sandbox.LayerMountNS, Name: "mount namespace", Active: l.MountNS, Why: why(sandbox.LayerMountNS, "mount namespaces are not available to this user"),
@@ -81,6 +82,30 @@ func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network bool) [
 		{Key: sandbox.LayerCaps, Name: "capability drop", Active: l.CapDrop, Why: why(sandbox.LayerCaps, "capabilities cannot be dropped here"),
 			Means: "commands run as root keep every capability root has", Short: "root keeps its capabilities", Needed: true},
 	}
+}
+
+// SocketLine says in one line which unix sockets a command may connect
+// to on a machine with layers l, where the profile exposes unixSockets
+// (sandbox.unix_sockets): judged by the supervisor with seccomp user
+// notification, abstract ones scoped by Landlock ABI 6, and nothing
+// judged without seccomp.
+func SocketLine(l sandbox.Layers, unixSockets []string) string {
+	if !l.Seccomp {
+		return "not judged: without seccomp user notification a command connects to any unix socket the user can reach " +
+			"(an agent's, an editor's, a tmux server's); a private /tmp per session hides only those under the temp folders"
+	}
+	where := "the workspace, the session's temp folder and approved paths"
+	if len(unixSockets) > 0 {
+		where += ", and the profile's sandbox.unix_sockets: " + strings.Join(unixSockets, ", ")
+	} else {
+		where += " (sandbox.unix_sockets names none)"
+	}
+	abstract := "abstract sockets only its own (Landlock ABI 6 scoping)"
+	if l.LandlockABI < 6 {
+		abstract = "abstract sockets any in its network namespace, the machine's unless sandbox.network is off (Landlock ABI 6 would scope them)"
+	}
+	return "each connect judged by the supervisor, which makes it itself: a command reaches unix sockets in " + where +
+		"; " + abstract + "; unix datagram sockets refused"
 }
 
 // SandboxMissing returns the layers the profile needs that are missing.
@@ -109,7 +134,7 @@ func SandboxLine(mode, origin string, layers []SandboxLayer) string {
 		}
 		switch l.Key {
 		case sandbox.LayerSeccomp:
-			active = append(active, "seccomp exec rules")
+			active = append(active, "seccomp exec and socket rules")
 		case sandbox.LayerCgroup:
 			active = append(active, strings.Replace(l.Name, "cgroup v2", "cgroup", 1))
 		case sandbox.LayerMountNS:

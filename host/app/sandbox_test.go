@@ -29,13 +29,13 @@ func TestSandboxLine(t *testing.T) {
 		missing            int
 	}{
 		{"every layer", "on", "builtin:coder", all, nil, true,
-			"sandbox on: landlock ABI 7, seccomp exec rules, cgroup /cg, mount and network namespaces, capability drop", 0},
+			"sandbox on: landlock ABI 7, seccomp exec and socket rules, cgroup /cg, mount and network namespaces, capability drop", 0},
 		{"off by the flag", "off", "flags", all, nil, true, "sandbox off (--sandbox): commands run with the guard's check only", 0},
 		{"off by the profile", "off", "user ~/.yagent/config.yaml", all, nil, true, "sandbox off (profile, user ~/.yagent/config.yaml): commands run with the guard's check only", 0},
 		{"a missing layer", "on", "", noSeccomp, nil, true,
-			"sandbox on: landlock ABI 7, cgroup /cg, mount namespace, capability drop; missing: seccomp (exec rules at parse time only); commands run without them", 1},
+			"sandbox on: landlock ABI 7, cgroup /cg, mount namespace, capability drop; missing: seccomp (exec rules at parse time only, unix sockets unjudged); commands run without them", 1},
 		{"netns needed when the network is off", "required", "", noSeccomp, errors.New("no cgroup"), false,
-			"missing: seccomp (exec rules at parse time only), cgroup (process groups only), network-namespace (the network stays on); sandbox: required, so commands are refused here", 3},
+			"missing: seccomp (exec rules at parse time only, unix sockets unjudged), cgroup (process groups only), network-namespace (the network stays on); sandbox: required, so commands are refused here", 3},
 	} {
 		layers := app.SandboxLayers(tt.layers, "/cg", tt.cgErr, tt.network)
 		if got := app.SandboxLine(tt.mode, tt.origin, layers); !strings.Contains(got, tt.want) {
@@ -81,6 +81,36 @@ func TestSandboxBounds(t *testing.T) {
 	for _, e := range cgroup.Enforcements() {
 		if runtime.GOOS != "linux" && (e.Via != "" || !strings.Contains(e.Why, "Linux")) {
 			t.Errorf("%s on %s: %+v, want it missing, saying cgroups are Linux's", e.Bound, runtime.GOOS, e)
+		}
+	}
+}
+
+// TestSocketLine: with seccomp user notification the line names where a
+// command may connect, the profile's sockets among them, and how abstract
+// sockets are held (Landlock ABI 6 or the network namespace); without it,
+// that nothing is judged.
+func TestSocketLine(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		layers  sandbox.Layers
+		sockets []string
+		want    []string
+	}{
+		{"every layer", sandbox.Layers{Seccomp: true, LandlockABI: 7}, nil,
+			[]string{"each connect judged by the supervisor", "(sandbox.unix_sockets names none)", "abstract sockets only its own (Landlock ABI 6 scoping)", "datagram sockets refused"}},
+		{"sockets the admin exposes", sandbox.Layers{Seccomp: true, LandlockABI: 6}, []string{"/run/user/1000/ssh-agent.sock", "/run/docker.sock"},
+			[]string{"sandbox.unix_sockets: /run/user/1000/ssh-agent.sock, /run/docker.sock;"}},
+		{"older Landlock", sandbox.Layers{Seccomp: true, LandlockABI: 5}, nil,
+			[]string{"abstract sockets any in its network namespace, the machine's unless sandbox.network is off"}},
+		{"no seccomp", sandbox.Layers{LandlockABI: 7}, []string{"/run/docker.sock"},
+			[]string{"not judged: without seccomp user notification a command connects to any unix socket the user can reach"}},
+	} {
+		got := app.SocketLine(tt.layers, tt.sockets)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: SocketLine = %q, want it to hold %q", tt.name, got, w)
+			}
 		}
 	}
 }

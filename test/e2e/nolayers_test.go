@@ -113,7 +113,7 @@ func TestNoKernelLayers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("serve with stdin closed: %v\n%s", err, errOut)
 		}
-		want := "sandbox on: no kernel layer is active; missing: landlock (files not walled), seccomp (exec rules at parse time only), " +
+		want := "sandbox on: no kernel layer is active; missing: landlock (files not walled), seccomp (exec rules at parse time only, unix sockets unjudged), " +
 			"cgroup (process groups only), mount-namespace (/run reachable), capabilities (root keeps its capabilities); commands run without them"
 		if !strings.Contains(errOut, want) {
 			t.Errorf("serve's start line does not say %q:\n%s", want, errOut)
