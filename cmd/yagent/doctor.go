@@ -61,7 +61,7 @@ missing: commands would be refused, so doctor exits 1 and says so.`,
 				}
 			}
 			fmt.Fprintln(out, "bounds of each command:")
-			for _, b := range app.SandboxBounds(prof.Sandbox, probeBounds()) {
+			for _, b := range app.SandboxBounds(prof.Sandbox, probeBounds(l)) {
 				fmt.Fprintf(out, "  %-8s %s (%s): %s\n", b.Status, b.What, b.Key, b.How)
 			}
 			fmt.Fprintf(out, "sockets: %s\n", app.SocketLine(l, prof.Sandbox.UnixSockets))

@@ -38,7 +38,7 @@ func fakeLayers(which string) {
 		probeLayers = func() (sandbox.Layers, string, error) {
 			return sandbox.Layers{LandlockABI: 7, Seccomp: true, CapDrop: true, MountNS: true, NetNS: true}, "/sys/fs/cgroup/test", nil
 		}
-		probeBounds = func() []cgroup.Enforcement {
+		probeBounds = func(sandbox.Layers) []cgroup.Enforcement {
 			return []cgroup.Enforcement{{Bound: cgroup.BoundPids, Via: cgroup.ViaV2, Dir: "/sys/fs/cgroup/test/yagent.1"},
 				{Bound: cgroup.BoundMemory, Via: cgroup.ViaV1, Dir: "/sys/fs/cgroup/memory/test/yagent.1"},
 				{Bound: app.BoundTmpSize, Via: "tmpfs", Dir: "/var/tmp/yagent-tmp-test"}}
@@ -49,7 +49,7 @@ func fakeLayers(which string) {
 			return sandbox.Layers{Missing: map[string]string{sandbox.LayerLandlock: why, sandbox.LayerSeccomp: why,
 				sandbox.LayerCaps: why, sandbox.LayerMountNS: why, sandbox.LayerNetNS: why}}, "", cgroup.ErrUnavailable
 		}
-		probeBounds = func() []cgroup.Enforcement {
+		probeBounds = func(sandbox.Layers) []cgroup.Enforcement {
 			return []cgroup.Enforcement{{Bound: cgroup.BoundPids, Why: why}, {Bound: cgroup.BoundMemory, Why: why}, {Bound: app.BoundTmpSize, Why: why}}
 		}
 	}

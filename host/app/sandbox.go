@@ -232,16 +232,22 @@ type SandboxBound struct {
 const BoundTmpSize = "tmp_size"
 
 // ProbeBounds says how commands get each bound of their tree here
-// (cgroup.Enforcements), and the session temp folders their size
-// (BoundTmpSize: whether this process can mount a tmpfs on one).
-func ProbeBounds() []cgroup.Enforcement {
-	return append(cgroup.Enforcements(), probeTmpSize())
+// (cgroup.Enforcements) on a machine with layers l, and the session temp
+// folders their size (BoundTmpSize: whether they stand for the commands'
+// temp folders, as a mount namespace lets them, and this process can
+// mount a tmpfs on one).
+func ProbeBounds(l sandbox.Layers) []cgroup.Enforcement {
+	return append(cgroup.Enforcements(), probeTmpSize(l))
 }
 
 // probeTmpSize mounts a small tmpfs where the session folders live, and
 // takes it away, to say whether they can have a size of their own.
-func probeTmpSize() cgroup.Enforcement {
+func probeTmpSize(l sandbox.Layers) cgroup.Enforcement {
 	e := cgroup.Enforcement{Bound: BoundTmpSize}
+	if !l.MountNS {
+		e.Why = "there is no mount namespace here (" + l.Missing[sandbox.LayerMountNS] + "), so commands see the machine's temp folders"
+		return e
+	}
 	root, err := sessiontmp.Root()
 	if err == nil {
 		err = sessiontmp.ProbeSize(root)

@@ -114,11 +114,13 @@ func (a *App) tempFor(sess *session.Session) *sdk.TempFolder {
 	return &sdk.TempFolder{Dir: d, Over: a.tempOver}
 }
 
-// openTemps opens the sessions' temp folders (sweeping what crashed hosts
-// left), each of sizeMB MiB (sandbox.tmp_size_mb) unless the sandbox is
-// off, and decides which temp folders they stand for.
+// openTemps decides which temp folders the sessions' own stand for, and
+// opens them (sweeping what crashed hosts left), each of sizeMB MiB
+// (sandbox.tmp_size_mb) where they stand for some: elsewhere the sandbox
+// is off or commands see the machine's.
 func (a *App) openTemps(mode string, sizeMB int, l sandbox.Layers, keep []string) {
-	if mode == config.SandboxOff {
+	over, notes := TempOver(mode, l, keep)
+	if len(over) == 0 {
 		sizeMB = 0
 	}
 	var err error
@@ -127,12 +129,10 @@ func (a *App) openTemps(mode string, sizeMB int, l sandbox.Layers, keep []string
 	if err != nil {
 		a.temps = nil
 		a.Warnings = append(a.Warnings, fmt.Sprintf("sessions get no temp folder of their own, and their commands share the machine's /tmp: %v", err))
+		notes = nil
 	} else {
 		root = a.temps.RootDir()
-	}
-	var notes []string
-	if a.temps != nil {
-		a.tempOver, notes = TempOver(mode, l, keep)
+		a.tempOver = over
 	}
 	a.TempStatus = TempLine(a.tempOver, notes, root, err)
 }
