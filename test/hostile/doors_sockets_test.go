@@ -3,13 +3,16 @@ package hostile
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // sockServer is a unix socket server outside the sandbox, as a terminal
@@ -286,4 +289,77 @@ c = socket.socket(socket.AF_UNIX); c.connect('\0yagent-own'); print(c.recv(64).d
 			}
 		})
 	}
+}
+
+// TestDoorsSocketsProfile: an ssh-agent outside the sandbox is reached at
+// the paths the profile's sandbox.unix_sockets names, wherever they are (a
+// folder the command cannot read, /run under its empty tmpfs, the
+// machine's /tmp under the session's own), and only there: one at a path
+// the profile does not name is refused. The paths are read at run time,
+// so the guard asks nothing.
+func TestDoorsSocketsProfile(t *testing.T) {
+	t.Parallel()
+	sbNeed(t, "ssh-agent")
+	sbNeed(t, "ssh-add")
+	e := newEnv(t)
+	tag := strconv.Itoa(os.Getpid()) + "-" + filepath.Base(e.root)
+	runDir := "/run/yagent-agent-" + tag
+	tmpDir := "/tmp/ssh-yagent-" + tag
+	for _, d := range []string{runDir, tmpDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Skipf("no folder for an agent: %v", err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+	}
+	agents := map[string]string{
+		"outside": filepath.Join(e.outside, "agent.sock"),
+		"run":     filepath.Join(runDir, "agent.sock"),
+		"tmp":     filepath.Join(tmpDir, "agent.sock"),
+		"unnamed": filepath.Join(e.outside, "unnamed.sock"),
+	}
+	for _, p := range agents {
+		cmd := exec.Command("ssh-agent", "-D", "-a", p)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	}
+	for name, p := range agents {
+		if !eventuallyTrue(5*time.Second, func() bool { _, err := os.Stat(p); return err == nil }) {
+			t.Fatalf("the %s agent did not start at %s", name, p)
+		}
+	}
+	e.write(filepath.Join(e.home, ".yagent", "config.yaml"), fmt.Sprintf("sandbox: {unix_sockets: [%s, %s, %s]}\n",
+		agents["outside"], agents["run"], agents["tmp"]))
+	files := map[string]string{}
+	for name, p := range agents {
+		files[name+".path"] = p
+	}
+	sbWriteFiles(t, e, "", files)
+	c := e.serve()
+	for _, name := range []string{"outside", "run", "tmp", "unnamed"} {
+		t.Run(name, func(t *testing.T) {
+			r := sbText(sbRun(t, c, `SSH_AUTH_SOCK=$(cat `+name+`.path) ssh-add -l; echo "ssh-add exited with $?"`, 30000))
+			reached := strings.Contains(r, "The agent has no identities.")
+			if name == "unnamed" {
+				if reached || !strings.Contains(r, "was refused") {
+					t.Errorf("an agent at a path the profile does not name was reached, or the refusal not told: %s", r)
+				}
+				return
+			}
+			if !reached || strings.Contains(r, "was refused") {
+				t.Errorf("the agent at %s, which the profile names, was not reached: %s", agents[name], r)
+			}
+		})
+	}
+}
+
+// eventuallyTrue polls cond every 10 ms until it holds or limit passes.
+func eventuallyTrue(limit time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
 }

@@ -65,13 +65,15 @@ func stdinTask(t *testing.T, c *client, command, mode string) string {
 // longer than run_bash's yield to reach its prompt.
 func stdinPrompted(t *testing.T, c *client, id string) {
 	t.Helper()
+	var last string
 	for range 20 {
 		r := c.call(t, "shell_wait", map[string]any{"task_id": id, "timeout_ms": 1500})
 		if strings.Contains(r.Text, "waiting for input") {
 			return
 		}
+		last = r.Text + " " + string(r.Data)
 	}
-	t.Fatalf("task %s never waited for input at a prompt", id)
+	t.Fatalf("task %s never waited for input at a prompt; it last said: %s", id, last)
 }
 
 // stdinOutput returns what the task printed since it was last read,

@@ -132,6 +132,12 @@ type Supervision struct {
 	// only where the kernel does not scope abstract sockets (Landlock
 	// before ABI 6): the supervisor's own thread is in no domain.
 	Proxy Proxy
+	// Exposed are socket files (absolute, clean) that a connect naming one
+	// exactly reaches as the supervisor's view has them, not the
+	// process's: the sockets an admin exposes (an ssh-agent's under /run
+	// or the machine's /tmp), which the process's mounts may hide. Connect
+	// still judges them, by that path.
+	Exposed []string
 }
 
 // Refusal is a call of the tree that the filter refused and Supervise

@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,6 +177,9 @@ func connectFor(ctx context.Context, l *listener, n *notification, s Supervision
 // connectPath connects sock to the socket file named resolves to in
 // process pid's view, when s.Connect allows that file.
 func connectPath(ctx context.Context, pid, sock int, named string, s Supervision) (unix.Errno, *Refusal) {
+	if named[0] == '/' && slices.Contains(s.Exposed, filepath.Clean(named)) {
+		return connectExposed(ctx, pid, sock, named, filepath.Clean(named), s)
+	}
 	p, err := openProcess(pid)
 	if err != nil {
 		return unix.ESRCH, nil
@@ -221,6 +226,31 @@ func connectPath(ctx context.Context, pid, sock int, named string, s Supervision
 	// The file judged, through the descriptor that holds it: a rename or
 	// a link put in its place since cannot redirect the connect.
 	return rawConnect(sock, sockaddrUnix(at)), nil
+}
+
+// connectExposed connects sock to the exposed socket file at path (one of
+// s.Exposed) as the supervisor's view has it, no link followed, when
+// s.Connect allows it.
+func connectExposed(ctx context.Context, pid, sock int, named, path string, s Supervision) (unix.Errno, *Refusal) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS}
+	file, err := unix.Openat2(unix.AT_FDCWD, path, &how)
+	if err != nil {
+		var errno unix.Errno
+		if errors.As(err, &errno) && errno != unix.ELOOP {
+			return errno, nil
+		}
+		return unix.EACCES, &Refusal{Pid: pid, Call: "connect", Path: path, Errno: unix.EACCES}
+	}
+	defer unix.Close(file)
+	var st unix.Stat_t
+	if err := unix.Fstat(file, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+		return unix.ECONNREFUSED, nil
+	}
+	c := Connect{Pid: pid, Named: named, Path: path, Dev: uint64(st.Dev), Ino: st.Ino}
+	if st.Nlink != 1 || s.Connect == nil || !s.Connect(ctx, c).Allow {
+		return unix.EACCES, &Refusal{Pid: pid, Call: "connect", Path: path, Errno: unix.EACCES}
+	}
+	return rawConnect(sock, sockaddrUnix("/proc/self/fd/"+strconv.Itoa(file))), nil
 }
 
 // sockaddrUnix is the struct sockaddr_un of a pathname.

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/sandbox"
-	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/internal/sandbox/execwatch"
+	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -168,7 +168,8 @@ func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) 
 			Connect: func(_ context.Context, conn execwatch.Connect) execwatch.Verdict {
 				return execwatch.Verdict{Allow: c.policy.MayConnectFile(conn.Path, conn.Dev, conn.Ino)}
 			},
-			Proxy: proxy,
+			Proxy:   proxy,
+			Exposed: c.policy.UnixSockets,
 		}
 		go func() {
 			if err := execwatch.SuperviseWith(context.Background(), listener, s); err != nil {
