@@ -242,6 +242,23 @@ func TestBenignTmp(t *testing.T) {
 		r := sbCallLong(t, c, `echo "TMPDIR=$TMPDIR" && go mod init example.com/tmpbuild && go build -work -o app . 2> work.txt; cat work.txt && ./app`, 300*time.Second)
 		allowed(t, r, "TMPDIR=/tmp", "WORK=/tmp/go-build", "built with a private tmp")
 	})
+	t.Run("npm ci of a package with a dependency", func(t *testing.T) {
+		t.Parallel()
+		sbNeed(t, "npm")
+		e := newEnv(t)
+		sbWriteFiles(t, e, "", map[string]string{
+			"dep/package.json": `{"name": "dep", "version": "1.0.0", "main": "index.js"}`,
+			"dep/index.js":     `module.exports = "installed with a private tmp";`,
+			"app/package.json": `{"name": "app", "version": "1.0.0", "dependencies": {"dep": "file:../dep-1.0.0.tgz"}}`,
+			"app/main.js":      `console.log(require("dep"));`,
+		})
+		c := e.serve()
+		// Offline: the dependency is a tarball of the workspace; the lock
+		// file npm install writes is what npm ci installs from.
+		r := sbCallLong(t, c, `export npm_config_cache="$TMPDIR/npm-cache" && (cd dep && npm pack --silent) && mv dep/dep-1.0.0.tgz . && cd app && `+
+			`npm install --offline --no-audit --no-fund --silent && rm -rf node_modules && npm ci --offline --no-audit --no-fund && node main.js && echo "cache in $npm_config_cache"`, 300*time.Second)
+		allowed(t, r, "installed with a private tmp", "cache in /tmp/npm-cache")
+	})
 	t.Run("a yielded task and the next command", func(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
