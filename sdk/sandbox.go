@@ -1,15 +1,13 @@
 package sdk
 
-// Sandbox modes, set by the profile's sandbox.mode.
+import "github.com/yagent/yagent/policy"
+
+// Sandbox modes, set by the profile's sandbox.mode (policy owns them; the
+// names stay here for plugin authors).
 const (
-	// SandboxOff runs a call's processes as the seeds describe: the guard's
-	// parse-time check only.
-	SandboxOff = "off"
-	// SandboxOn applies every kernel layer the machine has and says which
-	// are missing.
-	SandboxOn = "on"
-	// SandboxRequired refuses to run processes where a layer is missing.
-	SandboxRequired = "required"
+	SandboxOff      = policy.SandboxOff
+	SandboxOn       = policy.SandboxOn
+	SandboxRequired = policy.SandboxRequired
 )
 
 // ApprovalExec is the Kind of an ApprovalRequest for a program a running
@@ -23,7 +21,8 @@ const ApprovalExec = "exec"
 // its own defaults (system paths, the workspace, the temp folder, the
 // toolchain caches).
 type Sandbox struct {
-	// Mode is SandboxOff, SandboxOn or SandboxRequired; "" is off.
+	// Mode is SandboxOff, SandboxOn or SandboxRequired; "" is on
+	// (policy.SandboxMode). A nil *Sandbox sets none.
 	Mode string
 	// Network false puts the call's processes in an empty network
 	// namespace.

@@ -3,7 +3,8 @@ package sdk
 import (
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // TempFolder is a session's own temp folder, which the host makes (mode
@@ -95,12 +96,9 @@ func (t *TempFolder) TMPDIR() string {
 // cutRoot returns what p holds beneath root ("" for root itself), both
 // clean and absolute.
 func cutRoot(p, root string) (string, bool) {
-	if p == root {
-		return "", true
+	rel, ok := policy.Rel(root, p)
+	if rel == "." {
+		rel = ""
 	}
-	if root == "/" {
-		return p[1:], strings.HasPrefix(p, "/")
-	}
-	rest, ok := strings.CutPrefix(p, root+"/")
-	return rest, ok
+	return rel, ok
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/pluginmgr"
 	"github.com/yagent/yagent/plugins/browser/chrome"
+	"github.com/yagent/yagent/policy"
 )
 
 // probeLayers reports the kernel layers and the cgroup v2 folder; a seam
@@ -65,14 +66,14 @@ missing: commands would be refused, so doctor exits 1 and says so.`,
 				fmt.Fprintf(out, "  %-8s %s (%s): %s\n", b.Status, b.What, b.Key, b.How)
 			}
 			fmt.Fprintf(out, "sockets: %s\n", app.SocketLine(l, prof.Sandbox.UnixSockets))
-			if mode == config.SandboxOff {
+			if mode == policy.SandboxOff {
 				fmt.Fprintln(out, "  (sandbox off: commands run with the guard's check only; the layers, bounds and socket rules above are not applied)")
 			}
 			fmt.Fprintf(out, "temp folders: %s\n", app.TempStatusOf(g.appOptions(cmd.ErrOrStderr()), prof, l))
 			fmt.Fprintln(out, "tools:")
 			doctorTools(out, prof)
 			doctorPlugins(cmd, g, out)
-			if missing := app.SandboxMissing(layers); mode == config.SandboxRequired && len(missing) > 0 {
+			if missing := app.SandboxMissing(layers); mode == policy.SandboxRequired && len(missing) > 0 {
 				var names []string
 				for _, m := range missing {
 					names = append(names, m.Name)

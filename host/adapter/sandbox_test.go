@@ -16,6 +16,7 @@ import (
 	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -52,7 +53,7 @@ func TestAdapterCall_SandboxWidensByApproval(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prof := &config.Profile{ReadPaths: []string{shared}, Sandbox: config.SandboxRules{Mode: config.SandboxOn, Network: config.NetworkOn}}
+	prof := &config.Profile{ReadPaths: []string{shared}, Sandbox: config.SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOn}}
 	target := filepath.Join(outside, "f.txt")
 	readTarget := filepath.Join(shared, "g.txt")
 	for _, tt := range []struct {

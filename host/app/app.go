@@ -27,6 +27,7 @@ import (
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sessiontmp"
+	"github.com/yagent/yagent/policy"
 )
 
 // AutonomousInstructions are sent to the model under -Y (over MCP: in the
@@ -292,7 +293,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		return nil, fmt.Errorf("load plugins: %w", err)
 	}
 	a.warm = make(chan struct{})
-	if prof.SandboxMode() != config.SandboxOff {
+	if prof.SandboxMode() != policy.SandboxOff {
 		// Hashing the exec rules' programs (node's binary alone is 100 MB)
 		// takes a hundred ms or more of a core. In the background, so the
 		// first call does not wait for it, and once the plugins are

@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/internal/sessiontmp"
+	"github.com/yagent/yagent/policy"
 )
 
 // SandboxLayer is one kernel layer of the sandbox as this machine has it.
@@ -123,7 +124,7 @@ func SandboxMissing(layers []SandboxLayer) []SandboxLayer {
 // where it was set (origin, a layer label as config.Loaded.Origins gives
 // it), the active layers, and what each missing one means.
 func SandboxLine(mode, origin string, layers []SandboxLayer) string {
-	if mode == config.SandboxOff {
+	if mode == policy.SandboxOff {
 		return fmt.Sprintf("sandbox off (%s): commands run with the guard's check only", originText(origin))
 	}
 	var active, tail []string
@@ -170,7 +171,7 @@ func SandboxLine(mode, origin string, layers []SandboxLayer) string {
 		parts = append(parts, fmt.Sprintf("%s (%s)", l.Key, l.Short))
 	}
 	b.WriteString("; missing: " + strings.Join(parts, ", "))
-	if mode == config.SandboxRequired {
+	if mode == policy.SandboxRequired {
 		b.WriteString("; sandbox: required, so commands are refused here (yagent doctor says what to do)")
 	} else {
 		b.WriteString("; commands run without them (yagent doctor says why and what to do)")

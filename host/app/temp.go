@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sessiontmp"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -32,7 +33,7 @@ import (
 // them). notes say why a temp folder is left to the machine.
 func TempOver(mode string, l sandbox.Layers, keep []string) (over, notes []string) {
 	switch {
-	case mode == config.SandboxOff:
+	case mode == policy.SandboxOff:
 		return nil, []string{"the sandbox is off"}
 	case !l.MountNS:
 		return nil, []string{"there is no mount namespace here (" + l.Missing[sandbox.LayerMountNS] + ")"}

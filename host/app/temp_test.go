@@ -7,6 +7,7 @@ import (
 
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/policy"
 )
 
 // TestTempOver: the session's folder stands for the machine's temp folders
@@ -14,20 +15,20 @@ import (
 // holds the workspace, the home folder or a granted root.
 func TestTempOver(t *testing.T) {
 	ns := sandbox.Layers{MountNS: true}
-	if over, notes := TempOver(config.SandboxOff, ns, nil); over != nil || !strings.Contains(strings.Join(notes, ";"), "off") {
+	if over, notes := TempOver(policy.SandboxOff, ns, nil); over != nil || !strings.Contains(strings.Join(notes, ";"), "off") {
 		t.Errorf("sandbox off: %v %v, want nothing bound and why", over, notes)
 	}
 	none := sandbox.Layers{Missing: map[string]string{sandbox.LayerMountNS: "no namespaces in this pod"}}
-	if over, notes := TempOver(config.SandboxOn, none, nil); over != nil || !strings.Contains(strings.Join(notes, ";"), "no namespaces in this pod") {
+	if over, notes := TempOver(policy.SandboxOn, none, nil); over != nil || !strings.Contains(strings.Join(notes, ";"), "no namespaces in this pod") {
 		t.Errorf("no mount namespace: %v %v, want nothing bound and why", over, notes)
 	}
-	over, _ := TempOver(config.SandboxRequired, ns, []string{"/home/u/ws", "/home/u"})
+	over, _ := TempOver(policy.SandboxRequired, ns, []string{"/home/u/ws", "/home/u"})
 	for _, want := range []string{"/tmp", "/var/tmp"} {
 		if !slices.Contains(over, want) {
 			t.Errorf("over %v: want %s", over, want)
 		}
 	}
-	over, notes := TempOver(config.SandboxOn, ns, []string{"/var/tmp/proj/ws", "/tmp"})
+	over, notes := TempOver(policy.SandboxOn, ns, []string{"/var/tmp/proj/ws", "/tmp"})
 	if slices.Contains(over, "/var/tmp") || slices.Contains(over, "/tmp") {
 		t.Errorf("over %v: a temp folder that holds the workspace or the home is bound", over)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/pluginmgr"
 	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/policy"
 )
 
 // pluginWritable is the judgement pluginmgr.Options.Writable gets: whether
@@ -61,7 +62,7 @@ func commandWriteRoots(ws string, prof *config.Profile, landlock bool, env []str
 			roots = append(roots, pluginmgr.WriteRoot{Path: path, Name: as})
 		}
 	}
-	if prof.SandboxMode() != config.SandboxOff && landlock {
+	if prof.SandboxMode() != policy.SandboxOff && landlock {
 		// Each session's folder is one of temps: all of them together.
 		granted := sandbox.Policy{Workspace: ws, Write: prof.Sandbox.Write, Env: env, Tmp: temps}.WriteRoots()
 		for _, r := range granted {

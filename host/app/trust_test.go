@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/host/pluginmgr"
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/testbuild"
+	"github.com/yagent/yagent/policy"
 )
 
 // TestCommandWriteRoots: with the sandbox on and Landlock here, the roots
@@ -37,10 +38,10 @@ func TestCommandWriteRoots(t *testing.T) {
 		want     []string
 		not      []string
 	}{
-		{"sandbox on, Landlock", config.SandboxOn, true, []string{ws, extra, tmp, "/tmp"}, []string{"/var/tmp", "/usr"}},
-		{"sandbox required, Landlock", config.SandboxRequired, true, []string{ws, extra, tmp, "/tmp"}, []string{"/var/tmp"}},
-		{"sandbox on, no Landlock", config.SandboxOn, false, []string{ws, tmp, "/tmp", "/var/tmp"}, []string{extra, "/usr"}},
-		{"sandbox off, Landlock", config.SandboxOff, true, []string{ws, tmp, "/tmp", "/var/tmp"}, []string{extra, "/usr"}},
+		{"sandbox on, Landlock", policy.SandboxOn, true, []string{ws, extra, tmp, "/tmp"}, []string{"/var/tmp", "/usr"}},
+		{"sandbox required, Landlock", policy.SandboxRequired, true, []string{ws, extra, tmp, "/tmp"}, []string{"/var/tmp"}},
+		{"sandbox on, no Landlock", policy.SandboxOn, false, []string{ws, tmp, "/tmp", "/var/tmp"}, []string{extra, "/usr"}},
+		{"sandbox off, Landlock", policy.SandboxOff, true, []string{ws, tmp, "/tmp", "/var/tmp"}, []string{extra, "/usr"}},
 	} {
 		prof := &config.Profile{}
 		prof.Sandbox.Mode = c.mode

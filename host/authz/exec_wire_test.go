@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
 )
@@ -51,7 +52,7 @@ func TestPluginHost_ExecOverTheWire(t *testing.T) {
 		t.Skipf("/usr/bin/printenv is missing here: %v", err)
 	}
 	prof := &config.Profile{
-		Sandbox: config.SandboxRules{Mode: config.SandboxOn, Network: config.NetworkOn},
+		Sandbox: config.SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOn},
 		Exec: config.ExecRules{Rules: []config.ExecRule{
 			{Action: config.ExecDeny, Program: "printenv", Args: []string{"SECRET"}},
 			{Action: config.ExecAsk, Program: "printenv"},

@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/profiles"
 )
 
@@ -388,10 +389,10 @@ func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 	p.SkillDirs = l.absPaths(p.SkillDirs)
 	p.ReadPaths = l.absPaths(p.ReadPaths)
 	if p.Sandbox.Mode == "" {
-		p.Sandbox.Mode = SandboxOn
+		p.Sandbox.Mode = policy.SandboxOn
 	}
 	if p.Sandbox.Network == "" {
-		p.Sandbox.Network = NetworkOn
+		p.Sandbox.Network = policy.NetworkOn
 	}
 	if p.PluginDevDir != "" {
 		p.PluginDevDir = l.absPaths([]string{p.PluginDevDir})[0]
@@ -407,7 +408,7 @@ func (l *loader) normalize(p *Profile, skillDirsSet bool) {
 // socketPath is a Unix socket's path as the resolved profile names it: ~
 // expanded, symlinks resolved (/var/run/docker.sock is /run/docker.sock).
 func (l *loader) socketPath(s string) string {
-	return resolveExisting(l.absPaths([]string{s})[0])
+	return policy.ResolvePath(l.absPaths([]string{s})[0])
 }
 
 // absPaths expands ~ and makes relative paths relative to the workspace.

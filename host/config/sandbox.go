@@ -1,49 +1,28 @@
 package config
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// Sandbox modes (sandbox.mode) and network settings (sandbox.network).
-const (
-	SandboxOff      = "off"
-	SandboxOn       = "on"
-	SandboxRequired = "required"
-	NetworkOn       = "on"
-	NetworkOff      = "off"
+	"github.com/yagent/yagent/policy"
 )
 
 const keySandbox = "sandbox"
 
 // SandboxMode returns the profile's sandbox mode, on when unset.
 func (p *Profile) SandboxMode() string {
-	if p == nil || p.Sandbox.Mode == "" {
-		return SandboxOn
+	if p == nil {
+		return policy.SandboxOn
 	}
-	return p.Sandbox.Mode
+	return policy.SandboxMode(p.Sandbox.Mode)
 }
 
 // SandboxNetwork reports whether the call's processes keep the network.
 func (p *Profile) SandboxNetwork() bool {
-	return p == nil || p.Sandbox.Network != NetworkOff
-}
-
-// modeRank orders the modes by strictness; "" is the default, on.
-func modeRank(m string) int {
-	switch m {
-	case SandboxOff:
-		return 0
-	case SandboxRequired:
-		return 2
-	}
-	return 1
+	return p == nil || p.Sandbox.Network != policy.NetworkOff
 }
 
 // expandSandbox turns the shorthand `sandbox: off` into `sandbox: {mode:
@@ -52,9 +31,9 @@ func expandSandbox(data map[string]any) {
 	onOff := func(v any) any {
 		if b, ok := v.(bool); ok {
 			if b {
-				return SandboxOn
+				return policy.SandboxOn
 			}
-			return SandboxOff
+			return policy.SandboxOff
 		}
 		return v
 	}
@@ -73,12 +52,12 @@ func expandSandbox(data map[string]any) {
 // validateSandbox checks one layer's sandbox values.
 func validateSandbox(p *Profile, bad func(key, format string, args ...any)) {
 	switch p.Sandbox.Mode {
-	case "", SandboxOn, SandboxOff, SandboxRequired:
+	case "", policy.SandboxOn, policy.SandboxOff, policy.SandboxRequired:
 	default:
 		bad("sandbox.mode", "invalid value %q (want on, off or required)", p.Sandbox.Mode)
 	}
 	switch p.Sandbox.Network {
-	case "", NetworkOn, NetworkOff:
+	case "", policy.NetworkOn, policy.NetworkOff:
 	default:
 		bad("sandbox.network", "invalid value %q (want on or off)", p.Sandbox.Network)
 	}
@@ -168,17 +147,17 @@ func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string)
 		}
 	}
 	if q.Mode != "" {
-		if modeRank(q.Mode) > modeRank(p.SandboxMode()) {
+		if policy.SandboxRank(q.Mode) > policy.SandboxRank(p.SandboxMode()) {
 			p.Sandbox.Mode = q.Mode
 			record("mode")
-		} else if modeRank(q.Mode) < modeRank(p.SandboxMode()) {
+		} else if policy.SandboxRank(q.Mode) < policy.SandboxRank(p.SandboxMode()) {
 			dropped = append(dropped, fmt.Sprintf("sandbox.mode %s (a project may only raise it above %s)", q.Mode, p.SandboxMode()))
 		}
 	}
-	if q.Network == NetworkOff && p.SandboxNetwork() {
-		p.Sandbox.Network = NetworkOff
+	if q.Network == policy.NetworkOff && p.SandboxNetwork() {
+		p.Sandbox.Network = policy.NetworkOff
 		record("network")
-	} else if q.Network == NetworkOn && !p.SandboxNetwork() {
+	} else if q.Network == policy.NetworkOn && !p.SandboxNetwork() {
 		dropped = append(dropped, "sandbox.network on")
 	}
 	// Workspace content is data, never policy: a project names no path
@@ -212,12 +191,12 @@ func ceilSandbox(p *Profile, q SandboxRules, data any, record func(sub string), 
 		}
 	}
 	// The admin's mode is named as the origin only where it is the result.
-	if q.Mode != "" && modeRank(q.Mode) >= modeRank(p.SandboxMode()) {
+	if q.Mode != "" && policy.SandboxRank(q.Mode) >= policy.SandboxRank(p.SandboxMode()) {
 		p.Sandbox.Mode = q.Mode
 		record("mode")
 	}
-	if q.Network == NetworkOff {
-		p.Sandbox.Network = NetworkOff
+	if q.Network == policy.NetworkOff {
+		p.Sandbox.Network = policy.NetworkOff
 		record("network")
 	}
 	if len(q.Read) > 0 {
@@ -257,26 +236,12 @@ func sandboxOrigins(origins map[string][]string, ly layer, v any) {
 func resolvePaths(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		r := resolveExisting(p)
+		r := policy.ResolvePath(p)
 		if !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-func resolveExisting(p string) string {
-	var tail []string
-	for cur := filepath.Clean(p); ; cur = filepath.Dir(cur) {
-		r, err := filepath.EvalSymlinks(cur)
-		if err == nil {
-			return filepath.Join(append([]string{r}, tail...)...)
-		}
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) || cur == filepath.Dir(cur) {
-			return filepath.Clean(p)
-		}
-		tail = append([]string{filepath.Base(cur)}, tail...)
-	}
 }
 
 // hasSocket reports whether list names socket s (as sock says each).

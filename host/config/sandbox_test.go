@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/policy"
 )
 
 // TestLoad_SandboxLayers: the user and the flags may turn the sandbox off
@@ -96,7 +97,7 @@ func TestLoad_SandboxProjectPathsIgnored(t *testing.T) {
 	if !slices.Equal(sb.Read, []string{"/srv/data"}) || len(sb.Write) > 0 {
 		t.Errorf("sandbox read %q write %q, want only the user's /srv/data", sb.Read, sb.Write)
 	}
-	if sb.Mode != config.SandboxRequired {
+	if sb.Mode != policy.SandboxRequired {
 		t.Errorf("mode %q, want the project's raise to required kept", sb.Mode)
 	}
 	if w := strings.Join(ld.Warnings, "\n"); !strings.Contains(w, "sandbox.read, sandbox.write ignored") {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -155,15 +156,15 @@ func (g *WorkspaceGuard) checkCommandPath(v *verdict, p string, globs *globBudge
 	switch {
 	case r == "/":
 		v.ask(fmt.Sprintf("the command names %s, the root folder", p), "")
-	case within(r, g.ws, true) && (!relative || r != g.ws):
+	case policy.Within(r, g.ws, true) && (!relative || r != g.ws):
 		if r == g.ws {
 			v.ask(fmt.Sprintf("the command names the workspace folder itself (%s)", p), "")
 		} else {
 			v.ask(fmt.Sprintf("the command names %s, a folder holding the workspace", r), "")
 		}
-	case within(g.protected, r, true):
+	case policy.Within(g.protected, r, true):
 		v.ask(fmt.Sprintf("the command names %s, yagent's project settings", r), "")
-	case within(g.ws, r, true):
+	case policy.Within(g.ws, r, true):
 		return
 	case temp.Holds(r):
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -330,7 +331,7 @@ func TestWorkspaceGuard_Check(t *testing.T) {
 // workspace lives under /tmp here, like any t.TempDir().
 func TestSafeSystemPaths(t *testing.T) {
 	ws := t.TempDir()
-	if !within("/tmp", ws, false) {
+	if !policy.Within("/tmp", ws, false) {
 		t.Skipf("the workspace %s is not under /tmp", ws)
 	}
 	t.Setenv("TMPDIR", "/var/cache/yagent-test-tmp")

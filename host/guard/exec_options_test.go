@@ -7,6 +7,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 )
 
 // TestExecRules_OptionsAsParsed: a rule's options hold against every
@@ -162,10 +163,10 @@ func TestExecRules_RuntimeArgumentsUnderTheSupervisor(t *testing.T) {
 			o.ExecWatch = watch
 		})
 	}
-	watched := guardWith(SandboxOn, true)
-	required := guardWith(SandboxRequired, true)
-	off := guardWith(SandboxOff, true)
-	noListener := guardWith(SandboxOn, false)
+	watched := guardWith(policy.SandboxOn, true)
+	required := guardWith(policy.SandboxRequired, true)
+	off := guardWith(policy.SandboxOff, true)
+	noListener := guardWith(policy.SandboxOn, false)
 	mktemp := `d=$(mktemp -d); rm -r $d`
 	for _, tc := range []struct {
 		g    *WorkspaceGuard

@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -164,7 +165,7 @@ func FuzzPathGuard(f *testing.F) {
 			if !ok {
 				continue // the oracle cannot follow it; the guard judged stricter
 			}
-			if !within(fx.ws, real, !write) {
+			if !policy.Within(fx.ws, real, !write) {
 				t.Fatalf("%q allowed (write=%v) but leads to %s", p, write, real)
 			}
 		}

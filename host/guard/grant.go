@@ -8,6 +8,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/policy"
 )
 
 // What an approval grants. A command's approval lets its sandbox write the
@@ -25,7 +26,7 @@ import (
 // it is neither.
 func (g *WorkspaceGuard) ownFolder(r string) string {
 	for _, f := range g.own {
-		if within(f, r, true) || within(r, f, true) {
+		if policy.Within(f, r, true) || policy.Within(r, f, true) {
 			return fmt.Sprintf("%s is or holds %s, where yagent loads its plugins, pins, caches or policy from; nothing a call does may change them (the user runs yagent plugins pin, the admin edits the managed layer)", r, f)
 		}
 	}
@@ -38,7 +39,7 @@ func (g *WorkspaceGuard) adminWrites(r string) bool {
 	if g.sandbox == nil {
 		return false
 	}
-	return slices.ContainsFunc(g.sandbox.Sandbox.Write, func(w string) bool { return within(filepath.Clean(w), r, true) })
+	return slices.ContainsFunc(g.sandbox.Sandbox.Write, func(w string) bool { return policy.Within(filepath.Clean(w), r, true) })
 }
 
 // closedToWrites says why no approval lets a tool write r (resolved): one
@@ -90,9 +91,9 @@ func (g *WorkspaceGuard) notGranted(p string) string {
 	switch {
 	case p == "/":
 		return "it would open the root folder"
-	case within(p, g.home, true):
+	case policy.Within(p, g.home, true):
 		return fmt.Sprintf("it would open %s, which is or holds the home folder", p)
-	case within(p, g.ws, true) && p != g.ws:
+	case policy.Within(p, g.ws, true) && p != g.ws:
 		return fmt.Sprintf("it would open %s, which holds the workspace", p)
 	}
 	return g.ownFolder(p)

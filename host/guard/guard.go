@@ -12,6 +12,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -99,7 +100,7 @@ func New(opts Options) *WorkspaceGuard {
 			r = p
 		}
 		for _, f := range []string{p, r} {
-			if !within(g.ws, f, true) && !slices.Contains(g.own, f) {
+			if !policy.Within(g.ws, f, true) && !slices.Contains(g.own, f) {
 				g.own = append(g.own, f)
 			}
 		}
@@ -170,7 +171,7 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	d.Args = withResolved(req.Args, sent)
 	if d.Action == adapter.Ask && takesCommand(spec) && g.sandbox != nil {
 		// The question says what the answer grants.
-		if g.sandbox.SandboxMode() == SandboxOff {
+		if g.sandbox.SandboxMode() == policy.SandboxOff {
 			d.Reason += "; the sandbox is off, so approving it lets the command do whatever the user can"
 		} else if t := g.grantText(d); t != "" {
 			d.Reason += "; " + t
@@ -185,7 +186,7 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 // supervisor then judges every execve of a rule's program with its real
 // arguments.
 func (g *WorkspaceGuard) supervised() bool {
-	return g.execWatch && g.sandbox != nil && g.sandbox.SandboxMode() != SandboxOff
+	return g.execWatch && g.sandbox != nil && g.sandbox.SandboxMode() != policy.SandboxOff
 }
 
 // verdict gathers the reasons a call asks or is refused.
@@ -339,16 +340,16 @@ func (g *WorkspaceGuard) checkRead(v *verdict, sess *session.Session, temp *sdk.
 		v.ask(fmt.Sprintf("%s %q is not a plain path: %v", param, p, err), "")
 		return p
 	}
-	if within(g.ws, r, true) {
+	if policy.Within(g.ws, r, true) {
 		return r
 	}
 	if temp.Holds(r) {
 		v.sessionTemp = true
 		return r
 	}
-	if slices.ContainsFunc(g.readWhitelist(sess), func(root string) bool { return within(root, r, true) }) {
+	if slices.ContainsFunc(g.readWhitelist(sess), func(root string) bool { return policy.Within(root, r, true) }) {
 		v.external = append(v.external, abs, r)
-		if slices.ContainsFunc(g.readRoots, func(root string) bool { return within(root, r, true) }) {
+		if slices.ContainsFunc(g.readRoots, func(root string) bool { return policy.Within(root, r, true) }) {
 			v.readRoot = true
 		} else {
 			v.sessionPaths = true
@@ -377,9 +378,9 @@ func (g *WorkspaceGuard) checkWrite(v *verdict, temp *sdk.TempFolder, param, p s
 	switch {
 	case r == g.ws:
 		v.ask(fmt.Sprintf("%s names the workspace folder itself", param), "")
-	case within(g.protected, r, true):
+	case policy.Within(g.protected, r, true):
 		v.ask(fmt.Sprintf("%s %s is in yagent's project settings", param, named(p, r)), "")
-	case within(g.ws, r, false):
+	case policy.Within(g.ws, r, false):
 		return r
 	case temp.Holds(r) && r != temp.Dir:
 		v.sessionTemp = true
@@ -401,7 +402,7 @@ func (g *WorkspaceGuard) resolveParam(p string, temp *sdk.TempFolder) (r, abs st
 	if err != nil {
 		return "", "", err
 	}
-	abs = expandHome(p, g.home)
+	abs = policy.ExpandHome(p, g.home)
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(g.ws, abs)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -97,7 +98,7 @@ func (f fixture) guard(mut func(*Options)) *WorkspaceGuard {
 	g := New(o)
 	// The fixture plays the rest of the machine, but t.TempDir() lives
 	// under /tmp, a safe system path: take out the safe folders holding it.
-	g.safe.dirs = slices.DeleteFunc(g.safe.dirs, func(d string) bool { return within(d, f.root, true) })
+	g.safe.dirs = slices.DeleteFunc(g.safe.dirs, func(d string) bool { return policy.Within(d, f.root, true) })
 	return g
 }
 

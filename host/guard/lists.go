@@ -7,24 +7,27 @@ import (
 	"slices"
 
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 )
 
-// safeDevices are files a command may name without asking; only the exact
-// name is safe (/dev/stdout is a symlink into /proc).
-var safeDevices = []string{
-	"/dev/null", "/dev/zero", "/dev/urandom",
-	"/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty",
-}
-
 // safeSystemPaths returns the absolute paths a command may name without
-// asking: the devices above, the system folders and everything below them,
-// /tmp and $TMPDIR. This is the one list, in one place.
+// asking: the rows of policy's system path table marked NoAsk (devices by
+// their exact name: /dev/stdout is a symlink into /proc; folders with
+// everything below them) and $TMPDIR.
 func safeSystemPaths(tmpdir string) (devices, dirs []string) {
-	dirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/tmp"}
+	for _, p := range policy.SystemPaths() {
+		switch {
+		case !p.NoAsk:
+		case p.Tree:
+			dirs = append(dirs, p.Path)
+		default:
+			devices = append(devices, p.Path)
+		}
+	}
 	if filepath.IsAbs(tmpdir) && filepath.Clean(tmpdir) != "/" {
 		dirs = append(dirs, filepath.Clean(tmpdir))
 	}
-	return slices.Clone(safeDevices), dirs
+	return devices, dirs
 }
 
 // safeList is the resolved safe system paths.
@@ -52,14 +55,13 @@ func (s safeList) device(clean string) bool { return slices.Contains(s.devices, 
 
 // holds reports whether the resolved path r is a safe folder or below one.
 func (s safeList) holds(r string) bool {
-	return slices.ContainsFunc(s.dirs, func(d string) bool { return within(d, r, true) })
+	return slices.ContainsFunc(s.dirs, func(d string) bool { return policy.Within(d, r, true) })
 }
 
 // readRoots are the folders outside the workspace a read may reach without
 // asking, resolved once: the main checkout of a git worktree, the profile's
 // skill folders and read_paths. The workspace itself, and the paths the
-// user approved in the session, join them per call (readWhitelist). This
-// is the one list, in one place.
+// user approved in the session, join them per call (readWhitelist).
 //
 // A configured folder named inside the workspace that resolves outside it
 // (a .yagent/skills symlink the repository ships) is workspace content, not
@@ -74,13 +76,13 @@ func readRoots(ws, home string, prof *Policy) (roots, warnings []string) {
 			dirs []string
 		}{{"skill_dirs", prof.SkillDirs}, {"read_paths", prof.ReadPaths}} {
 			for _, d := range l.dirs {
-				named := expandHome(d, home)
+				named := policy.ExpandHome(d, home)
 				if !filepath.IsAbs(named) {
 					named = filepath.Join(ws, named)
 				}
 				named = filepath.Clean(named)
 				r := resolveRoot(named)
-				if within(ws, named, true) && !within(ws, r, true) {
+				if policy.Within(ws, named, true) && !policy.Within(ws, r, true) {
 					warnings = append(warnings, fmt.Sprintf("%s entry %s is in the workspace but leads outside it, to %s: ignored, the workspace cannot widen what is read without asking; name %s itself in the user's profile to allow it", l.key, named, r, r))
 					continue
 				}

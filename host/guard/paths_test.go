@@ -7,6 +7,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -164,8 +165,8 @@ func TestWithin(t *testing.T) {
 		{"/", "/etc", false, true},
 		{"/w/x", "/w", true, false},
 	} {
-		if got := within(tc.root, tc.p, tc.self); got != tc.want {
-			t.Errorf("within(%q, %q, %v) = %v, want %v", tc.root, tc.p, tc.self, got, tc.want)
+		if got := policy.Within(tc.root, tc.p, tc.self); got != tc.want {
+			t.Errorf("policy.Within(%q, %q, %v) = %v, want %v", tc.root, tc.p, tc.self, got, tc.want)
 		}
 	}
 }

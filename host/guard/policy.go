@@ -1,5 +1,7 @@
 package guard
 
+import "github.com/yagent/yagent/policy"
+
 // Policy is what the guard reads of a profile: the read roots, the network
 // grants, the exec rules and the sandbox settings. Its shape follows
 // host/config.Profile key for key, and host/guard/fromconfig builds it from
@@ -52,7 +54,7 @@ const (
 // SandboxRules are the kernel sandbox settings: host/config.SandboxRules,
 // field for field.
 type SandboxRules struct {
-	// Mode is SandboxOff, SandboxOn or SandboxRequired; "" is on.
+	// Mode is policy.SandboxOff, policy.SandboxOn or policy.SandboxRequired; "" is on.
 	Mode string
 	// Read and Write are paths the call's processes may also read, write.
 	Read  []string
@@ -68,27 +70,19 @@ type SandboxRules struct {
 	UnixSockets []string
 }
 
-// Sandbox modes and the network setting, spelled as profiles write them.
-const (
-	SandboxOff      = "off"
-	SandboxOn       = "on"
-	SandboxRequired = "required"
-	NetworkOff      = "off"
-)
-
 // projectDir is the workspace's folder of yagent settings
 // (host/config.ProjectDir), which a write into asks.
 const projectDir = ".yagent"
 
 // SandboxMode returns the policy's sandbox mode, on when unset.
 func (p *Policy) SandboxMode() string {
-	if p == nil || p.Sandbox.Mode == "" {
-		return SandboxOn
+	if p == nil {
+		return policy.SandboxOn
 	}
-	return p.Sandbox.Mode
+	return policy.SandboxMode(p.Sandbox.Mode)
 }
 
 // SandboxNetwork reports whether the call's processes keep the network.
 func (p *Policy) SandboxNetwork() bool {
-	return p == nil || p.Sandbox.Network != NetworkOff
+	return p == nil || p.Sandbox.Network != policy.NetworkOff
 }

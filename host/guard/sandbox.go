@@ -18,6 +18,7 @@ import (
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/internal/atomicfile"
 	"github.com/yagent/yagent/internal/filestat"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -173,7 +174,7 @@ func (g *WorkspaceGuard) Sandbox(spec sdk.Spec, sess *session.Session, d adapter
 		return nil
 	}
 	mode := g.sandbox.SandboxMode()
-	if mode == SandboxOff {
+	if mode == policy.SandboxOff {
 		return &sdk.Sandbox{Mode: sdk.SandboxOff}
 	}
 	rules := g.sandbox.Sandbox

@@ -12,6 +12,7 @@ import (
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/internal/filestat"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -133,7 +134,7 @@ func TestExecPrograms_HashedOnce(t *testing.T) {
 // profile's sandbox paths always apply, Write being the admin's alone.
 func TestSandbox_PathsByApproval(t *testing.T) {
 	t.Parallel()
-	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn, Network: NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
+	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sess := session.New("s")
 	out := t.TempDir()
@@ -157,7 +158,7 @@ func TestSandbox_PathsByApproval(t *testing.T) {
 			t.Errorf("%s: Sandbox = %+v, want mode on, network off, read %q, write %q, granted %q", tt.name, sb, tt.read, tt.write, tt.granted)
 		}
 	}
-	prof.Sandbox.Mode = SandboxOff
+	prof.Sandbox.Mode = policy.SandboxOff
 	if sb := New(Options{Workspace: t.TempDir(), Policy: prof}).Sandbox(sdk.Spec{}, sess, adapter.Decision{Action: adapter.Ask, Paths: []string{"/etc/x"}}, true); sb == nil || sb.Mode != sdk.SandboxOff || len(sb.Write) > 0 {
 		t.Errorf("off: Sandbox = %+v, want mode off and nothing else", sb)
 	}
@@ -208,7 +209,7 @@ func TestSandbox_ApprovalOfAHoldingFolderOpensNothing(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "home", "src", "ws")
 	mkdir(t, ws)
-	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn}}
+	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn}}
 	g := New(Options{Workspace: ws, Home: home, Policy: prof})
 	out := filepath.Join(outside, "out.txt")
 	paths := []string{"/", home, filepath.Dir(ws), root, out, ws}
@@ -303,7 +304,7 @@ func TestExecPrograms_InteractiveOnly(t *testing.T) {
 func TestSandbox_ProgramsForCommandsAlone(t *testing.T) {
 	t.Parallel()
 	need(t, "/usr/bin/printenv")
-	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn},
+	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn},
 		Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "printenv"}}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sess := session.New("s")
@@ -415,7 +416,7 @@ func TestExecPrograms_ChangedFileHashedAgain(t *testing.T) {
 // and Unix sockets reach the plugin with every call's sandbox.
 func TestSandbox_CarriesTheBounds(t *testing.T) {
 	t.Parallel()
-	prof := &Policy{Sandbox: SandboxRules{Mode: SandboxOn, Pids: 64, MemoryMB: 512, TmpSizeMB: 128, UnixSockets: []string{"/run/a.sock"}}}
+	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn, Pids: 64, MemoryMB: 512, TmpSizeMB: 128, UnixSockets: []string{"/run/a.sock"}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sb := g.Sandbox(sdk.Spec{}, session.New("s"), adapter.Decision{Action: adapter.Allow}, false)
 	if sb == nil || sb.Pids != 64 || sb.MemoryMB != 512 || sb.TmpSizeMB != 128 || !slices.Equal(sb.UnixSockets, []string{"/run/a.sock"}) {

@@ -3,10 +3,11 @@ package pluginmgr
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // builtSums is set when the host is linked, to the sha256 of each
@@ -84,10 +85,6 @@ type WriteRoot struct {
 	Name string
 }
 
-// maxLinks bounds the links followed while a path is judged, as the
-// kernel's ELOOP does.
-const maxLinks = 40
-
 // WritableIn returns a judgement for Options.Writable over the folders
 // roots returns (called once, on the first judgement): why a command could
 // write the file at path, "" when none can. A path is writable when it lies
@@ -103,7 +100,7 @@ func WritableIn(roots func() []WriteRoot) func(path string) string {
 		in := func(p string) (WriteRoot, bool) {
 			var found WriteRoot
 			for _, r := range rs {
-				if (r.Path == "/" || p == r.Path || strings.HasPrefix(p, strings.TrimSuffix(r.Path, "/")+"/")) && len(r.Path) > len(found.Path) {
+				if policy.Within(r.Path, p, true) && len(r.Path) > len(found.Path) {
 					found = r
 				}
 			}
@@ -120,46 +117,24 @@ func WritableIn(roots func() []WriteRoot) func(path string) string {
 		if r, ok := in(path); ok {
 			return "inside " + r.Name
 		}
-		// Resolve path one name at a time, so that each link on the way is
-		// seen in the folder that holds it.
-		cur, rest, links := "/", splitPath(path), 0
-		for len(rest) > 0 {
-			elem := rest[0]
-			rest = rest[1:]
-			switch elem {
-			case "", ".":
-				continue
-			case "..":
-				cur = filepath.Dir(cur)
-				continue
+		// Resolved as the kernel will (policy.Resolve), each link on the
+		// way seen in the folder that holds it.
+		res, err := policy.Resolve(policy.OS, path, nil)
+		for _, link := range res.Via {
+			if r, ok := in(filepath.Dir(link)); ok {
+				return fmt.Sprintf("reached through the link %s, which is inside %s", link, r.Name)
 			}
-			next := filepath.Join(cur, elem)
-			fi, err := os.Lstat(next)
-			if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-				// Not there (judged by name) or not a link: on to the next.
-				cur = next
-				continue
-			}
-			if r, ok := in(cur); ok {
-				return fmt.Sprintf("reached through the link %s, which is inside %s", next, r.Name)
-			}
-			if links++; links > maxLinks {
-				return "its path goes through more than " + fmt.Sprint(maxLinks) + " links"
-			}
-			target, err := os.Readlink(next)
-			if err != nil {
-				return fmt.Sprintf("the link %s on its path cannot be read: %v", next, err)
-			}
-			if filepath.IsAbs(target) {
-				cur = "/"
-			}
-			rest = append(splitPath(target), rest...)
 		}
-		if r, ok := in(cur); ok {
-			return fmt.Sprintf("it resolves to %s, inside %s", cur, r.Name)
+		var stop *policy.StopError
+		switch {
+		case errors.Is(err, policy.ErrLoop):
+			return fmt.Sprintf("its path goes through more than %d links", policy.MaxLinks)
+		case err != nil && !errors.As(err, &stop):
+			return fmt.Sprintf("a link on its path cannot be read: %v", err)
+		}
+		if r, ok := in(res.Path); ok {
+			return fmt.Sprintf("it resolves to %s, inside %s", res.Path, r.Name)
 		}
 		return ""
 	}
 }
-
-func splitPath(p string) []string { return strings.Split(filepath.ToSlash(p), "/") }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -19,7 +20,7 @@ import (
 func ForCall(ctx context.Context, env []string) (p Policy, mode string, ok bool) {
 	info := sdk.CallFrom(ctx)
 	sb := info.Sandbox
-	if sb == nil || sb.Mode == "" || sb.Mode == sdk.SandboxOff {
+	if sb == nil || policy.SandboxMode(sb.Mode) == policy.SandboxOff {
 		return Policy{}, sdk.SandboxOff, false
 	}
 	if env == nil {

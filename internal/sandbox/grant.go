@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // pseudoRoots are the folders of the kernel's own filesystems: what is
@@ -40,17 +43,17 @@ func JudgeGrant(path string, homes []string) (root string, widened bool, why str
 		return "", false, fmt.Sprintf("%s is %s: %s", path, w, PseudoWhy)
 	}
 	root = path
-	if _, ok := existing(path); !ok {
+	if _, ok := policy.Existing(path); !ok {
 		root, widened = nearestExistingAsNamed(path), true
 	}
-	if r, ok := existing(root); !ok || r != root {
+	if r, ok := policy.Existing(root); !ok || r != root {
 		return "", false, fmt.Sprintf("%s leads elsewhere through a symlink (to %s): approve the path it leads to", root, r)
 	}
 	if w := KernelFS(root); w != "" {
 		return "", false, fmt.Sprintf("%s is %s: %s", root, w, PseudoWhy)
 	}
 	for _, h := range homes {
-		if within(root, h) {
+		if policy.Within(root, h, true) {
 			what := "the home folder " + h
 			if root != h {
 				what = root + ", which holds the home folder " + h
@@ -79,7 +82,7 @@ func JudgeReadGrant(path string) string {
 	refused := fmt.Sprintf("%s is a device or holds devices: approvals never open devices beyond /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom, /dev/tty and the terminals (only the admin's sandbox.read can)", clean)
 	if rest, ok := strings.CutPrefix(clean, "/dev/"); ok {
 		first, _, _ := strings.Cut(rest, "/")
-		if _, listed := devices[first]; listed || first == "stdin" || first == "stdout" || first == "stderr" || first == "fd" {
+		if seenDevice("/dev/"+first) || first == "stdin" || first == "stdout" || first == "stderr" || first == "fd" {
 			return ""
 		}
 		return refused
@@ -93,11 +96,19 @@ func JudgeReadGrant(path string) string {
 	return ""
 }
 
+// seenDevice reports whether the /dev entry dev is one every sandboxed
+// command sees (policy's system path table).
+func seenDevice(dev string) bool {
+	return slices.ContainsFunc(policy.SystemPaths(), func(sp policy.SystemPath) bool {
+		return sp.Path == dev && (sp.Sandbox == policy.SandboxDevice || sp.Sandbox == policy.SandboxDeviceRead)
+	})
+}
+
 // nearestExistingAsNamed is the nearest existing ancestor of path, as
 // named (not resolved).
 func nearestExistingAsNamed(path string) string {
 	for cur := filepath.Dir(path); ; cur = filepath.Dir(cur) {
-		if _, ok := existing(cur); ok || cur == "/" {
+		if _, ok := policy.Existing(cur); ok || cur == "/" {
 			return cur
 		}
 	}
@@ -109,7 +120,7 @@ func nearestExistingAsNamed(path string) string {
 // hierarchy or a procfs mounted elsewhere).
 func KernelFS(path string) string {
 	for _, r := range pseudoRoots {
-		if within(r, path) {
+		if policy.Within(r, path, true) {
 			return "in " + r + ", a kernel filesystem"
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // Access rights of Landlock path-beneath rules, with the kernel's values so
@@ -59,9 +61,6 @@ const (
 	rightsFile = accessExecute | accessWriteFile | accessReadFile | accessTruncate | accessIoctlDev
 )
 
-// systemRoots are read (and run) whole, where they exist.
-var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc", "/sys"}
-
 // privateEntries are the folders whose entries are granted one by one, and
 // which of their entries stay unreadable.
 var privateEntries = map[string]func(name string) bool{
@@ -81,7 +80,7 @@ var privateEntries = map[string]func(name string) bool{
 // that stay private.
 func holdsPrivateEntries(dir string) bool {
 	for _, d := range listedDirs {
-		if within(dir, d) {
+		if policy.Within(dir, d, true) {
 			return true
 		}
 	}
@@ -91,12 +90,15 @@ func holdsPrivateEntries(dir string) bool {
 // listedDirs are the keys of privateEntries, in order.
 var listedDirs = []string{"/etc", "/etc/ssh", "/etc/ssl"}
 
-// devices are the only entries of /dev a command sees; stdin, stdout,
-// stderr and fd are links into /proc, which is read anyway.
-var devices = map[string]uint64{
-	"null": rightsDevice, "zero": rightsDevice, "full": rightsDevice,
-	"tty": rightsDevice, "pts": rightsDevice, "ptmx": rightsDevice,
-	"random": rightsRead &^ accessExecute, "urandom": rightsRead &^ accessExecute,
+// systemRights are the rights of each access in policy's system path
+// table; the /dev entries it names are the only ones a command sees
+// (stdin, stdout, stderr and fd are links into /proc, read anyway).
+var systemRights = map[policy.SandboxAccess]uint64{
+	policy.SandboxRead:       rightsRead,
+	policy.SandboxList:       rightsList,
+	policy.SandboxDevice:     rightsDevice,
+	policy.SandboxDeviceRead: rightsRead &^ accessExecute,
+	policy.SandboxShared:     rightsWrite,
 }
 
 // homeDefaults are the toolchain caches and config read under a home
@@ -149,7 +151,7 @@ func (p Policy) Permits(path string, write bool) bool {
 	if !filepath.IsAbs(path) {
 		return false
 	}
-	return p.ruleset().permits(resolvePath(path), write)
+	return p.ruleset().permits(policy.ResolvePath(path), write)
 }
 
 // Roots are the paths the ruleset of p grants, each once, sorted: read are
@@ -199,47 +201,17 @@ func (rs *ruleset) permits(path string, write bool) bool {
 		need = accessReadDir
 	}
 	for r := range rs.each() {
-		if within(r.Path, path) && r.Access&need != 0 {
+		if policy.Within(r.Path, path, true) && r.Access&need != 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// within says path is root or beneath it.
-func within(root, path string) bool {
-	return root == "/" || path == root || strings.HasPrefix(path, root+"/")
-}
-
-// resolvePath resolves the symlinks of path's nearest existing ancestor and
-// appends the rest.
-func resolvePath(path string) string {
-	path = filepath.Clean(path)
-	rest := ""
-	for cur := path; ; cur = filepath.Dir(cur) {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if cur == "/" {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-	}
-}
-
-// existing resolves path when it exists.
-func existing(path string) (string, bool) {
-	if path == "" || !filepath.IsAbs(path) {
-		return "", false
-	}
-	r, err := filepath.EvalSymlinks(path)
-	return r, err == nil
-}
-
 // nearestExisting is the resolved nearest existing ancestor of path.
 func nearestExisting(path string) string {
 	for cur := filepath.Dir(filepath.Clean(path)); ; cur = filepath.Dir(cur) {
-		if r, ok := existing(cur); ok {
+		if r, ok := policy.Existing(cur); ok {
 			return r
 		}
 		if cur == "/" {
@@ -265,7 +237,7 @@ func (b *builder) add(path string, access uint64) {
 // addChecked adds an existing path of a cache or home entry, unless it
 // would open "/" or a whole home folder.
 func (b *builder) addChecked(path string, access uint64) {
-	r, ok := existing(path)
+	r, ok := policy.Existing(path)
 	if !ok || b.tooBroad(r) {
 		return
 	}
@@ -276,7 +248,7 @@ func (b *builder) addChecked(path string, access uint64) {
 // ancestor of one: what a toolchain variable or a home entry must never do.
 func (b *builder) tooBroad(path string) bool {
 	for _, h := range b.homes {
-		if within(path, h) {
+		if policy.Within(path, h, true) {
 			return true
 		}
 	}
@@ -315,7 +287,7 @@ func (p Policy) ruleset() *ruleset {
 		}
 	}
 	for _, r := range p.Read {
-		if rr, ok := existing(r); ok {
+		if rr, ok := policy.Existing(r); ok {
 			b.add(rr, rightsRead)
 		}
 	}
@@ -323,7 +295,7 @@ func (p Policy) ruleset() *ruleset {
 		if w == "" || !filepath.IsAbs(w) {
 			continue
 		}
-		if rw, ok := existing(w); ok {
+		if rw, ok := policy.Existing(w); ok {
 			b.add(rw, rightsWrite)
 			continue
 		}
@@ -400,30 +372,21 @@ func systemRules() *sysRules {
 		return sysCache.v
 	}
 	b := &builder{rules: map[string]rule{}, homes: homes(nil)}
-	for _, root := range systemRoots {
-		if r, ok := existing(root); ok {
-			b.add(r, rightsRead)
+	// The table's rows: /run and /var/run are listed only (what a command
+	// sees there is the tmpfs over them); /dev/shm holds POSIX shared
+	// memory and semaphores (python's multiprocessing), written by every
+	// process like /tmp. /etc's entries are granted one by one.
+	for _, sp := range policy.SystemPaths() {
+		access, ok := systemRights[sp.Sandbox]
+		if !ok || slices.Contains(listedDirs, sp.Path) {
+			continue
+		}
+		if r, ok := policy.Existing(sp.Path); ok {
+			b.add(r, access)
 		}
 	}
 	for _, dir := range listedDirs {
 		b.addEntries(dir, privateEntries[dir])
-	}
-	// /run and /var/run are listed only: what a command sees there is the
-	// tmpfs over them.
-	for _, d := range []string{"/run", "/var/run"} {
-		if r, ok := existing(d); ok {
-			b.add(r, rightsList)
-		}
-	}
-	for name, access := range devices {
-		if r, ok := existing("/dev/" + name); ok {
-			b.add(r, access)
-		}
-	}
-	// POSIX shared memory and semaphores (python's multiprocessing): a
-	// temp folder shared by every process, like /tmp.
-	if r, ok := existing("/dev/shm"); ok {
-		b.add(r, rightsWrite)
 	}
 	sysCache.v = &sysRules{gen: gen, rules: b.sorted()}
 	return sysCache.v
@@ -462,7 +425,7 @@ type homeEntries struct {
 // folder itself may only be listed. A nested folder of privateEntries is
 // granted by its own pass.
 func (b *builder) addEntries(dir string, private func(string) bool) {
-	real, ok := existing(dir)
+	real, ok := policy.Existing(dir)
 	if !ok {
 		return
 	}
@@ -473,13 +436,13 @@ func (b *builder) addEntries(dir string, private func(string) bool) {
 			continue
 		}
 		if e.Type()&fs.ModeSymlink != 0 {
-			t, ok := existing(p)
+			t, ok := policy.Existing(p)
 			if !ok || b.tooBroad(t) || isPrivate(t) {
 				continue
 			}
 			b.add(t, rightsRead)
 			r := b.rules[t]
-			r.Linked = !within(real, t)
+			r.Linked = !policy.Within(real, t, true)
 			b.rules[t] = r
 			continue
 		}
@@ -563,7 +526,7 @@ func resolveStable(path string) (string, bool) {
 	if v, ok := resolvedStable.Load(path); ok {
 		return v.(string), true
 	}
-	r, ok := existing(path)
+	r, ok := policy.Existing(path)
 	if ok {
 		resolvedStable.Store(path, r)
 	}
@@ -639,7 +602,9 @@ func goEnv(p Policy) toolchain {
 	untrusted := append([]string{p.Workspace, "/tmp", lookupEnv(p.Env, "TMPDIR"), p.Tmp}, writable...)
 	look := func(name string) string {
 		for _, dir := range filepath.SplitList(lookupEnv(p.Env, "PATH")) {
-			if !filepath.IsAbs(dir) || slices.ContainsFunc(untrusted, func(u string) bool { return u != "" && within(resolvePath(u), resolvePath(dir)) }) {
+			if !filepath.IsAbs(dir) || slices.ContainsFunc(untrusted, func(u string) bool {
+				return u != "" && policy.Within(policy.ResolvePath(u), policy.ResolvePath(dir), true)
+			}) {
 				continue
 			}
 			f := filepath.Join(dir, name)

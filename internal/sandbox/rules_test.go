@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/yagent/yagent/policy"
 )
 
 func TestPermits_HomeStaysPrivate(t *testing.T) {
@@ -252,9 +254,9 @@ func TestWriteRoots_WhatCommandsMayChange(t *testing.T) {
 	if !slices.IsSorted(roots) || len(slices.Compact(slices.Clone(roots))) != len(roots) {
 		t.Errorf("WriteRoots are not sorted once each: %v", roots)
 	}
-	want := []string{f.ws, gc, tmp, extra, resolvePath("/tmp")}
+	want := []string{f.ws, gc, tmp, extra, policy.ResolvePath("/tmp")}
 	if _, err := os.Stat("/dev/shm"); err == nil {
-		want = append(want, resolvePath("/dev/shm"))
+		want = append(want, policy.ResolvePath("/dev/shm"))
 	}
 	for _, w := range want {
 		if !slices.Contains(roots, w) {
@@ -266,7 +268,7 @@ func TestWriteRoots_WhatCommandsMayChange(t *testing.T) {
 	}
 	for _, r := range roots {
 		for _, not := range []string{f.outside, f.home, "/usr", "/etc", "/"} {
-			if r == not || within(r, not) {
+			if r == not || policy.Within(r, not, true) {
 				t.Errorf("WriteRoots holds %s, which commands may not write (root %s)", not, r)
 			}
 		}

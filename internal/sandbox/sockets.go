@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/internal/filestat"
+	"github.com/yagent/yagent/policy"
 )
 
 // socketRulesOff turns the socket rules off, for a benchmark that measures
@@ -28,12 +29,12 @@ func (p Policy) MayConnect(path string) bool {
 		return true
 	}
 	for _, root := range append(append([]string{p.Workspace, p.Tmp}, p.Write...), p.Granted...) {
-		if root != "" && (path == root || within(root, path)) {
+		if root != "" && (path == root || policy.Within(root, path, true)) {
 			return true
 		}
 	}
 	for _, t := range sharedTemp(p) {
-		if within(t, path) {
+		if policy.Within(t, path, true) {
 			return false
 		}
 	}
@@ -48,7 +49,7 @@ func sharedTemp(p Policy) []string {
 		if t == "" || t[0] != '/' {
 			continue
 		}
-		out = append(out, t, resolvePath(t))
+		out = append(out, t, policy.ResolvePath(t))
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -130,7 +131,7 @@ func backings(rs *ruleset, hidden []string) []backing {
 	var bs []backing
 	for r := range rs.each() {
 		for _, h := range hidden {
-			if r.Path == h || !within(h, r.Path) {
+			if r.Path == h || !policy.Within(h, r.Path, true) {
 				continue
 			}
 			fi, err := os.Stat(r.Path)
@@ -207,7 +208,7 @@ func privateMounts(hidden []string, bs []backing, tmp tmpBind, propagation uintp
 		fds := make([]int, len(bs))
 		for i, b := range bs {
 			fds[i] = -1
-			if within(h, b.path) {
+			if policy.Within(h, b.path, true) {
 				fds[i], _ = unix.Open(b.path, unix.O_PATH|unix.O_CLOEXEC, 0)
 			}
 		}

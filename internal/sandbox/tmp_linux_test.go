@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -315,7 +316,7 @@ func outsideTemps(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(d) })
 	d, _ = filepath.EvalSymlinks(d)
 	for _, o := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
-		if within(o, d) {
+		if policy.Within(o, d, true) {
 			t.Skipf("the cache folder %s is under %s", d, o)
 		}
 	}

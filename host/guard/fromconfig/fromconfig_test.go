@@ -6,6 +6,7 @@ import (
 
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/policy"
 )
 
 // The guard spells the profile's words as host/config does.
@@ -13,8 +14,8 @@ func TestPolicy_SpellsAsConfig(t *testing.T) {
 	t.Parallel()
 	pairs := [][2]string{
 		{guard.ExecAllow, config.ExecAllow}, {guard.ExecAsk, config.ExecAsk}, {guard.ExecDeny, config.ExecDeny},
-		{guard.SandboxOff, config.SandboxOff}, {guard.SandboxOn, config.SandboxOn},
-		{guard.SandboxRequired, config.SandboxRequired}, {guard.NetworkOff, config.NetworkOff},
+		{policy.SandboxOff, policy.SandboxOff}, {policy.SandboxOn, policy.SandboxOn},
+		{policy.SandboxRequired, policy.SandboxRequired}, {policy.NetworkOff, policy.NetworkOff},
 	}
 	for _, p := range pairs {
 		if p[0] != p[1] {
@@ -34,14 +35,14 @@ func TestPolicy_CarriesEveryKey(t *testing.T) {
 		ReadPaths: []string{"/r"},
 		Network:   config.NetworkRules{Allow: []string{"*.example.com"}},
 		Exec:      config.ExecRules{Rules: []config.ExecRule{{Action: config.ExecAsk, Program: "python3", Args: []string{"-c"}, Interactive: true}}},
-		Sandbox:   config.SandboxRules{Mode: config.SandboxRequired, Read: []string{"/sr"}, Write: []string{"/sw"}, Network: config.NetworkOff},
+		Sandbox:   config.SandboxRules{Mode: policy.SandboxRequired, Read: []string{"/sr"}, Write: []string{"/sw"}, Network: policy.NetworkOff},
 	}
 	want := &guard.Policy{
 		SkillDirs: []string{"/s"},
 		ReadPaths: []string{"/r"},
 		Network:   guard.NetworkRules{Allow: []string{"*.example.com"}},
 		Exec:      guard.ExecRules{Rules: []guard.ExecRule{{Action: guard.ExecAsk, Program: "python3", Args: []string{"-c"}, Interactive: true}}},
-		Sandbox:   guard.SandboxRules{Mode: guard.SandboxRequired, Read: []string{"/sr"}, Write: []string{"/sw"}, Network: guard.NetworkOff},
+		Sandbox:   guard.SandboxRules{Mode: policy.SandboxRequired, Read: []string{"/sr"}, Write: []string{"/sw"}, Network: policy.NetworkOff},
 	}
 	got := Policy(prof)
 	if !reflect.DeepEqual(got, want) {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // mount is one cgroup2 mount of /proc/self/mountinfo.
@@ -74,7 +76,7 @@ func locate(mounts []mount, own string) (dir string, m mount, err error) {
 	}
 	best := -1
 	for i, mt := range mounts {
-		if !within(own, mt.root) {
+		if !policy.Within(mt.root, own, true) {
 			continue
 		}
 		if best < 0 || len(mt.root) < len(mounts[best].root) {
@@ -87,14 +89,6 @@ func locate(mounts []mount, own string) (dir string, m mount, err error) {
 	mt := mounts[best]
 	rel := strings.TrimPrefix(own, mt.root)
 	return path.Join(mt.point, rel), mt, nil
-}
-
-// within reports whether p is dir or under it.
-func within(p, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 // parseV1Mounts returns, for each of ctrls, the cgroup v1 mount of

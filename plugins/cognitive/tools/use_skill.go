@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -144,7 +145,7 @@ func findSkills(ws string, dirs []string) (out []skill, skipped []string) {
 		if root == "" {
 			continue
 		}
-		if ws != "" && (within(filepath.Clean(ws), filepath.Clean(dir)) || within(wsReal, filepath.Clean(dir))) && !within(wsReal, root) {
+		if ws != "" && wsReal != "" && (policy.Within(filepath.Clean(ws), filepath.Clean(dir), true) || policy.Within(wsReal, filepath.Clean(dir), true)) && !policy.Within(wsReal, root, true) {
 			skipped = append(skipped, fmt.Sprintf("%s (it leads outside the workspace, to %s)", dir, root))
 			continue
 		}
@@ -171,31 +172,18 @@ func findSkills(ws string, dirs []string) (out []skill, skipped []string) {
 // (already resolved); it returns the resolved path to open.
 func confined(root, p string) (string, bool) {
 	r := realPath(p)
-	return r, r != "" && within(root, r)
+	return r, r != "" && root != "" && policy.Within(root, r, true)
 }
 
 // realPath is p absolute with its symlinks resolved, "" when it does not
-// resolve.
+// exist.
 func realPath(p string) string {
-	if p == "" {
+	abs, err := filepath.Abs(p)
+	if p == "" || err != nil {
 		return ""
 	}
-	r, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return ""
-	}
-	if r, err = filepath.Abs(r); err != nil {
-		return ""
-	}
+	r, _ := policy.Existing(abs)
 	return r
-}
-
-// within reports whether p is root or below it (both clean and absolute).
-func within(root, p string) bool {
-	if root == "" {
-		return false
-	}
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // readSkill reads file, folder's SKILL.md resolved: YAML front matter (name, description)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -52,7 +53,7 @@ func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 // is off or the machine has no writable cgroup v2.
 func (m *Manager) cgroupFor(ctx context.Context, t *task) (*cgroup.Group, error) {
 	sb := sdk.CallFrom(ctx).Sandbox
-	if sb == nil || sb.Mode == "" || sb.Mode == sdk.SandboxOff {
+	if sb == nil || policy.SandboxMode(sb.Mode) == policy.SandboxOff {
 		return nil, nil // the seeds' behaviour: process groups
 	}
 	g, err := m.opts.NewCgroup(t.mode == modeBackground)

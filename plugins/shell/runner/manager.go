@@ -12,6 +12,7 @@ import (
 
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -271,7 +272,7 @@ func tmpdirFor(ctx context.Context) string {
 	if info.Temp == nil || info.Temp.Dir == "" {
 		return ""
 	}
-	if sb := info.Sandbox; sb != nil && sb.Mode != "" && sb.Mode != sdk.SandboxOff && sandbox.Probe().MountNS {
+	if sb := info.Sandbox; sb != nil && policy.SandboxMode(sb.Mode) != policy.SandboxOff && sandbox.Probe().MountNS {
 		return info.Temp.TMPDIR()
 	}
 	return info.Temp.Dir

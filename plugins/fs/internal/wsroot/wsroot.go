@@ -6,13 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+	"time"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
-
-// maxLinks bounds how many symlinks one path may pass through.
-const maxLinks = 40
 
 // Target is a path resolved for one call.
 type Target struct {
@@ -121,120 +119,153 @@ func (r *Resolver) Close() error {
 }
 
 // Resolve resolves the path a model gave: relative to the workspace, or
-// absolute; "~/" is the home folder. Failures are *sdk.ToolError.
+// absolute; "~/" is the home folder. It resolves by the code the host's
+// guard judged the path with (policy.Abs, policy.Resolve), reading each
+// component through the os.Root of the folder that holds it, so no walk
+// leaves the workspace, the session's temp folder or an approved path.
+// Failures are *sdk.ToolError.
 func (r *Resolver) Resolve(path string) (Target, error) {
-	switch {
-	case path == "":
+	if path == "" {
 		return Target{}, sdk.Errorf(sdk.CodeInvalidInput, "path is empty: give a file path relative to the workspace or absolute")
-	case strings.ContainsRune(path, 0):
-		return Target{}, sdk.Errorf(sdk.CodeInvalidInput, "path contains a NUL byte")
-	case strings.HasPrefix(path, "file://"):
-		return Target{}, sdk.Errorf(sdk.CodeInvalidInput, "path %q is a URL: give a plain file path", path)
 	}
-	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[1:])
-		}
+	home, _ := os.UserHomeDir()
+	abs, err := policy.Abs(r.workspace, home, path)
+	if err != nil {
+		return Target{}, sdk.Errorf(sdk.CodeInvalidInput, "path %q: %v", path, err)
 	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(r.workspace, abs)
+	// The host sent the path as it is on disk; the walk goes in the
+	// session's names, as the guard's did.
+	var view policy.View
+	if r.temp != nil {
+		view = r.temp
 	}
-	return r.resolveAbs(filepath.Clean(abs), path, 0, nil)
-}
-
-func (r *Resolver) resolveAbs(abs, asked string, hops int, via []string) (Target, error) {
-	rootDir, rel, external, ok := r.locate(abs)
+	res, err := policy.Resolve(rootFS{r}, r.temp.Shown(abs), view)
+	var stop *policy.StopError
+	switch {
+	case errors.Is(err, policy.ErrLoop):
+		return Target{}, sdk.Errorf(sdk.CodeInvalidInput, "path %q passes through more than %d symlinks", path, policy.MaxLinks)
+	case errors.As(err, &stop) && errors.Is(stop.Err, errOutside):
+		return Target{}, r.outside(path, res)
+	case err != nil:
+		return Target{}, describe(path, err)
+	}
+	via := make([]string, len(res.Via))
+	for i, v := range res.Via {
+		via[i], _ = r.temp.Map(v)
+	}
+	rootDir, rel, external, ok := r.locate(res.Disk)
 	if !ok {
-		if len(via) > 0 {
-			return Target{}, sdk.Errorf(sdk.CodeNeedsAuth,
-				"path %q leads outside the workspace through the symlink %s (to %s), which was not approved for this call: edit the target by a path the user approved, or ask the user",
-				asked, r.temp.Shown(via[len(via)-1]), r.temp.Shown(abs))
-		}
-		return Target{}, sdk.Errorf(sdk.CodeNeedsAuth,
-			"path %q is outside the workspace (%s) and was not approved for this call: use a path inside the workspace, or ask the user to approve this one",
-			asked, r.workspace)
+		return Target{}, r.outside(path, res)
 	}
 	root, err := r.root(rootDir)
 	if err != nil {
 		return Target{}, err
 	}
-	parts := splitRel(rel)
-	var done []string
-	var last fs.FileInfo
-	for i, p := range parts {
-		cur := filepath.Join(append(done, p)...)
-		fi, err := root.Lstat(cur)
-		if errors.Is(err, fs.ErrNotExist) {
-			rest := filepath.Join(append(done, parts[i:]...)...)
-			return Target{Root: root, RootDir: rootDir, Rel: rest, Abs: filepath.Join(rootDir, rest), External: external, Via: via}, nil
-		}
-		if err != nil {
-			return Target{}, describe(asked, err)
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			if hops >= maxLinks {
-				return Target{}, sdk.Errorf(sdk.CodeInvalidInput, "path %q passes through more than %d symlinks", asked, maxLinks)
-			}
-			link, err := root.Readlink(cur)
-			if err != nil {
-				return Target{}, describe(asked, err)
-			}
-			if !filepath.IsAbs(link) {
-				// From the link's folder as the session names it.
-				link = filepath.Join(r.temp.Shown(filepath.Join(rootDir, filepath.Dir(cur))), link)
-			}
-			next := filepath.Clean(filepath.Join(append([]string{link}, parts[i+1:]...)...))
-			next, _ = r.temp.Map(next)
-			return r.resolveAbs(next, asked, hops+1, append(via, filepath.Join(rootDir, cur)))
-		}
-		done = append(done, p)
-		last = fi
+	t := Target{Root: root, RootDir: rootDir, Rel: rel, Abs: filepath.Join(rootDir, rel), Exists: res.Exists, External: external, Via: via}
+	if res.Exists && rel != "." {
+		t.Info = res.Info
 	}
-	rel = "."
-	if len(done) > 0 {
-		rel = filepath.Join(done...)
-	}
-	return Target{Root: root, RootDir: rootDir, Rel: rel, Abs: filepath.Join(rootDir, rel), Exists: true, Info: last, External: external, Via: via}, nil
+	return t, nil
 }
+
+// outside is the error for a path whose walk left every root of the call.
+func (r *Resolver) outside(asked string, res policy.Resolved) error {
+	if len(res.Via) > 0 {
+		return sdk.Errorf(sdk.CodeNeedsAuth,
+			"path %q leads outside the workspace through the symlink %s (to %s), which was not approved for this call: edit the target by a path the user approved, or ask the user",
+			asked, res.Via[len(res.Via)-1], res.Path)
+	}
+	return sdk.Errorf(sdk.CodeNeedsAuth,
+		"path %q is outside the workspace (%s) and was not approved for this call: use a path inside the workspace, or ask the user to approve this one",
+		asked, r.workspace)
+}
+
+// errOutside is rootFS's answer for a name no root of the call holds.
+var errOutside = errors.New("outside the folders of the call")
+
+// rootFS is the call's files as policy.Resolve reads them: a name in the
+// workspace, the temp folder or an approved path is read through the
+// os.Root of its folder; a folder above one of those is taken as the
+// folder it is named (the root was opened by that name); anything else is
+// errOutside.
+type rootFS struct{ r *Resolver }
+
+func (f rootFS) Lstat(name string) (fs.FileInfo, error) {
+	rootDir, rel, _, ok := f.r.locate(name)
+	if !ok {
+		if f.r.holdsRoot(name) {
+			return dirInfo(filepath.Base(name)), nil
+		}
+		return nil, errOutside
+	}
+	root, err := f.r.root(rootDir)
+	if err != nil {
+		return nil, err
+	}
+	return root.Lstat(rel)
+}
+
+func (f rootFS) Readlink(name string) (string, error) {
+	rootDir, rel, _, ok := f.r.locate(name)
+	if !ok {
+		return "", errOutside
+	}
+	root, err := f.r.root(rootDir)
+	if err != nil {
+		return "", err
+	}
+	return root.Readlink(rel)
+}
+
+// holdsRoot reports whether name is a folder above a root of the call,
+// or above a folder the session's temp folder stands for (/var above
+// /var/tmp).
+func (r *Resolver) holdsRoot(name string) bool {
+	roots := []string{r.workspace, r.wsReal}
+	if r.temp != nil {
+		roots = append(append(roots, r.temp.Dir), r.temp.Over...)
+	}
+	roots = append(roots, r.approved...)
+	for _, root := range roots {
+		if policy.Within(name, root, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// dirInfo is the fs.FileInfo of a folder above a root of the call.
+type dirInfo string
+
+func (d dirInfo) Name() string       { return string(d) }
+func (d dirInfo) Size() int64        { return 0 }
+func (d dirInfo) Mode() fs.FileMode  { return fs.ModeDir | 0o755 }
+func (d dirInfo) ModTime() time.Time { return time.Time{} }
+func (d dirInfo) IsDir() bool        { return true }
+func (d dirInfo) Sys() any           { return nil }
 
 // locate finds the root a clean absolute path belongs to: the workspace
 // (named as given or with its symlinks resolved), else the session's temp
 // folder, else the parent folder of the approved path that holds it.
 func (r *Resolver) locate(abs string) (rootDir, rel string, external, ok bool) {
 	for _, ws := range []string{r.workspace, r.wsReal} {
-		if rel, ok := within(ws, abs); ok {
+		if rel, ok := policy.Rel(ws, abs); ok {
 			return r.workspace, rel, false, true
 		}
 	}
 	if r.temp != nil {
-		if rel, ok := within(r.temp.Dir, abs); ok {
+		if rel, ok := policy.Rel(r.temp.Dir, abs); ok {
 			return r.temp.Dir, rel, true, true
 		}
 	}
 	for _, a := range r.approved {
-		if _, ok := within(a, abs); ok {
+		if policy.Within(a, abs, true) {
 			dir := filepath.Dir(a)
-			rel, _ := within(dir, abs)
+			rel, _ := policy.Rel(dir, abs)
 			return dir, rel, true, true
 		}
 	}
 	return "", "", false, false
-}
-
-func within(base, abs string) (string, bool) {
-	rel, err := filepath.Rel(base, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
-	}
-	return rel, true
-}
-
-func splitRel(rel string) []string {
-	if rel == "." || rel == "" {
-		return nil
-	}
-	return strings.Split(rel, string(filepath.Separator))
 }
 
 func (r *Resolver) root(dir string) (*os.Root, error) {

@@ -5,8 +5,10 @@ import (
 	"go/build"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/yagent/yagent/policy"
 	"golang.org/x/mod/modfile"
 )
 
@@ -26,7 +28,7 @@ func (f *Finder) roots() []string {
 	}
 	var out []string
 	for _, d := range dirs {
-		if r := realPath(d); r != "" {
+		if r := policy.ResolvePath(d); r != "" {
 			out = append(out, r)
 		}
 	}
@@ -37,14 +39,14 @@ func (f *Finder) roots() []string {
 // the standard library and the module cache (checksummed downloads).
 func toolchainRoots() []string {
 	var out []string
-	if r := realPath(build.Default.GOROOT); r != "" {
+	if r := policy.ResolvePath(build.Default.GOROOT); r != "" {
 		out = append(out, r)
 	}
 	cache := os.Getenv("GOMODCACHE")
 	if cache == "" && build.Default.GOPATH != "" {
 		cache = filepath.Join(strings.Split(build.Default.GOPATH, string(filepath.ListSeparator))[0], "pkg", "mod")
 	}
-	if r := realPath(cache); r != "" {
+	if r := policy.ResolvePath(cache); r != "" {
 		out = append(out, r)
 	}
 	return out
@@ -54,7 +56,7 @@ func toolchainRoots() []string {
 // when it may.
 func (f *Finder) moduleRefusal(mod string) string {
 	roots := f.roots()
-	if !inRoots(roots, realPath(mod)) {
+	if !inRoots(roots, policy.ResolvePath(mod)) {
 		return fmt.Sprintf("module %s is outside the workspace", mod)
 	}
 	gomod := filepath.Join(mod, "go.mod")
@@ -78,7 +80,7 @@ func (f *Finder) moduleRefusal(mod string) string {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(mod, dir)
 		}
-		if !inRoots(roots, realPath(dir)) {
+		if !inRoots(roots, policy.ResolvePath(dir)) {
 			return fmt.Sprintf("module %s: its go.mod replaces %s with %s, outside the workspace", name, r.Old.Path, r.New.Path)
 		}
 	}
@@ -88,41 +90,10 @@ func (f *Finder) moduleRefusal(mod string) string {
 // shownDefinition reports whether a definition in file may be described
 // (its signature, a constant's value): inside the roots or the toolchain's.
 func (f *Finder) shownDefinition(file string) bool {
-	r := realPath(file)
+	r := policy.ResolvePath(file)
 	return inRoots(f.roots(), r) || inRoots(toolchainRoots(), r)
 }
 
-// realPath is p absolute and clean with its symlinks resolved; a path that
-// does not exist resolves by its nearest existing folder, so that a missing
-// replacement target is judged by where it would be.
-func realPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return ""
-	}
-	var rest []string
-	for cur := abs; ; cur = filepath.Dir(cur) {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(append([]string{r}, rest...)...)
-		}
-		if filepath.Dir(cur) == cur {
-			return ""
-		}
-		rest = append([]string{filepath.Base(cur)}, rest...)
-	}
-}
-
 func inRoots(roots []string, p string) bool {
-	if p == "" {
-		return false
-	}
-	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	return p != "" && slices.ContainsFunc(roots, func(r string) bool { return policy.Within(r, p, true) })
 }

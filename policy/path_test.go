@@ -1,0 +1,184 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tree makes a folder of the entries named ("dir", "file" or "->target";
+// "$T" in a target is the folder) and returns it, symlinks resolved.
+func tree(t *testing.T, entries [][2]string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(root, e[0])
+		switch {
+		case e[1] == "dir":
+			err = os.MkdirAll(p, 0o755)
+		case e[1] == "file":
+			err = os.WriteFile(p, nil, 0o644)
+		case strings.HasPrefix(e[1], "->"):
+			err = os.Symlink(strings.ReplaceAll(e[1][2:], "$T", root), p)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	root := tree(t, [][2]string{
+		{"ws", "dir"}, {"ws/f", "file"}, {"ws/d", "dir"},
+		{"out", "dir"}, {"out/deep", "dir"}, {"out/f", "file"},
+		{"ws/in", "->f"},
+		{"ws/abs", "->$T/out/f"},
+		{"ws/up", "->../out/f"},
+		{"ws/todeep", "->$T/out/deep"},
+		// ".." after a link is the real parent's: out, not ws.
+		{"ws/dotdot", "->todeep/../f"},
+		{"ws/dangling", "->$T/out/new"},
+		{"ws/a", "->b"}, {"ws/b", "->a"},
+		{"ws/notdir", "->f/x"},
+	})
+	ws := filepath.Join(root, "ws")
+	for _, tc := range []struct {
+		in, want string
+		exists   bool
+		err      error
+	}{
+		{in: "ws/f", want: "ws/f", exists: true},
+		{in: "ws/in", want: "ws/f", exists: true},
+		{in: "ws/abs", want: "out/f", exists: true},
+		{in: "ws/up", want: "out/f", exists: true},
+		{in: "ws/dotdot", want: "out/f", exists: true},
+		{in: "ws/todeep/../f", want: "ws/f", exists: true}, // cleaned as given, before the walk
+		{in: "ws/dangling", want: "out/new"},
+		{in: "ws/new/x", want: "ws/new/x"},
+		{in: "ws/d", want: "ws/d", exists: true},
+		{in: "ws/a", err: ErrLoop},
+	} {
+		r, err := Resolve(OS, filepath.Clean(filepath.Join(root, tc.in)), nil)
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) {
+				t.Errorf("Resolve(%s): err %v, want %v", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || r.Path != filepath.Join(root, tc.want) || r.Exists != tc.exists {
+			t.Errorf("Resolve(%s) = %s exists %v, %v; want %s exists %v", tc.in, r.Path, r.Exists, err, tc.want, tc.exists)
+		}
+	}
+	r, err := Resolve(OS, filepath.Join(ws, "notdir"), nil)
+	var stop *StopError
+	if !errors.As(err, &stop) || r.Path != filepath.Join(ws, "f", "x") {
+		t.Errorf("Resolve(notdir) = %s, %v; want the rest joined as named and a StopError", r.Path, err)
+	}
+	if r, _ := Resolve(OS, filepath.Join(ws, "abs"), nil); len(r.Via) != 1 || r.Via[0] != filepath.Join(ws, "abs") {
+		t.Errorf("Resolve(abs).Via = %v; want the link passed", r.Via)
+	}
+}
+
+// fakeTemp stands for /var/tmp with dir, as a session's temp folder does.
+type fakeTemp string
+
+func (d fakeTemp) Map(p string) (string, bool) {
+	if rel, ok := Rel("/var/tmp", p); ok {
+		return filepath.Join(string(d), rel), true
+	}
+	return p, false
+}
+
+func TestResolveInView(t *testing.T) {
+	t.Parallel()
+	root := tree(t, [][2]string{
+		{"sess", "dir"}, {"sess/f", "file"}, {"sess/abs", "->/var/tmp/f"}, {"sess/up", "->../../etc"},
+		{"ws", "dir"}, {"ws/totmp", "->/var/tmp/f"},
+	})
+	view := fakeTemp(filepath.Join(root, "sess"))
+	for in, want := range map[string]string{
+		"/var/tmp/abs":                  "/var/tmp/f",
+		filepath.Join(root, "ws/totmp"): "/var/tmp/f",
+		"/var/tmp/up":                   "/etc", // ".." above /var/tmp is /var, never the folder beside the session's
+	} {
+		r, err := Resolve(OS, in, view)
+		if err != nil || r.Path != want {
+			t.Errorf("Resolve(%s) in the session's view = %s, %v; want %s", in, r.Path, err, want)
+		}
+	}
+	r, _ := Resolve(OS, "/var/tmp/abs", view)
+	if r.Disk != filepath.Join(root, "sess", "f") || !r.Exists {
+		t.Errorf("Resolve(/var/tmp/abs).Disk = %s exists %v; want the session's own f", r.Disk, r.Exists)
+	}
+}
+
+func TestPlain(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]bool{
+		"a/b": true, "/x": true, "file.txt": true, "file:": true, "files://x": true,
+		"file:///etc/passwd": false, "FILE:///etc/passwd": false, "File://x": false, "a\x00b": false,
+	} {
+		if got := Plain(p) == nil; got != want {
+			t.Errorf("Plain(%q) = %v, want plain %v", p, Plain(p), want)
+		}
+	}
+}
+
+func TestAbs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"x", "/ws/x"}, {"~", "/home/u"}, {"~/a", "/home/u/a"}, {"~bob/a", "/ws/~bob/a"},
+		{"../ws2/x", "/ws2/x"}, {"/a/../b", "/b"}, {"a b/c", "/ws/a b/c"},
+	} {
+		if got, err := Abs("/ws", "/home/u", tc.in); err != nil || got != tc.want {
+			t.Errorf("Abs(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		root, p  string
+		self, in bool
+	}{
+		{"/w", "/w", true, true}, {"/w", "/w", false, false}, {"/w", "/w/x", false, true},
+		{"/w", "/w_evil", true, false}, {"/w", "/", true, false}, {"/", "/x", false, true},
+		{"/", "/", false, false}, {"/", "/", true, true}, {"/w/x", "/w", true, false},
+	} {
+		if got := Within(tc.root, tc.p, tc.self); got != tc.in {
+			t.Errorf("Within(%q, %q, %v) = %v, want %v", tc.root, tc.p, tc.self, got, tc.in)
+		}
+	}
+	for _, tc := range []struct{ root, p, rel string }{
+		{"/w", "/w", "."}, {"/w", "/w/a/b", "a/b"}, {"/", "/a", "a"}, {"/w", "/w2", ""},
+	} {
+		rel, ok := Rel(tc.root, tc.p)
+		if rel != tc.rel || ok != (tc.rel != "") {
+			t.Errorf("Rel(%q, %q) = %q, %v; want %q", tc.root, tc.p, rel, ok, tc.rel)
+		}
+	}
+}
+
+func TestSystemPaths(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, sp := range SystemPaths() {
+		if !filepath.IsAbs(sp.Path) || filepath.Clean(sp.Path) != sp.Path || seen[sp.Path] {
+			t.Errorf("system path %q: not absolute and clean, or listed twice", sp.Path)
+		}
+		seen[sp.Path] = true
+		// What holds another process's or the user's secrets is never
+		// named without asking.
+		if sp.NoAsk && (Within("/proc", sp.Path, true) || Within("/sys", sp.Path, true) || Within("/etc", sp.Path, true) || Within("/run", sp.Path, true)) {
+			t.Errorf("%s may be named without asking", sp.Path)
+		}
+	}
+}
