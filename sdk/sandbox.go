@@ -2,8 +2,8 @@ package sdk
 
 // Sandbox modes, set by the profile's sandbox.mode.
 const (
-	// SandboxOff runs a call's processes as the seeds describe: the guard's
-	// parse-time check only.
+	// SandboxOff runs a call's processes as docs/ARCHITECTURE.md#sandbox-off
+	// describes: the guard's parse-time check only.
 	SandboxOff = "off"
 	// SandboxOn applies every kernel layer the machine has and says which
 	// are missing.
