@@ -30,7 +30,7 @@ const modulePath = "github.com/yagent/yagent"
 // least once, so a stale one fails the test.
 var allowed = []struct{ file, fn, name, why string }{
 	{"host/surface/surface.go", "assemble", toolspec.LoadTool,
-		"deferred mode belongs to the surface (seed 000 §4): it drops a load_tool handed in and adds its own"},
+		"deferred mode belongs to the surface (docs/ARCHITECTURE.md#core-rules §4): it drops a load_tool handed in and adds its own"},
 	{"host/surface/surface.go", "assemble", toolspec.AskUserForHelp,
 		"-Y removes ask_user_for_help by definition: nobody is there to answer it"},
 	{"host/surface/surface.go", "LoadTools", toolspec.LoadTool,
@@ -39,15 +39,15 @@ var allowed = []struct{ file, fn, name, why string }{
 
 // TestNoToolNameDispatchOutsideRegistry fails when Go code in host/ or cmd/,
 // outside host/toolspec, decides by a tool's name: the registry is the one
-// place tool names are written, and nothing dispatches on them (seed 000
-// §1, §2). It flags a static tool name or name prefix, spelled as a literal
-// or as a constant (folded through named constants, toolspec's included),
-// compared with == or !=, used as a switch case, passed to a strings
-// function, written as a map literal's key or a slice literal's element
-// (a name table) or used as an index; and, as the check always did, any
-// string literal that is a static tool name.
-// cmd/ is checked too: the seed's rule is aimed at the agent loop, and the
-// CLI is where a front would dispatch.
+// place tool names are written, and nothing dispatches on them
+// (docs/ARCHITECTURE.md#core-rules §1, §2). It flags a static tool name or
+// name prefix, spelled as a literal or as a constant (folded through named
+// constants, toolspec's included), compared with == or !=, used as a switch
+// case, passed to a strings function, written as a map literal's key or a
+// slice literal's element (a name table) or used as an index; and, as the
+// check always did, any string literal that is a static tool name. cmd/ is
+// checked too: the rule (docs/ARCHITECTURE.md#core-rules §1) is aimed at the
+// agent loop, and the CLI is where a front would dispatch.
 func TestNoToolNameDispatchOutsideRegistry(t *testing.T) {
 	t.Parallel()
 	words := toolNameWords(t)

@@ -5,8 +5,13 @@ import "github.com/yagent/yagent/policy"
 // Sandbox modes, set by the profile's sandbox.mode (policy owns them; the
 // names stay here for plugin authors).
 const (
-	SandboxOff      = policy.SandboxOff
-	SandboxOn       = policy.SandboxOn
+	// SandboxOff runs a call's processes as docs/ARCHITECTURE.md#sandbox-off
+	// describes: the guard's parse-time check only.
+	SandboxOff = policy.SandboxOff
+	// SandboxOn applies every kernel layer the machine has and says which
+	// are missing.
+	SandboxOn = policy.SandboxOn
+	// SandboxRequired refuses to run processes where a layer is missing.
 	SandboxRequired = policy.SandboxRequired
 )
 

@@ -1,9 +1,9 @@
 package adapter
 
 // confusions are the field names models carry over from other tools'
-// schemas (seed 001 §3.2), each with the names it may stand for here, in
-// order: an unknown field named so is answered with the first of them the
-// schema has at that place, before any spelling guess.
+// schemas (docs/ARCHITECTURE.md#mechanisms §3.2), each with the names it may
+// stand for here, in order: an unknown field named so is answered with the
+// first of them the schema has at that place, before any spelling guess.
 var confusions = map[string][]string{
 	// Paths, as other file tools name them.
 	"file_path": {"path"}, "filepath": {"path"}, "filename": {"path"}, "file": {"path"},

@@ -28,9 +28,10 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// These are the seed's end-to-end authorization tests: the real
-// dispatcher, the real WorkspaceGuard and the real loop, with the test
-// playing the user on the bus (the session's answerer is authz.Remote).
+// These are the end-to-end authorization tests of
+// docs/ARCHITECTURE.md#core-rules (§11–§13): the real dispatcher, the real
+// WorkspaceGuard and the real loop, with the test playing the user on the bus
+// (the session's answerer is authz.Remote).
 
 // recorder is a tool's executor that records what ran.
 type recorder struct {

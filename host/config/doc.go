@@ -60,8 +60,8 @@
 // admin's deny vanish without a word, a widening. A missing /etc/yagent is
 // no managed layer. Against commands the managed exec rules hold only as
 // far as the guard sees the command; with the kernel sandbox (Landlock
-// and seccomp on exec, DESIGN "Sandbox") they will hold for every program
-// a command starts.
+// and seccomp on exec, docs/ARCHITECTURE.md#sandbox) they will hold for
+// every program a command starts.
 //
 // # The project only narrows, trusted or not
 //

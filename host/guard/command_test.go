@@ -281,7 +281,8 @@ func TestReadOnlyClassifier(t *testing.T) {
 	}
 }
 
-// TestWorkspaceGuard_Check covers the Effect table of DESIGN.md.
+// TestWorkspaceGuard_Check covers the Effect table of
+// docs/ARCHITECTURE.md#effect-table.
 func TestWorkspaceGuard_Check(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -8,9 +8,9 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// The seven gates of seed 000 §18: line endings are a contract, not a
-// rendering detail. Each edit test compares the file's bytes, and the
-// line_endings notes, exactly.
+// The seven gates of docs/ARCHITECTURE.md#core-rules §18: line endings are a
+// contract, not a rendering detail. Each edit test compares the file's bytes,
+// and the line_endings notes, exactly.
 
 func TestCRLF_ReadKeepsCarriageReturn(t *testing.T) {
 	t.Parallel()

@@ -15,8 +15,8 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// The read budget of seed 000 §14, vars so tests can reach the branches
-// past each limit without files of hundreds of megabytes.
+// The read budget of docs/ARCHITECTURE.md#core-rules §14, vars so tests can
+// reach the branches past each limit without files of hundreds of megabytes.
 var (
 	// maxReadLines is the most lines one read_file call returns.
 	maxReadLines = 2000

@@ -47,10 +47,11 @@ func body(res *sdk.Result) string {
 	return res.Text
 }
 
-// TestReadFile_BudgetLadder is the ladder of seed 000 §14: every fixture
-// first proves it exceeds (or stays under) the limit it is about, since a
-// limit assertion on a fixture under the limit is vacuous. It lowers the
-// var seams and so does not run in parallel.
+// TestReadFile_BudgetLadder is the ladder of
+// docs/ARCHITECTURE.md#core-rules §14: every fixture first proves it exceeds
+// (or stays under) the limit it is about, since a limit assertion on a
+// fixture under the limit is vacuous. It lowers the var seams and so does not
+// run in parallel.
 func TestReadFile_BudgetLadder(t *testing.T) {
 	setBudget(t, 20, 1000, 64<<10)
 
@@ -244,7 +245,8 @@ func TestReadFile_BudgetLadder(t *testing.T) {
 	})
 }
 
-// TestReadFile_DefaultBudget pins the seams' defaults to seed 000 §14.
+// TestReadFile_DefaultBudget pins the seams' defaults to
+// docs/ARCHITECTURE.md#core-rules §14.
 func TestReadFile_DefaultBudget(t *testing.T) {
 	t.Parallel()
 	if maxReadLines != 2000 || maxReadContentBytes != 256<<10 || maxFileSizeForRead != 4<<30 {

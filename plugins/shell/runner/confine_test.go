@@ -126,7 +126,8 @@ func TestSandbox_PrivateHomeReadThroughScript(t *testing.T) {
 	}
 }
 
-// With sandbox off the same script reads the file: the seeds' behaviour.
+// With sandbox off the same script reads the file: the behaviour of
+// docs/ARCHITECTURE.md#sandbox-off.
 func TestSandbox_OffRunsAsBefore(t *testing.T) {
 	f := newSandboxFixture(t)
 	secret := filepath.Join(f.home, "plain")

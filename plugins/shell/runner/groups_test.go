@@ -11,8 +11,9 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// The §17 pair and its ledger: a foreground call owns its whole process
-// group while it is in flight, and nothing after it returns.
+// The docs/ARCHITECTURE.md#core-rules §17 pair and its ledger: a foreground
+// call owns its whole process group while it is in flight, and nothing after
+// it returns.
 
 func TestRunBash_TimeoutKillsWholeProcessGroup(t *testing.T) {
 	t.Parallel()

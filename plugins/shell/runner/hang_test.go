@@ -13,10 +13,10 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// The §16 gates: a foreground wait is bounded, and each way a command ends
-// has its own receipt. Time goes through Options (WaitDelay,
-// MaxOutputBytes) and small timeout_ms values; the tests never sleep
-// waiting for a real timeout.
+// The docs/ARCHITECTURE.md#core-rules §16 gates: a foreground wait is
+// bounded, and each way a command ends has its own receipt. Time goes through
+// Options (WaitDelay, MaxOutputBytes) and small timeout_ms values; the tests
+// never sleep waiting for a real timeout.
 
 func TestRunBash_BackgroundChildDoesNotHangCall(t *testing.T) {
 	t.Parallel()

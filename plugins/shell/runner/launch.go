@@ -54,7 +54,7 @@ func (m *Manager) launch(ctx context.Context, t *task, cmd *exec.Cmd) error {
 func (m *Manager) cgroupFor(ctx context.Context, t *task) (*cgroup.Group, error) {
 	sb := sdk.CallFrom(ctx).Sandbox
 	if sb == nil || policy.SandboxMode(sb.Mode) == policy.SandboxOff {
-		return nil, nil // the seeds' behaviour: process groups
+		return nil, nil // docs/ARCHITECTURE.md#sandbox-off: process groups
 	}
 	g, err := m.opts.NewCgroup(t.mode == modeBackground)
 	if err == nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-// maxStringBytes caps old_string and new_string each (seed 000 §14); a var
-// so tests can lower it.
+// maxStringBytes caps old_string and new_string each
+// (docs/ARCHITECTURE.md#core-rules §14); a var so tests can lower it.
 var maxStringBytes = 10 << 20
 
 // largeSearchLines is the size of a search block above which a failed match
@@ -88,11 +88,11 @@ func Validate(req Request) error {
 // with code invalid_input, search_not_found or search_not_unique, and a
 // message that says what to do next.
 //
-// Line endings follow seed 000 §18: matching is on the real bytes; a file
-// that is uniformly CRLF and has no exact match is matched once more with
-// "\r" stripped (unique hits only) and gets CRLF back afterwards; a file
-// with mixed endings gets no such fallback; an exact hit in a CRLF file has
-// new_string's breaks converted to CRLF.
+// Line endings follow docs/ARCHITECTURE.md#core-rules §18: matching is on the
+// real bytes; a file that is uniformly CRLF and has no exact match is matched
+// once more with "\r" stripped (unique hits only) and gets CRLF back
+// afterwards; a file with mixed endings gets no such fallback; an exact hit
+// in a CRLF file has new_string's breaks converted to CRLF.
 func Apply(content string, req Request) (Outcome, error) {
 	if err := Validate(req); err != nil {
 		return Outcome{}, err

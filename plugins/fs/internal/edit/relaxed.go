@@ -51,8 +51,8 @@ func splitBlock(old string) (block, bool) {
 }
 
 // Whole-line equality at each relaxed level. Only spaces and tabs are
-// relaxed: a "\r" is a line ending, and seed 000 §18 gives mixed-ending
-// files no line-ending fallback.
+// relaxed: a "\r" is a line ending, and docs/ARCHITECTURE.md#core-rules §18
+// gives mixed-ending files no line-ending fallback.
 func rstripEq(a, b string) bool { return strings.TrimRight(a, " \t") == strings.TrimRight(b, " \t") }
 func trimEq(a, b string) bool   { return strings.Trim(a, " \t") == strings.Trim(b, " \t") }
 func punctEq(a, b string) bool {
