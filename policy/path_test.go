@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/policy/policytest"
 )
 
 // tree makes a folder of the entries named ("dir", "file" or "->target";
@@ -180,5 +182,32 @@ func TestSystemPaths(t *testing.T) {
 		if sp.NoAsk && (Within("/proc", sp.Path, true) || Within("/sys", sp.Path, true) || Within("/etc", sp.Path, true) || Within("/run", sp.Path, true)) {
 			t.Errorf("%s may be named without asking", sp.Path)
 		}
+	}
+}
+
+// TestPathCorpus: ResolvePath, what the profile loader, the sandbox's
+// rules, the Go loader's confinement and the plugin trust walk resolve
+// with, gives the shared corpus's answers, as the guard and the fs plugin
+// do (their own TestPathCorpus).
+func TestPathCorpus(t *testing.T) {
+	t.Parallel()
+	root := policytest.Tree(t)
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	n := 0
+	for _, c := range policytest.PathCases(t, root) {
+		abs, err := Abs(ws, home, c.In)
+		if c.WantErr != "" {
+			if _, rerr := Resolve(OS, abs, nil); err == nil && rerr == nil {
+				t.Errorf("Abs, Resolve(%q) = %s; want it refused (%s)", c.In, abs, c.WantErr)
+			}
+			continue
+		}
+		n++
+		if got := ResolvePath(abs); err != nil || got != c.Want {
+			t.Errorf("ResolvePath(%q) = %q, %v; want %q", abs, got, err, c.Want)
+		}
+	}
+	if n < 40 {
+		t.Errorf("the corpus has %d paths that resolve; want at least 40", n)
 	}
 }
