@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // MaxLinks bounds the symlinks one path may pass through, as the kernel's
@@ -45,25 +46,30 @@ func ExpandHome(p, home string) string {
 	return p
 }
 
-// Abs returns the path a tool parameter names as a clean absolute path:
-// "~" expanded with home, a relative path taken from root. It does not
-// resolve symlinks; Resolve does.
+// Abs returns the path a tool parameter names as an absolute path: "~"
+// expanded with home, a relative path taken from root. Its ".." are left
+// for Resolve, which applies them as the kernel does, after the links
+// before them: "link/../x" is beside the link's target, not in the
+// workspace.
 func Abs(root, home, p string) (string, error) {
 	if err := Plain(p); err != nil {
 		return "", err
 	}
 	p = ExpandHome(p, home)
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
+		p = root + string(filepath.Separator) + p
 	}
-	return filepath.Clean(p), nil
+	return p, nil
 }
 
 // Within reports whether p is root or below it; root itself counts only
 // when self is true (for writes and commands the workspace itself is
-// outside). Both paths must be clean and absolute: "/w" never holds
-// "/w_evil".
+// outside). Both paths must be clean and absolute ("/w" never holds
+// "/w_evil"); an empty or relative root holds nothing.
 func Within(root, p string, self bool) bool {
+	if !filepath.IsAbs(root) {
+		return false
+	}
 	if p == root {
 		return self
 	}
@@ -134,7 +140,7 @@ type StopError struct {
 func (e *StopError) Error() string { return fmt.Sprintf("%s: %v", e.At, e.Err) }
 func (e *StopError) Unwrap() error { return e.Err }
 
-// Resolve resolves the clean absolute path p as the kernel would: each
+// Resolve resolves the absolute path p as the kernel would: each
 // component in turn from "/", following symlinks (a relative target from
 // the link's folder, chains up to MaxLinks), ".." applied to the real
 // parent, never lexically after a link. From the first component that
@@ -166,6 +172,12 @@ func Resolve(fsys FS, p string, view View) (Resolved, error) {
 	for len(todo) > 0 {
 		name := todo[0]
 		todo = todo[1:]
+		if last != nil && !last.IsDir() {
+			// Only a folder has ".", ".." or entries: f.txt/.. and f.txt/
+			// fail as the kernel fails them.
+			rest := filepath.Join(append([]string{cur, name}, todo...)...)
+			return Resolved{Path: rest, Disk: mapOf(rest), Via: via}, &StopError{At: cur, Err: syscall.ENOTDIR}
+		}
 		switch name {
 		case ".", "":
 			continue
@@ -215,12 +227,16 @@ func Resolve(fsys FS, p string, view View) (Resolved, error) {
 
 // ResolvePath is Resolve on the machine's files with no view, for paths
 // that are not a model's (a profile's folders, the sandbox's rules): p
-// made absolute and clean, its symlinks resolved; a path that cannot be
-// resolved is returned clean.
+// made absolute, its symlinks and ".." resolved; a path that cannot be
+// resolved (a loop) is returned as given, made absolute.
 func ResolvePath(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
+	abs := p
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return filepath.Clean(p)
+		}
+		abs = wd + string(filepath.Separator) + p
 	}
 	r, err := Resolve(OS, abs, nil)
 	var stop *StopError
@@ -237,7 +253,7 @@ func Existing(p string) (string, bool) {
 	if !filepath.IsAbs(p) {
 		return "", false
 	}
-	r, err := Resolve(OS, filepath.Clean(p), nil)
+	r, err := Resolve(OS, p, nil)
 	if err != nil || !r.Exists {
 		return "", false
 	}

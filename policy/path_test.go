@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/yagent/yagent/policy/policytest"
@@ -61,13 +62,13 @@ func TestResolve(t *testing.T) {
 		{in: "ws/abs", want: "out/f", exists: true},
 		{in: "ws/up", want: "out/f", exists: true},
 		{in: "ws/dotdot", want: "out/f", exists: true},
-		{in: "ws/todeep/../f", want: "ws/f", exists: true}, // cleaned as given, before the walk
+		{in: "ws/todeep/../f", want: "out/f", exists: true}, // ".." after the link it follows
 		{in: "ws/dangling", want: "out/new"},
 		{in: "ws/new/x", want: "ws/new/x"},
 		{in: "ws/d", want: "ws/d", exists: true},
 		{in: "ws/a", err: ErrLoop},
 	} {
-		r, err := Resolve(OS, filepath.Clean(filepath.Join(root, tc.in)), nil)
+		r, err := Resolve(OS, root+"/"+tc.in, nil)
 		if tc.err != nil {
 			if !errors.Is(err, tc.err) {
 				t.Errorf("Resolve(%s): err %v, want %v", tc.in, err, tc.err)
@@ -137,7 +138,7 @@ func TestAbs(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"x", "/ws/x"}, {"~", "/home/u"}, {"~/a", "/home/u/a"}, {"~bob/a", "/ws/~bob/a"},
-		{"../ws2/x", "/ws2/x"}, {"/a/../b", "/b"}, {"a b/c", "/ws/a b/c"},
+		{"../ws2/x", "/ws/../ws2/x"}, {"/a/../b", "/a/../b"}, {"a b/c", "/ws/a b/c"},
 	} {
 		if got, err := Abs("/ws", "/home/u", tc.in); err != nil || got != tc.want {
 			t.Errorf("Abs(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
@@ -209,5 +210,72 @@ func TestPathCorpus(t *testing.T) {
 	}
 	if n < 40 {
 		t.Errorf("the corpus has %d paths that resolve; want at least 40", n)
+	}
+}
+
+// TestKernelCorpus: on the tree and the paths the former copies of the
+// resolver disagreed on (testdata/disagree, recorded before they became
+// Resolve), Resolve's answer is the kernel's: where open(2) finds the
+// path, or creates it (dangling links); ELOOP and ENOTDIR where it fails
+// so. Paths Plain refuses (file:// URLs, NUL) and "~" forms, which only
+// the tools expand, are left out.
+func TestKernelCorpus(t *testing.T) {
+	t.Parallel()
+	fixture, err := os.ReadFile("testdata/disagree/resolve_fixture.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile("testdata/disagree/resolve.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := policytest.Build(t, string(fixture))
+	ws := filepath.Join(root, "ws")
+	checked := 0
+	for line := range strings.Lines(string(table)) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		col := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		in := strings.ReplaceAll(strings.ReplaceAll(col[0], `\x00`, "\x00"), "$T", root)
+		kernel, create := strings.ReplaceAll(col[9], "$T", root), strings.ReplaceAll(col[10], "$T", root)
+		if in == `""` || kernel == "-" || Plain(in) != nil {
+			continue
+		}
+		abs, err := Abs(ws, filepath.Join(root, "home"), in)
+		if err != nil {
+			t.Errorf("Abs(%q): %v", in, err)
+			continue
+		}
+		r, err := Resolve(OS, abs, nil)
+		var stop *StopError
+		checked++
+		switch {
+		case kernel == "ERR:ELOOP":
+			if !errors.Is(err, ErrLoop) {
+				t.Errorf("Resolve(%q) = %s, %v; the kernel says ELOOP", in, r.Path, err)
+			}
+		case kernel == "ERR:ENOTDIR":
+			if !errors.As(err, &stop) || !errors.Is(err, syscall.ENOTDIR) {
+				t.Errorf("Resolve(%q) = %s, %v; the kernel says ENOTDIR", in, r.Path, err)
+			}
+		case filepath.IsAbs(kernel):
+			if err != nil || r.Path != kernel || !r.Exists {
+				t.Errorf("Resolve(%q) = %s exists %v, %v; the kernel opens %s", in, r.Path, r.Exists, err, kernel)
+			}
+		case kernel == "ERR:ENOENT" && filepath.IsAbs(create):
+			if err != nil || r.Path != create || r.Exists {
+				t.Errorf("Resolve(%q) = %s exists %v, %v; the kernel creates %s", in, r.Path, r.Exists, err, create)
+			}
+		case kernel == "ERR:ENOENT":
+			if err != nil || r.Exists {
+				t.Errorf("Resolve(%q) = %s exists %v, %v; the kernel finds nothing there", in, r.Path, r.Exists, err)
+			}
+		default:
+			checked--
+		}
+	}
+	if checked < 40 {
+		t.Errorf("checked %d paths against the kernel; want at least 40", checked)
 	}
 }

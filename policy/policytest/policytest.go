@@ -22,11 +22,19 @@ var (
 // the home folder $T/home.
 func Tree(t testing.TB) string {
 	t.Helper()
+	return Build(t, treeText)
+}
+
+// Build makes the tree text describes, in the format of
+// testdata/tree.txt, in a temporary folder and returns the folder, its
+// symlinks resolved.
+func Build(t testing.TB, text string) string {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for line := range strings.Lines(treeText) {
+	for line := range strings.Lines(text) {
 		line = strings.TrimRight(line, "\n")
 		f := strings.Split(line, "\t")
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -41,7 +49,7 @@ func Tree(t testing.TB) string {
 		case f[0] == "link" && len(f) == 3:
 			err = os.Symlink(strings.ReplaceAll(f[2], "$T", root), p)
 		default:
-			t.Fatalf("testdata/tree.txt: %q is not dir P, file P or link P TARGET", line)
+			t.Fatalf("tree: %q is not dir P, file P or link P TARGET", line)
 		}
 		if err != nil {
 			t.Fatal(err)
