@@ -1,7 +1,11 @@
 package guard
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/yagent/yagent/sdk"
 )
@@ -31,4 +35,52 @@ func BenchmarkWorkspaceGuard_Check(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkWorkspaceGuard_Programs measures matching a command's program
+// against the exec rules' programs by file: a copy of a denied program
+// (same size, same bytes), a program of another size, and the exec
+// supervisor's question about a copy. The copy is made once, and left to
+// age past the racy window before the runs, as a file the workspace held
+// for a while.
+func BenchmarkWorkspaceGuard_Programs(b *testing.B) {
+	pe, err := exec.LookPath("printenv")
+	if err != nil {
+		b.Skip("no printenv on PATH")
+	}
+	f := programsFixture(b, pe)
+	g := f.guard(func(o *Options) {
+		o.Policy.Exec = ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "git"}, {Action: ExecDeny, Program: "printenv"}}}
+	})
+	copied := filepath.Join(f.ws, "pecopy")
+	for _, bc := range []struct {
+		name string
+		run  func()
+	}{
+		{"check copy", func() { check(g, execTool, cmdArgs("./pecopy X")) }},
+		{"check other", func() { check(g, execTool, cmdArgs("./sub/a.go X")) }},
+		{"judge exec copy", func() { g.JudgeExec(copied, []string{"pecopy", "X"}, nil, false) }},
+		{"judge exec other", func() { g.JudgeExec("/usr/bin/true", []string{"true"}, nil, false) }},
+		{"exec programs", func() { g.ExecPrograms() }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				bc.run()
+			}
+		})
+	}
+}
+
+// programsFixture is a fixture whose workspace holds a copy of pe, aged.
+func programsFixture(b *testing.B, pe string) fixture {
+	f := newFixture(b)
+	data, err := os.ReadFile(pe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.ws, "pecopy"), data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	return f
 }

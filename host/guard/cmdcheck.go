@@ -71,16 +71,17 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool, t
 			v.denied = append(v.denied, msg)
 		}
 	}
-	files := filesOf(g.rules)
+	files := g.ruleMatcher()
 	// A copy, link or move of a rule's program runs it under another
 	// name, with arguments the guard will not see.
 	for _, src := range s.copied {
-		f, ok := statFile(src)
+		f, ok := policy.StatExecFile(src)
 		if !ok {
 			continue
 		}
+		is := files.Match(nil, []policy.ExecFile{f})
 		for _, r := range g.rules {
-			if r.Action != ExecAllow && sameFile([]progFile{f}, files[r.Program]) {
+			if r.Action != ExecAllow && slices.Contains(is, path.Base(r.Program)) {
 				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}, copied: src})
 			}
 		}

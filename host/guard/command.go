@@ -12,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -78,8 +79,8 @@ type call struct {
 	// target, a shebang's interpreter).
 	names []string
 	// files are the files the program may be (stat'ed, symlinks
-	// followed), to match a rule's program by device and inode.
-	files []progFile
+	// followed), to match a rule's program by device and inode or content.
+	files []policy.ExecFile
 	// args are the arguments after the program.
 	args []arg
 	// stdinFed says the command's standard input is a pipe, a file or a

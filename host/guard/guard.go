@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
@@ -59,7 +58,7 @@ type WorkspaceGuard struct {
 	// sandbox is the profile whose sandbox settings Sandbox reads; nil
 	// when there is no profile.
 	sandbox *Policy
-	hashes  *hashCache
+	hashes  *policy.ProgramHashes
 	progs   *progCache
 	// execWatch: see Options.ExecWatch.
 	execWatch bool
@@ -84,7 +83,7 @@ func New(opts Options) *WorkspaceGuard {
 		g.rules = slices.Clone(p.Exec.Rules)
 		g.sandbox = p
 	}
-	g.hashes, g.progs = &hashCache{file: opts.HashFile, now: time.Now}, &progCache{}
+	g.hashes, g.progs = policy.NewProgramHashes(opts.HashFile, nil), &progCache{}
 	g.execWatch = opts.ExecWatch
 	g.homes = []string{filepath.Clean(home)}
 	if r, err := filepath.EvalSymlinks(home); err == nil && r != g.homes[0] {

@@ -15,6 +15,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -48,25 +49,10 @@ func joinRaw(dir, name string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + name
 }
 
-// progFile is a file a program may be: its path and what stat said.
-type progFile struct {
-	path string
-	fi   os.FileInfo
-}
-
-// statFile returns the regular file p as a progFile.
-func statFile(p string) (progFile, bool) {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() {
-		return progFile{}, false
-	}
-	return progFile{path: p, fi: fi}, true
-}
-
 // programFiles returns the files a rule's program name resolves to: every
 // executable of that name in the host's PATH and the system folders.
-func programFiles(name string) []progFile {
-	var out []progFile
+func programFiles(name string) []policy.ExecFile {
+	var out []policy.ExecFile
 	dirs := slices.Concat(filepath.SplitList(hostPath()), ruleDirs)
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -74,40 +60,11 @@ func programFiles(name string) []progFile {
 			continue
 		}
 		seen[d] = true
-		if f, ok := statFile(filepath.Join(d, name)); ok {
+		if f, ok := policy.StatExecFile(filepath.Join(d, name)); ok {
 			out = append(out, f)
 		}
 	}
 	return out
-}
-
-// maxCompareBytes bounds the programs compared byte for byte.
-const maxCompareBytes = 256 << 20
-
-// sameFile reports whether any of a is any of b: the same device and
-// inode (a path, a symlink, a hard link), or the same bytes (a copy made
-// by any means, in an earlier call too).
-func sameFile(a, b []progFile) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if os.SameFile(x.fi, y.fi) || sameBytes(x, y) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func sameBytes(x, y progFile) bool {
-	if x.fi.Size() != y.fi.Size() || x.fi.Size() == 0 || x.fi.Size() > maxCompareBytes {
-		return false
-	}
-	bx, err := readRegular(x.path, maxCompareBytes)
-	if err != nil {
-		return false
-	}
-	by, err := readRegular(y.path, maxCompareBytes)
-	return err == nil && bytes.Equal(bx, by)
 }
 
 // candidates returns where name may be on the disk: itself when absolute,
@@ -130,7 +87,7 @@ func (a *analyzer) candidates(name string) []string {
 func (a *analyzer) identify(c *call, word string, depth int) {
 	if strings.Contains(word, "/") {
 		for _, p := range a.candidates(word) {
-			f, ok := statFile(p)
+			f, ok := policy.StatExecFile(p)
 			if !ok {
 				continue
 			}
@@ -142,7 +99,7 @@ func (a *analyzer) identify(c *call, word string, depth int) {
 	if h, ok := a.hashed[word]; ok {
 		c.names = append(c.names, path.Base(h))
 		for _, p := range a.candidates(h) {
-			if f, ok := statFile(p); ok {
+			if f, ok := policy.StatExecFile(p); ok {
 				c.files = append(c.files, f)
 			}
 		}
@@ -157,8 +114,8 @@ func (a *analyzer) identify(c *call, word string, depth int) {
 			dirs = a.candidates(d)
 		}
 		for _, dir := range dirs {
-			f, ok := statFile(joinRaw(dir, word))
-			if ok && f.fi.Mode()&0o111 != 0 {
+			f, ok := policy.StatExecFile(joinRaw(dir, word))
+			if ok && f.Info.Mode()&0o111 != 0 {
 				c.files = append(c.files, f)
 				return
 			}
@@ -187,7 +144,7 @@ func (a *analyzer) shebang(c *call, p string, depth int) {
 	}
 	interp := fields[0]
 	c.names = append(c.names, path.Base(interp))
-	if f, ok := statFile(interp); ok {
+	if f, ok := policy.StatExecFile(interp); ok {
 		c.files = append(c.files, f)
 	}
 	if path.Base(interp) == "env" {

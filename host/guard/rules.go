@@ -5,30 +5,14 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // ruleVerdict is what the exec rules say about one simple command.
 type ruleVerdict struct {
 	action string // ExecAllow (also: no rule), ExecAsk or ExecDeny
 	rule   ExecRule
-}
-
-// ruleFiles maps a rule's program to the files it names (see programFiles).
-type ruleFiles map[string][]progFile
-
-// filesOf returns the files of every ask and deny rule's program: a call
-// is matched against them by device and inode, whatever name it uses.
-func filesOf(rules []ExecRule) ruleFiles {
-	out := ruleFiles{}
-	for _, r := range rules {
-		if r.Action == ExecAllow {
-			continue
-		}
-		if _, ok := out[r.Program]; !ok {
-			out[r.Program] = programFiles(path.Base(r.Program))
-		}
-	}
-	return out
 }
 
 // matchRules applies the profile's exec rules to c: a deny rule that
@@ -41,8 +25,10 @@ func filesOf(rules []ExecRule) ruleFiles {
 //
 // Among rules that decide alike, one naming the program the command calls
 // is preferred to one matched only by the file it runs, so the message
-// speaks of the program the model wrote.
-func matchRules(rules []ExecRule, c call, files ruleFiles, later bool) ruleVerdict {
+// speaks of the program the model wrote. m knows the ask and deny rules'
+// programs by their files.
+func matchRules(rules []ExecRule, c call, m *policy.ProgramMatcher, later bool) ruleVerdict {
+	files := m.Match(nil, c.files)
 	best := ruleVerdict{action: ExecAllow}
 	bestLen := -1
 	var deny *ExecRule
@@ -78,12 +64,12 @@ func byName(r ExecRule, c call) bool {
 
 // progMatches reports whether c runs r's program: by name, or for an ask
 // or deny rule by the file it runs (a path, a symlink, a hard link, a
-// copy hash -p bound).
-func progMatches(r ExecRule, c call, files ruleFiles) bool {
+// copy hash -p bound), files being the rule programs c's files are.
+func progMatches(r ExecRule, c call, files []string) bool {
 	if byName(r, c) {
 		return true
 	}
-	return r.Action != ExecAllow && sameFile(c.files, files[r.Program])
+	return r.Action != ExecAllow && slices.Contains(files, path.Base(r.Program))
 }
 
 // argsMatch reports whether c's arguments hold what r names: r's options

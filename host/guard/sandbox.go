@@ -1,22 +1,14 @@
 package guard
 
 import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/internal/atomicfile"
 	"github.com/yagent/yagent/internal/filestat"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
@@ -38,31 +30,59 @@ func (g *WorkspaceGuard) ReadRoots(sess *session.Session) []string {
 
 // ExecPrograms returns the programs of the profile's ask and deny exec
 // rules with the files each is on this machine, hashed. A file's hash is
-// kept while its path, size, mtime and ctime stay the same, so a rule's
-// program is hashed once, not per call; the whole list is kept while the
-// folders searched and the files found are unchanged, so a call pays a
-// stat per folder and per file, not one per folder and rule.
+// kept while its device, inode, size, mtime and ctime stay the same, so a
+// rule's program is hashed once, not per call; the whole list is kept
+// while the folders searched and the files found are unchanged, so a call
+// pays a stat per folder and per file, not one per folder and rule. A
+// file that cannot be hashed is listed without its sum: it is still the
+// program by its device and inode.
 func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
-	list, _ := g.rulePrograms()
-	return list
+	g.progs.mu.Lock()
+	defer g.progs.mu.Unlock()
+	g.refreshPrograms()
+	if !g.progs.listed {
+		var list []sdk.ExecProgram
+		for _, r := range g.progs.found {
+			p := sdk.ExecProgram{Name: r.name, Interactive: onlyInteractive(g.rules, r.name)}
+			for _, f := range r.files {
+				sum, _ := g.hashes.Sum(f)
+				p.Files = append(p.Files, sdk.ProgramFile{Path: f.Path, Size: f.Info.Size(), SHA256: sum})
+			}
+			list = append(list, p)
+		}
+		g.progs.list, g.progs.listed = list, true
+		g.hashes.Save()
+	}
+	return cloneProgs(g.progs.list)
 }
 
-// rulePrograms returns ExecPrograms' list and the rules' files for
-// matchRules, kept while nothing they were found from changed.
-func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
+// ruleMatcher returns the matcher of the ask and deny rules' programs by
+// their files, kept while nothing they were found from changed; nil (which
+// matches nothing) when no rule asks or denies.
+func (g *WorkspaceGuard) ruleMatcher() *policy.ProgramMatcher {
+	if !slices.ContainsFunc(g.rules, func(r ExecRule) bool { return r.Action != ExecAllow }) {
+		return nil
+	}
+	g.progs.mu.Lock()
+	defer g.progs.mu.Unlock()
+	g.refreshPrograms()
+	return g.progs.match
+}
+
+// refreshPrograms finds the rules' programs' files again unless nothing
+// they were found from changed. g.progs.mu is held.
+func (g *WorkspaceGuard) refreshPrograms() {
 	dirs := searchDirs()
 	stamps := make([]stamp, len(dirs))
 	for i, d := range dirs {
 		stamps[i] = stampOf(d)
 	}
-	g.progs.mu.Lock()
-	defer g.progs.mu.Unlock()
 	if g.progs.valid(stamps) {
-		return cloneProgs(g.progs.list), g.progs.rf
+		return
 	}
-	var out []sdk.ExecProgram
+	var found []ruleProgram
+	var rules []policy.RuleProgram
 	var files []stamp
-	rf := ruleFiles{}
 	seen := map[string]bool{}
 	for _, r := range g.rules {
 		name := path.Base(r.Program)
@@ -70,21 +90,17 @@ func (g *WorkspaceGuard) rulePrograms() ([]sdk.ExecProgram, ruleFiles) {
 			continue
 		}
 		seen[name] = true
-		p := sdk.ExecProgram{Name: name, Interactive: onlyInteractive(g.rules, name)}
-		found := programFiles(name)
-		rf[r.Program] = found // a rule's program is a base name, as filesOf keys it
-		for _, f := range found {
-			files = append(files, stampOf(f.path))
-			if sum, ok := g.hashes.sum(f); ok {
-				p.Files = append(p.Files, sdk.ProgramFile{Path: f.path, Size: f.fi.Size(), SHA256: sum})
-			}
+		rp := ruleProgram{name: name, files: programFiles(name)}
+		p := policy.RuleProgram{Name: name}
+		for _, f := range rp.files {
+			files = append(files, stampOf(f.Path))
+			p.Files = append(p.Files, policy.RuleFile{Path: f.Path, Size: f.Info.Size()})
 		}
-		out = append(out, p)
+		found, rules = append(found, rp), append(rules, p)
 	}
-	g.progs.dirs, g.progs.files, g.progs.list, g.progs.rf, g.progs.built = stamps, files, out, rf, true
+	g.progs.dirs, g.progs.files, g.progs.found, g.progs.built = stamps, files, found, true
+	g.progs.match, g.progs.list, g.progs.listed = policy.NewProgramMatcher(rules, g.hashes), nil, false
 	g.progs.builds++
-	g.hashes.save()
-	return cloneProgs(out), rf
 }
 
 // onlyInteractive reports whether every ask and deny rule on the program
@@ -98,14 +114,24 @@ func onlyInteractive(rules []ExecRule, name string) bool {
 	return true
 }
 
-// progCache is the last ExecPrograms list and what it was built from.
+// progCache is the rules' programs as last found, and what they were
+// found from.
 type progCache struct {
 	mu          sync.Mutex
 	built       bool
 	dirs, files []stamp
-	list        []sdk.ExecProgram
-	rf          ruleFiles // never changed once built
-	builds      int       // for tests
+	found       []ruleProgram
+	match       *policy.ProgramMatcher // never changed once built
+	list        []sdk.ExecProgram      // ExecPrograms' list, once listed
+	listed      bool
+	builds      int // for tests
+}
+
+// ruleProgram is an ask or deny rule's program and the files its name
+// resolves to.
+type ruleProgram struct {
+	name  string
+	files []policy.ExecFile
 }
 
 // valid says the folders searched are as they were (a file added, removed
@@ -260,12 +286,11 @@ func (g *WorkspaceGuard) judgeExec(program string, argv, interpreters []string, 
 	}
 	for _, f := range append([]string{program}, interpreters...) {
 		addName(f)
-		if pf, ok := statFile(f); ok {
+		if pf, ok := policy.StatExecFile(f); ok {
 			c.files = append(c.files, pf)
 		}
 	}
-	_, rf := g.rulePrograms()
-	return matchRules(g.rules, c, rf, false)
+	return matchRules(g.rules, c, g.ruleMatcher(), false)
 }
 
 // JudgeExecIn is JudgeExec for an exec made in folder dir, with the
@@ -293,170 +318,6 @@ func (g *WorkspaceGuard) readOnlyExec(program string, argv []string, dir string,
 		return false
 	}
 	return name != "git" || filepath.IsAbs(dir) && gitRunsProgram(dir, g.home) == ""
-}
-
-// hashCache keeps the SHA-256 of rule programs' files by path, size,
-// mtime and ctime. Safe for concurrent use. With a file it keeps them
-// across starts too (node's binary alone is 99 MB: a start would hash it
-// again otherwise): loaded on first use, saved when a build hashed
-// something, with the sums of the files this process looked up alone.
-type hashCache struct {
-	mu   sync.Mutex
-	sums map[hashKey]string
-	// hashed counts the files read, for tests.
-	hashed int
-
-	file   string // "" = in memory only
-	loaded bool
-	used   map[hashKey]bool // looked up or hashed by this process
-	dirty  bool
-	now    func() time.Time
-}
-
-// hashKey names a file's content: by device and inode where the system
-// says them (so /bin/x and /usr/bin/x through a /bin symlink are hashed
-// once), else by path.
-type hashKey struct {
-	path         string
-	dev, ino     uint64
-	size         int64
-	mtime, ctime int64
-}
-
-// racyWindow is how recently a file may have changed and still have its
-// sum kept in the file: within it, a second change in the same clock tick
-// could leave the ctime as it was.
-const racyWindow = 2 * time.Second
-
-func (h *hashCache) sum(f progFile) (string, bool) {
-	k := hashKey{path: f.path, size: f.fi.Size(), mtime: f.fi.ModTime().UnixNano(), ctime: filestat.Ctime(f.fi)}
-	if dev, ino, ok := filestat.Inode(f.fi); ok {
-		k.path, k.dev, k.ino = "", dev, ino
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.load()
-	if s, ok := h.sums[k]; ok {
-		h.use(k)
-		return s, true
-	}
-	s, err := hashFile(f.path)
-	if err != nil {
-		return "", false
-	}
-	if h.sums == nil {
-		h.sums = map[hashKey]string{}
-	}
-	for old := range h.sums {
-		if old.path == k.path && old.dev == k.dev && old.ino == k.ino {
-			delete(h.sums, old) // the file changed: its old sum is stale
-		}
-	}
-	h.sums[k] = s
-	h.hashed++
-	if k.persistable(h.now()) {
-		h.use(k)
-		h.dirty = true
-	}
-	return s, true
-}
-
-// persistable says whether k can key a sum kept across starts: a file
-// whose identity is complete and that has not changed just now.
-func (k hashKey) persistable(now time.Time) bool {
-	return k.ino != 0 && k.ctime != 0 && now.Sub(time.Unix(0, k.ctime)) > racyWindow
-}
-
-func (h *hashCache) use(k hashKey) {
-	if h.used == nil {
-		h.used = map[hashKey]bool{}
-	}
-	h.used[k] = true
-}
-
-// savedSums is the file of a hashCache.
-type savedSums struct {
-	Format int        `json:"format"`
-	Files  []savedSum `json:"files"`
-}
-
-type savedSum struct {
-	Dev     uint64 `json:"dev"`
-	Inode   uint64 `json:"inode"`
-	Size    int64  `json:"size"`
-	MtimeNS int64  `json:"mtime_ns"`
-	CtimeNS int64  `json:"ctime_ns"`
-	SHA256  string `json:"sha256"`
-}
-
-const savedSumsFormat = 1
-
-// load reads the file once; a file that is missing, unreadable or of
-// another format counts as empty.
-func (h *hashCache) load() {
-	if h.loaded || h.file == "" {
-		return
-	}
-	h.loaded = true
-	b, err := os.ReadFile(h.file)
-	if err != nil {
-		return
-	}
-	var saved savedSums
-	if json.Unmarshal(b, &saved) != nil || saved.Format != savedSumsFormat {
-		return
-	}
-	if h.sums == nil {
-		h.sums = map[hashKey]string{}
-	}
-	for _, e := range saved.Files {
-		k := hashKey{dev: e.Dev, ino: e.Inode, size: e.Size, mtime: e.MtimeNS, ctime: e.CtimeNS}
-		if k.ino != 0 && k.ctime != 0 && validSum(e.SHA256) {
-			h.sums[k] = e.SHA256
-		}
-	}
-}
-
-func validSum(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil
-}
-
-// save writes the sums this process used, if it hashed anything since
-// the last save; a cache that cannot be written is left as it is.
-func (h *hashCache) save() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.dirty || h.file == "" {
-		return
-	}
-	h.dirty = false
-	saved := savedSums{Format: savedSumsFormat}
-	for k := range h.used {
-		if s, ok := h.sums[k]; ok {
-			saved.Files = append(saved.Files, savedSum{Dev: k.dev, Inode: k.ino, Size: k.size, MtimeNS: k.mtime, CtimeNS: k.ctime, SHA256: s})
-		}
-	}
-	slices.SortFunc(saved.Files, func(a, b savedSum) int { return cmp.Or(cmp.Compare(a.Dev, b.Dev), cmp.Compare(a.Inode, b.Inode)) })
-	if b, err := json.MarshalIndent(saved, "", "  "); err == nil {
-		_ = atomicfile.WriteFile(h.file, b, 0o600)
-	}
-}
-
-func hashFile(p string) (string, error) {
-	fh, err := os.Open(p)
-	if err != nil {
-		return "", fmt.Errorf("hash %s: %w", p, err)
-	}
-	defer fh.Close()
-	hs := sha256.New()
-	if _, err := io.Copy(hs, fh); err != nil {
-		return "", fmt.Errorf("hash %s: %w", p, err)
-	}
-	return hex.EncodeToString(hs.Sum(nil)), nil
 }
 
 // takesCommand reports whether spec has a parameter of RoleCommand.

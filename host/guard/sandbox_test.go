@@ -120,11 +120,11 @@ func TestExecPrograms_HashedOnce(t *testing.T) {
 	if i < 0 || progs[0].Files[i].Size != fi.Size() || len(progs[0].Files[i].SHA256) != 64 {
 		t.Fatalf("files %+v, want /usr/bin/printenv with its size and a sha256", progs[0].Files)
 	}
-	n := g.hashes.hashed
+	n := g.hashes.Hashed()
 	g.progs.built = false // as when a folder changed: the list is rebuilt, the sums kept
 	g.ExecPrograms()
-	if g.hashes.hashed != n {
-		t.Errorf("a second ExecPrograms hashed %d more files, want none", g.hashes.hashed-n)
+	if g.hashes.Hashed() != n {
+		t.Errorf("a second ExecPrograms hashed %d more files, want none", g.hashes.Hashed()-n)
 	}
 }
 
@@ -324,7 +324,7 @@ func hashGuard(t *testing.T, file, program string) *WorkspaceGuard {
 	t.Helper()
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), HashFile: file,
 		Policy: &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: program}}}}})
-	g.hashes.now = func() time.Time { return time.Now().Add(time.Hour) }
+	g.hashes = policy.NewProgramHashes(file, func() time.Time { return time.Now().Add(time.Hour) })
 	return g
 }
 
@@ -360,15 +360,15 @@ func TestExecPrograms_SumsKeptAcrossStarts(t *testing.T) {
 	prog, file := ruleProg(t)
 	first := hashGuard(t, file, "yagent-test-rule-prog")
 	want := sumOf(t, first.ExecPrograms(), prog)
-	if first.hashes.hashed == 0 {
+	if first.hashes.Hashed() == 0 {
 		t.Fatal("the first start hashed nothing")
 	}
 	second := hashGuard(t, file, "yagent-test-rule-prog")
 	if got := sumOf(t, second.ExecPrograms(), prog); got != want {
 		t.Errorf("second start: sum %s, want %s", got, want)
 	}
-	if second.hashes.hashed != 0 {
-		t.Errorf("second start hashed %d files, want none", second.hashes.hashed)
+	if second.hashes.Hashed() != 0 {
+		t.Errorf("second start hashed %d files, want none", second.hashes.Hashed())
 	}
 }
 
@@ -395,14 +395,14 @@ func TestExecPrograms_ChangedFileHashedAgain(t *testing.T) {
 	}
 	g := hashGuard(t, file, "yagent-test-rule-prog")
 	after := sumOf(t, g.ExecPrograms(), prog)
-	if after == before || g.hashes.hashed != 1 {
-		t.Errorf("rewritten in place: sum %s (before %s), %d files hashed; want a new sum from one hash", after, before, g.hashes.hashed)
+	if after == before || g.hashes.Hashed() != 1 {
+		t.Errorf("rewritten in place: sum %s (before %s), %d files hashed; want a new sum from one hash", after, before, g.hashes.Hashed())
 	}
 
 	// The same file seen by a start whose clock says it changed just now.
 	fresh := filepath.Join(t.TempDir(), "exec-sums.json")
 	g = hashGuard(t, fresh, "yagent-test-rule-prog")
-	g.hashes.now = time.Now
+	g.hashes = policy.NewProgramHashes(fresh, nil)
 	g.ExecPrograms()
 	if _, err := os.Stat(fresh); err == nil {
 		b, _ := os.ReadFile(fresh)

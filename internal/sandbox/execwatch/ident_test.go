@@ -59,31 +59,3 @@ func TestMatch(t *testing.T) {
 		}
 	}
 }
-
-// TestMatchHashesOnlySameSize: a file no rule file has the size of is never
-// read, and a file's hash is computed once while it is unchanged.
-func TestMatchHashesOnlySameSize(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	m := NewMatcher([]sdk.ExecProgram{rule(t, dir, "printenv", []byte("12345678"))})
-	small := filepath.Join(dir, "small")
-	os.WriteFile(small, []byte("1234"), 0o755)
-	m.Match(Exec{Path: small})
-	if len(m.hashes) != 0 {
-		t.Errorf("a file of another size was hashed")
-	}
-	copyOf := filepath.Join(dir, "copy")
-	os.WriteFile(copyOf, []byte("12345678"), 0o755)
-	for range 3 {
-		if got := m.Match(Exec{Path: copyOf}); !slices.Equal(got, []string{"printenv"}) {
-			t.Fatalf("Match(copy) = %q", got)
-		}
-	}
-	if len(m.hashes) != 1 {
-		t.Errorf("hash cache holds %d entries, want 1", len(m.hashes))
-	}
-	os.WriteFile(copyOf, []byte("87654321"), 0o755) // same size, new content
-	if got := m.Match(Exec{Path: copyOf}); got != nil {
-		t.Errorf("Match(rewritten copy) = %q, want nil: the cache kept a stale hash", got)
-	}
-}
