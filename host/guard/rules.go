@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // ruleVerdict is what the exec rules say about one simple command.
@@ -105,7 +107,7 @@ func matchArgs(r ExecRule, c call, later, literal bool) bool {
 	strict := r.Action == ExecAllow
 	later = later && !r.Interactive
 	got := parseArgv(c.prog, r.Program, c.args)
-	if r.Interactive && (c.stdinFed || !interactive(path.Base(r.Program), c.args)) {
+	if r.Interactive && (c.stdinFed || !policy.Interactive(path.Base(r.Program), policyArgs(c.args))) {
 		return false
 	}
 	want := parseArgv(c.prog, r.Program, staticArgs(r.Args))
@@ -126,6 +128,15 @@ func matchArgs(r ExecRule, c call, later, literal bool) bool {
 		}
 	}
 	return operandsMatch(want.operands, got, strict, later || literal)
+}
+
+// policyArgs are args as the command classifier reads them.
+func policyArgs(args []arg) []policy.Arg {
+	out := make([]policy.Arg, len(args))
+	for i, w := range args {
+		out[i] = policy.Arg{Text: w.text, Static: w.static}
+	}
+	return out
 }
 
 func staticArgs(words []string) []arg {
