@@ -91,7 +91,7 @@ func matchArgs(r ExecRule, c call, later, literal bool) bool {
 	strict := r.Action == ExecAllow
 	later = later && !r.Interactive
 	got := parseArgv(c.prog, r.Program, c.args)
-	if r.Interactive && (c.stdinFed || !interactive(path.Base(r.Program), c.args)) {
+	if r.Interactive && (c.stdinFed || !policy.Interactive(path.Base(r.Program), policyArgs(c.args))) {
 		return false
 	}
 	want := parseArgv(c.prog, r.Program, staticArgs(r.Args))
@@ -112,6 +112,15 @@ func matchArgs(r ExecRule, c call, later, literal bool) bool {
 		}
 	}
 	return operandsMatch(want.operands, got, strict, later || literal)
+}
+
+// policyArgs are args as the command classifier reads them.
+func policyArgs(args []arg) []policy.Arg {
+	out := make([]policy.Arg, len(args))
+	for i, w := range args {
+		out[i] = policy.Arg{Text: w.text, Static: w.static}
+	}
+	return out
 }
 
 func staticArgs(words []string) []arg {

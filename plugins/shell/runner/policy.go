@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // The transports a command runs on.
@@ -15,18 +17,37 @@ const (
 	ModePTY  = "pty"
 )
 
-// simpleCmd is one simple command of a command line: its literal words
-// (a word that is not a plain literal is "") and whether its stdin is the
-// call's own, not a pipe or a redirection.
+// simpleCmd is one simple command of a command line: its words after
+// the wrappers (policy.StripWrappers), the program first, and whether its
+// stdin is the call's own, not a pipe or a redirection.
 type simpleCmd struct {
-	args      []string
+	args      []policy.Arg
 	ownsStdin bool
 }
 
+// words returns c's words, a word only known when the command runs as "".
+func (c simpleCmd) words() []string {
+	out := make([]string, len(c.args))
+	for i, a := range c.args {
+		if a.Static {
+			out[i] = a.Text
+		}
+	}
+	return out
+}
+
+// maxScriptDepth bounds the shell -c scripts simpleCommands reads into.
+const maxScriptDepth = 8
+
 // simpleCommands parses line as bash and returns its simple commands, with
-// wrappers such as env, nohup, time, nice and timeout stripped. ok is false
+// wrappers such as env, nohup, time, nice and timeout stripped, and those
+// of the scripts a shell runs with -c (bash -c 'python3'). ok is false
 // when the line does not parse.
 func simpleCommands(line string) (cmds []simpleCmd, ok bool) {
+	return parseCommands(line, true, 0)
+}
+
+func parseCommands(line string, ownsStdin bool, depth int) (cmds []simpleCmd, ok bool) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 	if err != nil {
 		return nil, false
@@ -52,12 +73,17 @@ func simpleCommands(line string) (cmds []simpleCmd, ok bool) {
 		}
 		switch c := s.Cmd.(type) {
 		case *syntax.CallExpr:
-			args := make([]string, len(c.Args))
+			args := make([]policy.Arg, len(c.Args))
 			for i, w := range c.Args {
-				args[i] = literal(w)
+				args[i].Text, args[i].Static = literal(w)
 			}
-			if args = stripWrappers(args); len(args) > 0 {
-				cmds = append(cmds, simpleCmd{args: args, ownsStdin: ownsStdin})
+			if args = policy.StripWrappers(args); len(args) == 0 {
+				return
+			}
+			cmds = append(cmds, simpleCmd{args: args, ownsStdin: ownsStdin})
+			if script, ok := policy.ShellScript(args[0].Text, args[1:]); ok && script.Static && args[0].Static && depth < maxScriptDepth {
+				inner, _ := parseCommands(script.Text, ownsStdin, depth+1)
+				cmds = append(cmds, inner...)
 			}
 		case *syntax.BinaryCmd:
 			visitStmt(c.X, ownsStdin)
@@ -88,13 +114,14 @@ func simpleCommands(line string) (cmds []simpleCmd, ok bool) {
 			visitStmt(c.Stmt, false)
 		}
 	}
-	visit(f.Stmts, true)
+	visit(f.Stmts, ownsStdin)
 	return cmds, true
 }
 
-// literal returns w's value when it is made of literals and quoted
-// literals only, else "".
-func literal(w *syntax.Word) string {
+// literal returns w's value and true when it is made of literals and
+// quoted literals only, else "" and false: a word only known when the
+// command runs.
+func literal(w *syntax.Word) (string, bool) {
 	var sb strings.Builder
 	for _, p := range w.Parts {
 		switch p := p.(type) {
@@ -106,140 +133,39 @@ func literal(w *syntax.Word) string {
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
-					return ""
+					return "", false
 				}
 				sb.WriteString(l.Value)
 			}
 		default:
-			return ""
+			return "", false
 		}
 	}
-	return sb.String()
-}
-
-// stripWrappers drops the programs that only run another one (env, nohup,
-// time, nice, timeout, stdbuf, command, exec, builtin) with their options.
-func stripWrappers(args []string) []string {
-	for len(args) > 0 {
-		switch path.Base(args[0]) {
-		case "env":
-			args = args[1:]
-			for len(args) > 0 && (strings.HasPrefix(args[0], "-") || strings.Contains(args[0], "=")) {
-				args = args[1:]
-			}
-		case "nohup", "command", "exec", "builtin", "time", "stdbuf", "setsid":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-				args = args[1:]
-			}
-		case "nice", "ionice":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-				if args[0] == "-n" && len(args) > 1 {
-					args = args[1:]
-				}
-				args = args[1:]
-			}
-		case "timeout":
-			args = args[1:]
-			for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-				if (args[0] == "-s" || args[0] == "-k") && len(args) > 1 {
-					args = args[1:]
-				}
-				args = args[1:]
-			}
-			if len(args) > 0 {
-				args = args[1:] // the duration
-			}
-		default:
-			return args
-		}
-	}
-	return args
-}
-
-// terminalPrograms always want a terminal: they prompt for passwords or
-// draw the screen.
-var terminalPrograms = []string{
-	"sudo", "su", "doas", "ssh", "mosh", "passwd", "telnet", "ftp", "sftp",
-	"vim", "vi", "nvim", "nano", "pico", "emacs", "less", "more", "most",
-	"top", "htop", "btop", "atop", "man", "screen", "tmux", "visudo", "vipw",
-}
-
-// replPrograms start an interactive prompt when run with no script,
-// expression or input of their own.
-var replPrograms = []string{
-	"python", "python2", "python3", "ipython", "node", "deno", "bun", "irb",
-	"pry", "ghci", "lua", "luajit", "R", "julia", "erl", "iex", "scala",
-	"clojure", "clj", "racket", "guile", "ocaml", "utop", "php", "bash",
-	"sh", "zsh", "fish", "dash", "ksh", "sqlite3", "psql", "mysql", "mongosh",
-	"redis-cli", "gdb", "lldb",
-}
-
-// notInteractiveFlags give a REPL program something to run instead of a
-// prompt.
-var notInteractiveFlags = []string{
-	"-c", "-e", "-m", "-p", "-f", "-x", "--eval", "--print", "--command",
-	"--execute", "--file", "--version", "-V", "-v", "-h", "--help", "--check",
-	"-batch", "--batch", "--script", "-r", "run", "exec",
+	return sb.String(), true
 }
 
 // NeedsTerminal reports whether mode auto runs line under a PTY: a program
-// that prompts for a password or draws the screen, or a REPL started bare
-// with the call's stdin. What a script will ask at run time (`read -p`)
-// cannot be known from the line: such commands run on pipes unless the
-// caller asks for mode pty.
+// that prompts for a password or draws the screen (policy.WantsTerminal),
+// or a REPL started with the call's stdin (policy.Interactive, the
+// guard's own test for an interactive ask rule). What a script will ask
+// at run time (`read -p`) cannot be known from the line: such commands
+// run on pipes unless the caller asks for mode pty.
 func NeedsTerminal(line string) bool {
 	cmds, ok := simpleCommands(line)
 	if !ok {
 		return false
 	}
 	for _, c := range cmds {
-		prog := path.Base(c.args[0])
-		args := c.args[1:]
+		if !c.args[0].Static {
+			continue
+		}
+		prog := path.Base(c.args[0].Text)
 		switch {
-		case prog == "emacs" && slices.ContainsFunc(args, func(a string) bool { return a == "--batch" || a == "-batch" || a == "--script" }):
-		case prog == "git" && gitInteractive(args):
+		case policy.WantsTerminal(prog, c.words()[1:]):
 			return true
-		case slices.Contains(terminalPrograms, prog):
-			return true
-		case c.ownsStdin && slices.Contains(replPrograms, prog) && bareREPL(prog, args):
+		case c.ownsStdin && policy.Interpreter(prog) && policy.Interactive(prog, c.args[1:]):
 			return true
 		}
-	}
-	return false
-}
-
-func bareREPL(prog string, args []string) bool {
-	operands := 0
-	for _, a := range args {
-		if slices.Contains(notInteractiveFlags, a) {
-			return false
-		}
-		if a == "" || !strings.HasPrefix(a, "-") {
-			operands++
-		}
-	}
-	switch prog {
-	case "sqlite3":
-		return operands <= 1 // a database, no SQL
-	case "psql", "mysql", "redis-cli", "mongosh":
-		return operands <= 1
-	case "deno", "bun":
-		return operands == 0 || operands == 1 && slices.Contains(args, "repl")
-	case "php":
-		return slices.Contains(args, "-a")
-	}
-	return operands == 0
-}
-
-func gitInteractive(args []string) bool {
-	sub := firstOperand(args)
-	switch sub {
-	case "add", "checkout", "reset", "restore", "stash":
-		return slices.ContainsFunc(args, func(a string) bool { return a == "-p" || a == "--patch" || a == "-i" || a == "--interactive" })
-	case "rebase":
-		return slices.ContainsFunc(args, func(a string) bool { return a == "-i" || a == "--interactive" })
 	}
 	return false
 }
@@ -285,7 +211,7 @@ func LooksLikeServer(line string) bool {
 		return false
 	}
 	for _, c := range cmds {
-		if serverCommand(c.args) {
+		if serverCommand(c.words()) {
 			return true
 		}
 	}

@@ -1,6 +1,15 @@
 package runner
 
-import "testing"
+import (
+	"bufio"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/yagent/yagent/policy"
+)
 
 func TestNeedsTerminal(t *testing.T) {
 	t.Parallel()
@@ -15,11 +24,21 @@ func TestNeedsTerminal(t *testing.T) {
 		{"top", true},
 		{"python3", true},
 		{"python3 -i", true},
+		{"python3 -i x.py", true},
+		{"python3 \"$script\"", true},
+		{"bash -lc 'python3 -i'", true},
+		{"uv run python3", true},
+		{"stdbuf -o L python3", true},
+		{"git -C sub rebase -i main", true},
 		{"node", true},
 		{"FOO=1 env BAR=2 python3", true},
 		{"sqlite3 app.db", true},
 		{"git rebase -i HEAD~3", true},
 		{"python3 script.py", false},
+		{"node -i x.js", false},
+		{"command -v python3", false},
+		{"redis-cli PING", false},
+		{"echo hi | bash -c python3", false},
 		{"python3 -c 'print(1)'", false},
 		{"python3 -m pytest", false},
 		{"echo 'print(1)' | python3", false},
@@ -45,6 +64,45 @@ func TestNeedsTerminal(t *testing.T) {
 	}
 }
 
+// TestNeedsTerminal_Corpus: the command classifier's corpus (see its
+// header): mode auto picks a PTY on a line's P, and a program of the line
+// wants a terminal whatever its stdin on its T.
+func TestNeedsTerminal_Corpus(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open(filepath.Join("..", "..", "..", "policy", "testdata", "commands.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	cases := 0
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Text()
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		if len(l) < 9 {
+			t.Fatalf("commands.txt:%d: want \"R P T F  command\", got %q", n, l)
+		}
+		cases++
+		line, pty, term := strings.TrimSpace(l[8:]), l[2] == 'P', l[4] == 'T'
+		if got := NeedsTerminal(line); got != pty {
+			t.Errorf("commands.txt:%d: NeedsTerminal(%q) = %v, want %v", n, line, got, pty)
+		}
+		cmds, _ := simpleCommands(line)
+		got := false
+		for _, c := range cmds {
+			got = got || c.args[0].Static && policy.WantsTerminal(path.Base(c.args[0].Text), c.words()[1:])
+		}
+		if got != term {
+			t.Errorf("commands.txt:%d: a program of %q wants a terminal = %v, want %v", n, line, got, term)
+		}
+	}
+	if err := sc.Err(); err != nil || cases < 60 {
+		t.Fatalf("read %d lines of the corpus (%v), want at least 60", cases, err)
+	}
+}
+
 func TestLooksLikeServer(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -65,6 +123,8 @@ func TestLooksLikeServer(t *testing.T) {
 		{"cd web && npm run dev", true},
 		{"nohup uvicorn app:app", true},
 		{"tsc --watch", true},
+		{"bash -lc 'npm run dev'", true},
+		{"uv run uvicorn app:app", true},
 		{"jest --watch", true},
 		{"docker compose up", true},
 		{"docker compose up -d", false},
@@ -76,6 +136,10 @@ func TestLooksLikeServer(t *testing.T) {
 		{"npm test", false},
 		{"tail -n 20 app.log", false},
 		{"python3 script.py", false},
+		{"node -i x.js", false},
+		{"command -v python3", false},
+		{"redis-cli PING", false},
+		{"echo hi | bash -c python3", false},
 		{"go test ./...", false},
 	}
 	for _, tt := range tests {
