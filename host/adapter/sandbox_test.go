@@ -13,7 +13,6 @@ import (
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/policy"
@@ -53,7 +52,7 @@ func TestAdapterCall_SandboxWidensByApproval(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prof := &config.Profile{ReadPaths: []string{shared}, Sandbox: config.SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOn}}
+	prof := &config.Profile{ReadPaths: []string{shared}, Sandbox: policy.SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOn}}
 	target := filepath.Join(outside, "f.txt")
 	readTarget := filepath.Join(shared, "g.txt")
 	for _, tt := range []struct {
@@ -74,7 +73,7 @@ func TestAdapterCall_SandboxWidensByApproval(t *testing.T) {
 			spec := sdk.Spec{Name: "probe", Description: "A probe.", Effect: tt.effect, Roles: map[string]sdk.Role{"path": tt.role},
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
 			a := adapter.New(spec, "test", toolspec.Warm, rec, adapter.Options{Workspace: ws, Trusted: true})
-			a.AttachGuard(guard.New(guard.Options{Workspace: ws, Home: root, Policy: fromconfig.Policy(prof)}),
+			a.AttachGuard(guard.New(guard.Options{Workspace: ws, Home: root, Policy: prof.Rules()}),
 				authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{Yolo: tt.yolo}}))
 			sess := session.New("s")
 			if tt.user {

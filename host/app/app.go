@@ -20,7 +20,6 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/pluginmgr"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
@@ -206,7 +205,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	// to a call's writes (plugin_dev_dir stays the exception it is: what
 	// is built there runs unchecked by design).
 	protected := slices.Concat([]string{userDir, lock, cache, config.ManagedDir(cfgOpts)}, dirs)
-	g := guard.New(guard.Options{Workspace: ws, Policy: fromconfig.Policy(prof), HashFile: filepath.Join(cache, "exec-sums.json"),
+	g := guard.New(guard.Options{Workspace: ws, Policy: prof.Rules(), HashFile: filepath.Join(cache, "exec-sums.json"),
 		ExecWatch: layers.Seccomp, Protected: protected})
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 	a.openTemps(prof.SandboxMode(), prof.Sandbox.TmpSizeMB, layers, tempKeep(ws, home, g.ReadRoots(nil), prof, os.Environ()))

@@ -267,7 +267,7 @@ func probeTmpSize(l sandbox.Layers) cgroup.Enforcement {
 // SandboxBounds describes the bounds of the profile's sandbox (sb) on
 // each command: the processes and the memory of its tree, as enf says this
 // machine enforces them, and the size of the session temp folder.
-func SandboxBounds(sb config.SandboxRules, enf []cgroup.Enforcement) []SandboxBound {
+func SandboxBounds(sb policy.SandboxRules, enf []cgroup.Enforcement) []SandboxBound {
 	by := map[string]cgroup.Enforcement{}
 	for _, e := range enf {
 		by[e.Bound] = e

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/app"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/policy"
 )
 
 func TestSandboxLine(t *testing.T) {
@@ -57,7 +57,7 @@ func TestSandboxBounds(t *testing.T) {
 		{Bound: cgroup.BoundMemory, Why: "no memory controller here"},
 		{Bound: app.BoundTmpSize, Via: "tmpfs", Dir: "/var/tmp/yagent-tmp-9"},
 	}
-	got := app.SandboxBounds(config.SandboxRules{Pids: 64, MemoryMB: 512, TmpSizeMB: 100}, enf)
+	got := app.SandboxBounds(policy.SandboxRules{Pids: 64, MemoryMB: 512, TmpSizeMB: 100}, enf)
 	want := []app.SandboxBound{
 		{Key: "sandbox.pids", What: "processes 64", Value: 64, Status: app.BoundActive, How: "the cgroup v2 controller under /cg/own"},
 		{Key: "sandbox.memory_mb", What: "memory 512 MiB", Value: 512, Status: app.BoundMissing,
@@ -68,7 +68,7 @@ func TestSandboxBounds(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("SandboxBounds =\n%+v\nwant\n%+v", got, want)
 	}
-	got = app.SandboxBounds(config.SandboxRules{}, enf)
+	got = app.SandboxBounds(policy.SandboxRules{}, enf)
 	for _, b := range got {
 		if b.Status != app.BoundOff {
 			t.Errorf("%s with no value: %+v, want off", b.Key, b)

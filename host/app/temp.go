@@ -9,7 +9,6 @@ import (
 
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sessiontmp"
@@ -158,7 +157,7 @@ func TempStatusOf(opts Options, prof *config.Profile, l sandbox.Layers) string {
 	if err != nil {
 		return TempLine(nil, nil, "", err)
 	}
-	g := guard.New(guard.Options{Workspace: cfg.Workspace, Home: cfg.Home, Policy: fromconfig.Policy(prof)})
+	g := guard.New(guard.Options{Workspace: cfg.Workspace, Home: cfg.Home, Policy: prof.Rules()})
 	over, notes := TempOver(prof.SandboxMode(), l, tempKeep(cfg.Workspace, cfg.Home, g.ReadRoots(nil), prof, os.Environ()))
 	return TempLine(over, notes, root, nil)
 }

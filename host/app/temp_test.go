@@ -35,7 +35,7 @@ func TestTempOver(t *testing.T) {
 	if !strings.Contains(strings.Join(notes, ";"), "/var/tmp holds /var/tmp/proj/ws") {
 		t.Errorf("notes %v: want why /var/tmp stays the machine's", notes)
 	}
-	prof := &config.Profile{Sandbox: config.SandboxRules{Read: []string{"/srv/data"}, Write: []string{"/tmp/out"}}}
+	prof := &config.Profile{Sandbox: policy.SandboxRules{Read: []string{"/srv/data"}, Write: []string{"/tmp/out"}}}
 	keep := tempKeep("/w", "/home/u", []string{"/opt/skills"}, prof, []string{"GOCACHE=/tmp/gocache", "GOPATH=/a:/b"})
 	for _, want := range []string{"/w", "/home/u", "/opt/skills", "/srv/data", "/tmp/out", "/tmp/gocache", "/a", "/b"} {
 		if !slices.Contains(keep, want) {

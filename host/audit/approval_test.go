@@ -7,10 +7,9 @@ import (
 
 	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -21,9 +20,9 @@ import (
 func TestAudit_ApprovalLines(t *testing.T) {
 	t.Parallel()
 	ws, dir := t.TempDir(), filepath.Join(t.TempDir(), "audit")
-	g := guard.New(guard.Options{Workspace: ws, Home: t.TempDir(), Policy: fromconfig.Policy(&config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{
-		{Action: config.ExecAsk, Program: "make"}, {Action: config.ExecDeny, Program: "shred"},
-	}}})})
+	g := guard.New(guard.Options{Workspace: ws, Home: t.TempDir(), Policy: &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{
+		{Action: policy.ExecAsk, Program: "make"}, {Action: policy.ExecDeny, Program: "shred"},
+	}}}})
 	ap := authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{}, Loop: authz.NewLoop(authz.LoopOptions{})})
 	w := audit.NewWriter(audit.WriterOptions{Dir: dir})
 	ob := audit.New(audit.Options{Writer: w})

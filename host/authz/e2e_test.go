@@ -21,10 +21,10 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -91,7 +91,7 @@ type harness struct {
 
 type harnessOpts struct {
 	yolo     bool
-	rules    []config.ExecRule
+	rules    []policy.ExecRule
 	settings string // settings file; "" = a fresh one
 	ws       string // "" = a fresh one
 	after    func(time.Duration) <-chan time.Time
@@ -127,7 +127,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 	}
 	passes := &authz.Passes{Yolo: o.yolo, Projects: projects, Workspace: h.ws}
 	h.loop = authz.NewLoop(authz.LoopOptions{Bus: h.bus, Logger: logger, After: o.after})
-	g := guard.New(guard.Options{Workspace: h.ws, Policy: fromconfig.Policy(&config.Profile{Exec: config.ExecRules{Rules: o.rules}})})
+	g := guard.New(guard.Options{Workspace: h.ws, Policy: &policy.Rules{Exec: policy.ExecRules{Rules: o.rules}}})
 	ap := authz.NewApprover(authz.ApproverOptions{Passes: passes, Loop: h.loop, Logger: logger})
 	var adapters []*adapter.Adapter
 	for _, sp := range toolSpecs {
@@ -382,7 +382,7 @@ func TestAuthorization_NobodyToAskNeedsAuth(t *testing.T) {
 
 func TestAuthorization_YoloAndAdminDeny(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOpts{yolo: true, rules: []config.ExecRule{{Action: config.ExecDeny, Program: "rm", Args: []string{"-rf"}}}})
+	h := newHarness(t, harnessOpts{yolo: true, rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: "rm", Args: []string{"-rf"}}}})
 	target := filepath.Join(h.outside, "x")
 	res := h.result(h.call(t.Context(), "write_it", map[string]any{"path": target}))
 	h.noQuestion()

@@ -9,8 +9,8 @@ import (
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -37,11 +37,11 @@ func TestPluginHost_ExecJudged(t *testing.T) {
 			t.Skipf("%s is missing here: %v", f, err)
 		}
 	}
-	prof := &config.Profile{Exec: config.ExecRules{Rules: []config.ExecRule{
-		{Action: config.ExecDeny, Program: "printenv", Args: []string{"SECRET"}},
-		{Action: config.ExecAsk, Program: "printenv"},
+	prof := &config.Profile{Exec: policy.ExecRules{Rules: []policy.ExecRule{
+		{Action: policy.ExecDeny, Program: "printenv", Args: []string{"SECRET"}},
+		{Action: policy.ExecAsk, Program: "printenv"},
 	}}}
-	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: fromconfig.Policy(prof)})
+	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof.Rules()})
 	const askRule = "{action: ask, program: printenv}"
 	tests := []struct {
 		name       string

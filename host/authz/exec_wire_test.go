@@ -11,7 +11,6 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
@@ -52,13 +51,13 @@ func TestPluginHost_ExecOverTheWire(t *testing.T) {
 		t.Skipf("/usr/bin/printenv is missing here: %v", err)
 	}
 	prof := &config.Profile{
-		Sandbox: config.SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOn},
-		Exec: config.ExecRules{Rules: []config.ExecRule{
-			{Action: config.ExecDeny, Program: "printenv", Args: []string{"SECRET"}},
-			{Action: config.ExecAsk, Program: "printenv"},
+		Sandbox: policy.SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOn},
+		Exec: policy.ExecRules{Rules: []policy.ExecRule{
+			{Action: policy.ExecDeny, Program: "printenv", Args: []string{"SECRET"}},
+			{Action: policy.ExecAsk, Program: "printenv"},
 		}},
 	}
-	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: fromconfig.Policy(prof)})
+	g := guard.New(guard.Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof.Rules()})
 	b := bus.New()
 	host := authz.NewPluginHost(authz.NewApprover(authz.ApproverOptions{Loop: authz.NewLoop(authz.LoopOptions{Bus: b})}), g)
 	c := plugintest.Start(t, execPlugin(), &plugintest.Options{Approve: func(ctx context.Context, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -201,7 +201,7 @@ type execJudgeIn interface {
 // through the passes and the user. Without a session in flight nobody can
 // be asked: only an allow gets through.
 func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin string, call sdk.CallInfo, req sdk.ApprovalRequest) (sdk.ApprovalResponse, string) {
-	action, rule := config.ExecAllow, ""
+	action, rule := policy.ExecAllow, ""
 	if j, ok := h.guard.(execJudgeIn); ok {
 		action, rule = j.JudgeExecIn(req.Program, req.Argv, req.Interpreters, req.Terminal, req.Dir)
 	} else if j, ok := h.guard.(ExecJudge); ok {
@@ -209,13 +209,13 @@ func (h *PluginHost) exec(ctx context.Context, sess *session.Session, plugin str
 	} else if h.guard != nil || req.Program == "" {
 		// A guard that cannot judge execs, or a program nobody can
 		// name, is not waved through.
-		action, rule = config.ExecAsk, "(no exec rules could be applied)"
+		action, rule = policy.ExecAsk, "(no exec rules could be applied)"
 	}
 	what := execText(req)
 	switch action {
-	case config.ExecAllow:
+	case policy.ExecAllow:
 		return sdk.ApprovalResponse{Approved: true}, ""
-	case config.ExecDeny:
+	case policy.ExecDeny:
 		if req.Program == "" {
 			return sdk.ApprovalResponse{Reason: fmt.Sprintf("the command's tree tried to run %s; with the profile rule %s in force an unidentified program is refused; this rule stands: run programs from files", what, rule)}, ""
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/policy"
 )
 
 // The authority a layer carries, lowest first; the project sits apart: it
@@ -133,11 +134,11 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 		case keyExec:
 			var allows int
 			for _, r := range q.Exec.Rules {
-				if r.Action == ExecAllow {
+				if r.Action == policy.ExecAllow {
 					allows++
 					continue
 				}
-				if !slices.ContainsFunc(p.Exec.Rules, func(o ExecRule) bool { return sameRule(o, r) }) {
+				if !slices.ContainsFunc(p.Exec.Rules, func(o policy.ExecRule) bool { return sameRule(o, r) }) {
 					p.Exec.Rules = append(p.Exec.Rules, r)
 					addOrigin(origins, key, ly)
 				}
@@ -245,13 +246,13 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 			// prefixes cannot tell which would win): every such allow is
 			// dropped. Without it the program still runs where no ask
 			// matches; there is no blacklist.
-			p.Exec.Rules = slices.DeleteFunc(p.Exec.Rules, func(r ExecRule) bool {
-				return r.Action == ExecAllow && slices.ContainsFunc(q.Exec.Rules, func(m ExecRule) bool {
-					return m.Action == ExecAsk && path.Base(m.Program) == path.Base(r.Program)
+			p.Exec.Rules = slices.DeleteFunc(p.Exec.Rules, func(r policy.ExecRule) bool {
+				return r.Action == policy.ExecAllow && slices.ContainsFunc(q.Exec.Rules, func(m policy.ExecRule) bool {
+					return m.Action == policy.ExecAsk && path.Base(m.Program) == path.Base(r.Program)
 				})
 			})
 			for _, r := range q.Exec.Rules {
-				if !slices.ContainsFunc(p.Exec.Rules, func(o ExecRule) bool { return sameRule(o, r) }) {
+				if !slices.ContainsFunc(p.Exec.Rules, func(o policy.ExecRule) bool { return sameRule(o, r) }) {
 					p.Exec.Rules = append(p.Exec.Rules, r)
 				}
 			}
@@ -390,7 +391,7 @@ func intersectGlobs(a, b []string) []string {
 	return out
 }
 
-func sameRule(a, b ExecRule) bool {
+func sameRule(a, b policy.ExecRule) bool {
 	return a.Action == b.Action && a.Program == b.Program && a.Interactive == b.Interactive && slices.Equal(a.Args, b.Args)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/policy"
 )
 
 const (
@@ -476,9 +477,9 @@ func TestLoad_ManagedRulesNotShadowed(t *testing.T) {
 	}
 	var denyAll, askRm, allowRm bool
 	for _, r := range ld.Profile.Exec.Rules {
-		denyAll = denyAll || r.Action == config.ExecDeny && r.Program == "python3" && !r.Interactive
-		askRm = askRm || r.Action == config.ExecAsk && r.Program == "rm"
-		allowRm = allowRm || r.Action == config.ExecAllow && r.Program == "rm"
+		denyAll = denyAll || r.Action == policy.ExecDeny && r.Program == "python3" && !r.Interactive
+		askRm = askRm || r.Action == policy.ExecAsk && r.Program == "rm"
+		allowRm = allowRm || r.Action == policy.ExecAllow && r.Program == "rm"
 	}
 	if !denyAll || !askRm || allowRm {
 		t.Errorf("rules %+v: want the managed deny of every python3 run and ask on rm, and no user allow on rm", ld.Profile.Exec.Rules)

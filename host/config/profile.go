@@ -1,5 +1,11 @@
 package config
 
+import (
+	"slices"
+
+	"github.com/yagent/yagent/policy"
+)
+
 // Profile is one resolved profile: which families and tools are enabled, how
 // they are listed, and what the guard allows without asking.
 type Profile struct {
@@ -21,9 +27,9 @@ type Profile struct {
 	// Warm demotion; 0 means the default (24 KiB).
 	SchemaBudgetBytes int `koanf:"schema_budget_bytes" json:"schema_budget_bytes,omitempty" yaml:"schema_budget_bytes,omitempty"`
 	// Network lists hosts the network tools may reach without asking.
-	Network NetworkRules `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
+	Network policy.NetworkRules `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
 	// Exec holds the exec rules, checked on every simple command.
-	Exec ExecRules `koanf:"exec" json:"exec,omitempty" yaml:"exec,omitempty"`
+	Exec policy.ExecRules `koanf:"exec" json:"exec,omitempty" yaml:"exec,omitempty"`
 	// Plugins holds per-plugin settings passed to that plugin, such as
 	// search.rg_path or browser.chromium; the setting enabled ("true" or
 	// "false") is the host's own: a plugin whose enabled is false is
@@ -40,63 +46,27 @@ type Profile struct {
 	// ReadPaths are extra folders outside the workspace readable without asking.
 	ReadPaths []string `koanf:"read_paths" json:"read_paths,omitempty" yaml:"read_paths,omitempty"`
 	// Sandbox is the kernel containment of the processes a call starts.
-	Sandbox SandboxRules `koanf:"sandbox" json:"sandbox,omitempty" yaml:"sandbox,omitempty"`
+	Sandbox policy.SandboxRules `koanf:"sandbox" json:"sandbox,omitempty" yaml:"sandbox,omitempty"`
 	// Audit is where and how the audit trail is kept (user and managed
 	// layers only).
 	Audit AuditRules `koanf:"audit" json:"audit,omitempty" yaml:"audit,omitempty"`
 }
 
-// SandboxRules say how a call's processes are contained (see sandbox.go).
-type SandboxRules struct {
-	// Mode is on (the default), off or required.
-	Mode string `koanf:"mode" json:"mode,omitempty" yaml:"mode,omitempty"`
-	// Read are roots the processes may read beyond the defaults.
-	Read []string `koanf:"read" json:"read,omitempty" yaml:"read,omitempty"`
-	// Write are roots they may read and write beyond the defaults.
-	Write []string `koanf:"write" json:"write,omitempty" yaml:"write,omitempty"`
-	// Network is on (the default) or off: an empty network namespace.
-	Network string `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
-	// Pids is the most processes and threads the tree of one command may
-	// hold at once; 0 (or absent from every layer) sets no bound.
-	Pids int `koanf:"pids" json:"pids,omitempty" yaml:"pids"`
-	// MemoryMB is the most memory, in MiB, the tree of one command may use,
-	// swap included; 0 (or absent) sets no bound.
-	MemoryMB int `koanf:"memory_mb" json:"memory_mb,omitempty" yaml:"memory_mb"`
-	// TmpSizeMB is the size, in MiB, of the session temp folder; 0 (or
-	// absent) gives it no size of its own.
-	TmpSizeMB int `koanf:"tmp_size_mb" json:"tmp_size_mb,omitempty" yaml:"tmp_size_mb"`
-	// UnixSockets are Unix sockets (absolute paths, or under ~/) that
-	// commands may connect to: an ssh agent's, a container engine's. The
-	// admin's word: a project may only remove entries, and the managed
-	// layer's list bounds the others'.
-	UnixSockets []string `koanf:"unix_sockets" json:"unix_sockets,omitempty" yaml:"unix_sockets,omitempty"`
-}
-
-// NetworkRules grants network access by host.
-type NetworkRules struct {
-	// Allow lists host names or globs ("*.example.com") reachable without asking.
-	Allow []string `koanf:"allow" json:"allow,omitempty" yaml:"allow,omitempty"`
-}
-
-// ExecRules are the admin's rules on commands.
-type ExecRules struct {
-	Rules []ExecRule `koanf:"rules" json:"rules,omitempty" yaml:"rules,omitempty"`
-}
-
-// ExecRule matches a program (by basename, or by the file it runs) and the
-// arguments it names.
-type ExecRule struct {
-	// Action is allow, ask or deny; deny is the only hard deny and stands under -y.
-	Action string `koanf:"action" json:"action" yaml:"action"`
-	// Program is the program's basename, such as "rm".
-	Program string `koanf:"program" json:"program" yaml:"program"`
-	// Args are arguments the command must hold: options as a set (-rf =
-	// -fr = -r -f = --recursive --force), other words as a prefix of the
-	// operands; empty matches any arguments.
-	Args []string `koanf:"args" json:"args,omitempty" yaml:"args,omitempty"`
-	// Interactive limits the rule to starting the program's REPL: no
-	// script operand, or its interactive flag (python3 -i).
-	Interactive bool `koanf:"interactive" json:"interactive,omitempty" yaml:"interactive,omitempty"`
+// Rules returns the security part of the profile, its own copy: nil for
+// a nil profile.
+func (p *Profile) Rules() *policy.Rules {
+	if p == nil {
+		return nil
+	}
+	sb := p.Sandbox
+	sb.Read, sb.Write, sb.UnixSockets = slices.Clone(sb.Read), slices.Clone(sb.Write), slices.Clone(sb.UnixSockets)
+	return &policy.Rules{
+		SkillDirs: slices.Clone(p.SkillDirs),
+		ReadPaths: slices.Clone(p.ReadPaths),
+		Network:   policy.NetworkRules{Allow: slices.Clone(p.Network.Allow)},
+		Exec:      policy.ExecRules{Rules: slices.Clone(p.Exec.Rules)},
+		Sandbox:   sb,
+	}
 }
 
 // PluginEnabledKey is the setting under plugins.NAME that switches plugin

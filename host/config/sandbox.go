@@ -119,7 +119,7 @@ func boundText(n int) string {
 // any where p has none) and remove Unix sockets from p's list (sock says
 // a socket's path as the list holds it); anything else it sets would
 // widen what the processes may do, and is returned to be named.
-func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string), sock func(string) string) (dropped []string) {
+func narrowSandbox(p *Profile, q policy.SandboxRules, data any, record func(sub string), sock func(string) string) (dropped []string) {
 	m, _ := data.(map[string]any)
 	qn := sandboxNumbers(&Profile{Sandbox: q})
 	for i, n := range sandboxNumbers(p) {
@@ -176,7 +176,7 @@ func narrowSandbox(p *Profile, q SandboxRules, data any, record func(sub string)
 // takes the admin's), and its list of Unix sockets bounds p's: a socket
 // stays only where both name it (sock says a socket's path as the lists
 // hold it; data says which keys the admin set).
-func ceilSandbox(p *Profile, q SandboxRules, data any, record func(sub string), sock func(string) string) {
+func ceilSandbox(p *Profile, q policy.SandboxRules, data any, record func(sub string), sock func(string) string) {
 	qn := sandboxNumbers(&Profile{Sandbox: q})
 	for i, n := range sandboxNumbers(p) {
 		if most := *qn[i].value; most > 0 && (*n.value == 0 || *n.value >= most) {

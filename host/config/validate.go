@@ -8,14 +8,7 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/toolspec"
-)
-
-// Exec rule actions.
-const (
-	ExecAllow = "allow"
-	ExecAsk   = "ask"
-	// ExecDeny is the only hard deny; it stands under -y.
-	ExecDeny = "deny"
+	"github.com/yagent/yagent/policy"
 )
 
 // Profile file keys that the loader treats specially.
@@ -97,7 +90,7 @@ func validate(src string, p *Profile) []error {
 	for i, r := range p.Exec.Rules {
 		key := fmt.Sprintf("exec.rules[%d]", i)
 		switch r.Action {
-		case ExecAllow, ExecAsk, ExecDeny:
+		case policy.ExecAllow, policy.ExecAsk, policy.ExecDeny:
 		default:
 			bad(key+".action", "invalid action %q (want allow, ask or deny)", r.Action)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -15,14 +16,14 @@ import (
 func TestCheck_Basis(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	prof := &Policy{
+	prof := &policy.Rules{
 		SkillDirs: []string{f.skills},
 		ReadPaths: []string{f.other},
-		Network:   NetworkRules{Allow: []string{"*.example.com"}},
-		Exec: ExecRules{Rules: []ExecRule{
-			{Action: ExecAllow, Program: "make", Args: []string{"test"}},
-			{Action: ExecAsk, Program: "git", Args: []string{"push"}},
-			{Action: ExecDeny, Program: "shred"},
+		Network:   policy.NetworkRules{Allow: []string{"*.example.com"}},
+		Exec: policy.ExecRules{Rules: []policy.ExecRule{
+			{Action: policy.ExecAllow, Program: "make", Args: []string{"test"}},
+			{Action: policy.ExecAsk, Program: "git", Args: []string{"push"}},
+			{Action: policy.ExecDeny, Program: "shred"},
 		}},
 	}
 	g := f.guard(func(o *Options) { o.Policy = prof })

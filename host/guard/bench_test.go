@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -15,7 +16,7 @@ import (
 func BenchmarkWorkspaceGuard_Check(b *testing.B) {
 	f := newFixture(b)
 	g := f.guard(func(o *Options) {
-		o.Policy.Exec = ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "git"}, {Action: ExecDeny, Program: "rm", Args: []string{"-rf"}}}}
+		o.Policy.Exec = policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecAsk, Program: "git"}, {Action: policy.ExecDeny, Program: "rm", Args: []string{"-rf"}}}}
 	})
 	for _, bc := range []struct {
 		name string
@@ -50,7 +51,7 @@ func BenchmarkWorkspaceGuard_Programs(b *testing.B) {
 	}
 	f := programsFixture(b, pe)
 	g := f.guard(func(o *Options) {
-		o.Policy.Exec = ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "git"}, {Action: ExecDeny, Program: "printenv"}}}
+		o.Policy.Exec = policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecAsk, Program: "git"}, {Action: policy.ExecDeny, Program: "printenv"}}}
 	})
 	copied := filepath.Join(f.ws, "pecopy")
 	for _, bc := range []struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/policy"
 )
 
 // The attack of issue 29: a command nested far deeper than mvdan.cc/sh's
@@ -96,7 +97,7 @@ func TestCheckCommand_DeepScriptFile(t *testing.T) {
 		t.Errorf("without a deny rule: got %v: %.300s", d.Action, d.Reason)
 	}
 	ruled := f.guard(func(o *Options) {
-		o.Policy = &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "rm"}}}}
+		o.Policy = &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: "rm"}}}}
 	})
 	d := check(ruled, execTool, cmdArgs("bash deep.sh"))
 	if d.Action != adapter.Deny || !strings.Contains(d.Reason, "the script deep.sh that bash runs nests more than 1000 levels deep") {

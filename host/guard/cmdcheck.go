@@ -49,7 +49,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool, t
 	// the user is asked.
 	var denies []string
 	for _, r := range g.rules {
-		if r.Action == ExecDeny {
+		if r.Action == policy.ExecDeny {
 			denies = append(denies, ruleText(r))
 		}
 	}
@@ -81,7 +81,7 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool, t
 		}
 		is := files.Match(nil, []policy.ExecFile{f})
 		for _, r := range g.rules {
-			if r.Action != ExecAllow && slices.Contains(is, path.Base(r.Program)) {
+			if r.Action != policy.ExecAllow && slices.Contains(is, path.Base(r.Program)) {
 				s.calls = append(s.calls, call{prog: path.Base(r.Program), args: []arg{{text: unknownMark}}, copied: src})
 			}
 		}
@@ -93,19 +93,19 @@ func (g *WorkspaceGuard) checkCommand(v *verdict, cmd string, supervised bool, t
 		later := supervised && c.copied == "" && !isBuiltin(c)
 		rv := matchRules(g.rules, c, files, later)
 		switch rv.action {
-		case ExecDeny:
+		case policy.ExecDeny:
 			v.rule(&v.denyRule, ruleText(rv.rule))
 			msg := fmt.Sprintf("the profile's exec rule %s denies %s%s", ruleText(rv.rule), progText(c, rv.rule), matchNote(rv.rule, c, later))
 			if !slices.Contains(v.denied, msg) {
 				v.denied = append(v.denied, msg)
 			}
-		case ExecAsk:
+		case policy.ExecAsk:
 			if !s.readOnly {
 				v.rule(&v.askRule, ruleText(rv.rule))
 				v.ask(fmt.Sprintf("the profile's exec rule %s asks before %s runs%s", ruleText(rv.rule), progText(c, rv.rule), matchNote(rv.rule, c, later)),
 					fmt.Sprintf("add {action: allow, program: %s, args: [...]} to exec.rules in the profile for the calls that need no question", c.prog))
 			}
-		case ExecAllow:
+		case policy.ExecAllow:
 			if rv.rule.Program != "" {
 				v.rule(&v.allowRule, ruleText(rv.rule))
 			}
@@ -193,7 +193,7 @@ func (g *WorkspaceGuard) checkGlob(v *verdict, p string, globs *globBudget, writ
 
 // progText names the program of c in a message: a copy, or another name
 // for the rule's program, says so.
-func progText(c call, r ExecRule) string {
+func progText(c call, r policy.ExecRule) string {
 	switch name := path.Base(r.Program); {
 	case c.copied != "":
 		return fmt.Sprintf("%s (the command copies or links %s, which would run it under another name)", name, c.copied)
@@ -219,7 +219,7 @@ func isBuiltin(c call) bool {
 // model to write the command so it can be judged: an option the program
 // reads as none of its own or as several, or an argument only known when
 // the command runs. "" when c's words hold what r names.
-func matchNote(r ExecRule, c call, later bool) string {
+func matchNote(r policy.ExecRule, c call, later bool) string {
 	if matchArgs(r, c, true, true) {
 		return ""
 	}

@@ -104,7 +104,7 @@ func TestWorkspaceGuard_Commands(t *testing.T) {
 func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	deny := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "rm"}}}}
+	deny := &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: "rm"}}}}
 	g := f.guard(func(o *Options) { o.Policy = deny })
 	for _, tc := range []struct {
 		cmd  string
@@ -181,14 +181,14 @@ func TestWorkspaceGuard_ExecRuleBypass(t *testing.T) {
 func TestWorkspaceGuard_ExecRules(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	rules := []ExecRule{
-		{Action: ExecAsk, Program: "git"},
-		{Action: ExecAsk, Program: "rm"},
-		{Action: ExecAllow, Program: "rm", Args: []string{"-i"}},
-		{Action: ExecAsk, Program: "npm", Args: []string{"publish"}},
-		{Action: ExecDeny, Program: "curl", Args: []string{"-T"}},
+	rules := []policy.ExecRule{
+		{Action: policy.ExecAsk, Program: "git"},
+		{Action: policy.ExecAsk, Program: "rm"},
+		{Action: policy.ExecAllow, Program: "rm", Args: []string{"-i"}},
+		{Action: policy.ExecAsk, Program: "npm", Args: []string{"publish"}},
+		{Action: policy.ExecDeny, Program: "curl", Args: []string{"-T"}},
 	}
-	g := f.guard(func(o *Options) { o.Policy = &Policy{Exec: ExecRules{Rules: rules}} })
+	g := f.guard(func(o *Options) { o.Policy = &policy.Rules{Exec: policy.ExecRules{Rules: rules}} })
 	for _, tc := range []struct {
 		cmd    string
 		danger bool
@@ -287,7 +287,7 @@ func TestWorkspaceGuard_Check(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
-		o.Policy.Network = NetworkRules{Allow: []string{"*.example.com", "go.dev"}}
+		o.Policy.Network = policy.NetworkRules{Allow: []string{"*.example.com", "go.dev"}}
 	})
 	url := map[string]sdk.Role{"url": sdk.RoleURL}
 	for _, tc := range []struct {
@@ -367,11 +367,11 @@ func TestSafeSystemPaths(t *testing.T) {
 func TestWorkspaceGuard_UnknownProgramAsksWithoutDenyRules(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ask := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "rm"}}}}
-	deny := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "rm"}}}}
+	ask := &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecAsk, Program: "rm"}}}}
+	deny := &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: "rm"}}}}
 	for _, tc := range []struct {
 		name    string
-		profile *Policy
+		profile *policy.Rules
 		want    adapter.Action
 	}{
 		{"no rules", nil, adapter.Ask},

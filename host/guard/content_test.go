@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -133,7 +134,7 @@ func TestReadRoots_WorkspaceLinksDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkdir(t, filepath.Join(f.ws, "docs"))
-	prof := &Policy{
+	prof := &policy.Rules{
 		SkillDirs: []string{filepath.Join(f.ws, ".yagent", "skills"), f.skills},
 		ReadPaths: []string{"escape", "docs"},
 	}

@@ -28,7 +28,10 @@
 // judges the programs a running command's tree is about to exec
 // (JudgeExec) with the same rules, by name, by file and by copy.
 //
-// It reads the profile as a Policy (host/guard/fromconfig builds one), not
-// through the profile loader, so sdk/plugintest runs this same guard in
-// plugin authors' tests without the host's dependencies.
+// It reads the profile as policy.Rules (config.Profile.Rules), not through
+// the profile loader, so sdk/plugintest runs this same guard in plugin
+// authors' tests without the host's dependencies; what it decides with
+// the plugins (a path's resolution, containment, the system paths, the
+// REPL table, program identity) is policy's, the same code the plugins
+// call (docs/ARCHITECTURE.md#decisions-in-policy).
 package guard

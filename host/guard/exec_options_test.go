@@ -20,16 +20,16 @@ func TestExecRules_OptionsAsParsed(t *testing.T) {
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
 		o.Policy = rulesProfile(
-			ExecRule{Action: ExecDeny, Program: "rm", Args: []string{"-rf"}},
-			ExecRule{Action: ExecDeny, Program: "rm", Args: []string{"--one-file-system"}},
-			ExecRule{Action: ExecDeny, Program: "git", Args: []string{"push", "--force"}},
-			ExecRule{Action: ExecDeny, Program: "git", Args: []string{"clean", "-x"}},
-			ExecRule{Action: ExecDeny, Program: "curl", Args: []string{"--upload-file"}},
-			ExecRule{Action: ExecAllow, Program: "chmod", Args: []string{"-R"}},
-			ExecRule{Action: ExecAsk, Program: "chmod"},
-			ExecRule{Action: ExecDeny, Program: "sed", Args: []string{"--in-place"}},
-			ExecRule{Action: ExecDeny, Program: "frob", Args: []string{"--burn"}},
-			ExecRule{Action: ExecDeny, Program: "tar", Args: []string{"--to-command"}},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "rm", Args: []string{"-rf"}},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "rm", Args: []string{"--one-file-system"}},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "git", Args: []string{"push", "--force"}},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "git", Args: []string{"clean", "-x"}},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "curl", Args: []string{"--upload-file"}},
+			policy.ExecRule{Action: policy.ExecAllow, Program: "chmod", Args: []string{"-R"}},
+			policy.ExecRule{Action: policy.ExecAsk, Program: "chmod"},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "sed", Args: []string{"--in-place"}},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "frob", Args: []string{"--burn"}},
+			policy.ExecRule{Action: policy.ExecDeny, Program: "tar", Args: []string{"--to-command"}},
 		)
 	})
 	for _, tc := range []struct {
@@ -117,7 +117,7 @@ func TestExecRules_DenialSaysWhatToWrite(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
-		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "rm", Args: []string{"-rf"}})
+		o.Policy = rulesProfile(policy.ExecRule{Action: policy.ExecDeny, Program: "rm", Args: []string{"-rf"}})
 	})
 	for cmd, want := range map[string]string{
 		"rm -r --frob x": "write each option in full",
@@ -149,12 +149,12 @@ func TestExecRules_DenialSaysWhatToWrite(t *testing.T) {
 func TestExecRules_RuntimeArgumentsUnderTheSupervisor(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	rules := []ExecRule{
-		{Action: ExecDeny, Program: "rm", Args: []string{"-rf"}},
-		{Action: ExecDeny, Program: "rm", Args: []string{"-r", "keep"}},
-		{Action: ExecDeny, Program: "kill", Args: []string{"-9"}},
-		{Action: ExecAsk, Program: "git", Args: []string{"push"}},
-		{Action: ExecAsk, Program: "python3", Interactive: true},
+	rules := []policy.ExecRule{
+		{Action: policy.ExecDeny, Program: "rm", Args: []string{"-rf"}},
+		{Action: policy.ExecDeny, Program: "rm", Args: []string{"-r", "keep"}},
+		{Action: policy.ExecDeny, Program: "kill", Args: []string{"-9"}},
+		{Action: policy.ExecAsk, Program: "git", Args: []string{"push"}},
+		{Action: policy.ExecAsk, Program: "python3", Interactive: true},
 	}
 	guardWith := func(mode string, watch bool) *WorkspaceGuard {
 		return f.guard(func(o *Options) {
@@ -204,10 +204,10 @@ func TestExecRules_RuntimeArgumentsUnderTheSupervisor(t *testing.T) {
 		argv []string
 		want string
 	}{
-		{[]string{"rm", "-r", "/tmp/tmp.x1"}, ExecAllow},
-		{[]string{"rm", "-r", "keep"}, ExecDeny},
-		{[]string{"rm", "-rf", "x"}, ExecDeny},
-		{[]string{"rm", "--r", "--f", "x"}, ExecDeny},
+		{[]string{"rm", "-r", "/tmp/tmp.x1"}, policy.ExecAllow},
+		{[]string{"rm", "-r", "keep"}, policy.ExecDeny},
+		{[]string{"rm", "-rf", "x"}, policy.ExecDeny},
+		{[]string{"rm", "--r", "--f", "x"}, policy.ExecDeny},
 	} {
 		if got, _ := watched.JudgeExec("/usr/bin/rm", tc.argv, nil, false); got != tc.want {
 			t.Errorf("JudgeExec(rm, %q) = %s, want %s", tc.argv, got, tc.want)

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/policy"
 )
 
-func rulesProfile(rules ...ExecRule) *Policy {
-	return &Policy{Exec: ExecRules{Rules: rules}}
+func rulesProfile(rules ...policy.ExecRule) *policy.Rules {
+	return &policy.Rules{Exec: policy.ExecRules{Rules: rules}}
 }
 
 // printenvPath is the host's printenv, which the identity cases copy and link.
@@ -57,7 +58,7 @@ func TestExecRules_MatchPrograms(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	prof := rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"})
+	prof := rulesProfile(policy.ExecRule{Action: policy.ExecDeny, Program: "printenv"})
 	g := f.guard(func(o *Options) { o.Policy = prof })
 	for _, tc := range []struct {
 		cmd  string
@@ -168,11 +169,11 @@ func TestExecRules_FlagsAsSet(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	prof := rulesProfile(
-		ExecRule{Action: ExecDeny, Program: "rm", Args: []string{"-rf"}},
-		ExecRule{Action: ExecAsk, Program: "git", Args: []string{"push", "--force"}},
-		ExecRule{Action: ExecAllow, Program: "chmod", Args: []string{"-R"}},
-		ExecRule{Action: ExecAsk, Program: "chmod"},
-		ExecRule{Action: ExecDeny, Program: "find", Args: []string{"-delete"}},
+		policy.ExecRule{Action: policy.ExecDeny, Program: "rm", Args: []string{"-rf"}},
+		policy.ExecRule{Action: policy.ExecAsk, Program: "git", Args: []string{"push", "--force"}},
+		policy.ExecRule{Action: policy.ExecAllow, Program: "chmod", Args: []string{"-R"}},
+		policy.ExecRule{Action: policy.ExecAsk, Program: "chmod"},
+		policy.ExecRule{Action: policy.ExecDeny, Program: "find", Args: []string{"-delete"}},
 	)
 	g := f.guard(func(o *Options) { o.Policy = prof })
 	for _, tc := range []struct {
@@ -233,7 +234,7 @@ func TestExecRules_HardLink(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	g := f.guard(func(o *Options) {
-		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "mytool"})
+		o.Policy = rulesProfile(policy.ExecRule{Action: policy.ExecDeny, Program: "mytool"})
 	})
 	for _, cmd := range []string{"./h", "sub/../h x", "cd sub && ../h"} {
 		if d := check(g, execTool, cmdArgs(cmd)); d.Action != adapter.Deny {
@@ -249,7 +250,7 @@ func TestExecRules_DoubleDashOfOneDashPrograms(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
-		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "go", Args: []string{"test", "-race"}})
+		o.Policy = rulesProfile(policy.ExecRule{Action: policy.ExecDeny, Program: "go", Args: []string{"test", "-race"}})
 	})
 	for _, tc := range []struct {
 		cmd  string
@@ -285,7 +286,7 @@ func TestCommandPaths_GlobTooManyMatches(t *testing.T) {
 		t.Errorf("chmod 777 many/* over %d matches = %v (%s), want ask", maxGlobMatches+1, d.Action, d.Reason)
 	}
 	deny := f.guard(func(o *Options) {
-		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"})
+		o.Policy = rulesProfile(policy.ExecRule{Action: policy.ExecDeny, Program: "printenv"})
 	})
 	if d := check(deny, execTool, cmdArgs("cp many/* d/")); d.Action != adapter.Deny {
 		t.Errorf("cp many/* under a deny rule = %v (%s), want deny", d.Action, d.Reason)
@@ -306,9 +307,9 @@ func TestExecRules_NamedRuleSpeaks(t *testing.T) {
 		}
 	}
 	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	for _, action := range []string{ExecAsk, ExecDeny} {
+	for _, action := range []string{policy.ExecAsk, policy.ExecDeny} {
 		g := f.guard(func(o *Options) {
-			o.Policy = rulesProfile(ExecRule{Action: action, Program: "shima"}, ExecRule{Action: action, Program: "shimb"})
+			o.Policy = rulesProfile(policy.ExecRule{Action: action, Program: "shima"}, policy.ExecRule{Action: action, Program: "shimb"})
 		})
 		d := check(g, execTool, cmdArgs("shimb x"))
 		if !strings.Contains(d.Reason, "program: shimb}") || strings.Contains(d.Reason, "same file") {
@@ -322,9 +323,9 @@ func TestExecRules_NamedRuleSpeaks(t *testing.T) {
 func TestExecRules_Interactive(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	var rules []ExecRule
+	var rules []policy.ExecRule
 	for _, p := range []string{"python3", "node", "perl", "ruby", "irb", "php", "lua", "R", "sqlite3", "psql", "mysql", "gdb"} {
-		rules = append(rules, ExecRule{Action: ExecAsk, Program: p, Interactive: true})
+		rules = append(rules, policy.ExecRule{Action: policy.ExecAsk, Program: p, Interactive: true})
 	}
 	write(t, filepath.Join(f.ws, "s.py"), "print(1)\n")
 	write(t, filepath.Join(f.ws, "schema.sql"), "select 1;\n")
@@ -492,7 +493,7 @@ func TestCommand_FIFOsDoNotStall(t *testing.T) {
 		}
 	}
 	g := f.guard(func(o *Options) {
-		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"}, ExecRule{Action: ExecAsk, Program: "git"})
+		o.Policy = rulesProfile(policy.ExecRule{Action: policy.ExecDeny, Program: "printenv"}, policy.ExecRule{Action: policy.ExecAsk, Program: "git"})
 	})
 	done := make(chan adapter.Decision, 2)
 	go func() {
@@ -519,7 +520,7 @@ func TestCommand_Bounded(t *testing.T) {
 	write(t, filepath.Join(f.ws, "loop.sh"), strings.Repeat(". ./loop.sh\n", 20))
 	plain := f.guard(nil)
 	deny := f.guard(func(o *Options) {
-		o.Policy = rulesProfile(ExecRule{Action: ExecDeny, Program: "printenv"})
+		o.Policy = rulesProfile(policy.ExecRule{Action: policy.ExecDeny, Program: "printenv"})
 	})
 	if d := check(plain, execTool, cmdArgs("ls sub/*")); d.Action != adapter.Allow {
 		t.Errorf("one glob: %v (%s), want allow", d.Action, d.Reason)

@@ -31,7 +31,7 @@ func FuzzCommandAnalysis(f *testing.F) {
 		f.Add(s)
 	}
 	fx := newFixture(f)
-	rules := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "rm"}, {Action: ExecAsk, Program: "git"}}}}
+	rules := &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: "rm"}, {Action: policy.ExecAsk, Program: "git"}}}}
 	plain := fx.guard(nil)
 	ruled := fx.guard(func(o *Options) { o.Policy = rules })
 	f.Fuzz(func(t *testing.T, cmd string) {

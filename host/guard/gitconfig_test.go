@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/policy"
 )
 
 // TestReadOnly_GitConfig: the classifier turns an ask rule on git into
@@ -66,7 +67,7 @@ func TestReadOnly_GitConfig(t *testing.T) {
 				write(t, filepath.Join(f.ws, p), c)
 			}
 			g := f.guard(func(o *Options) {
-				o.Policy = rulesProfile(ExecRule{Action: ExecAsk, Program: "git"})
+				o.Policy = rulesProfile(policy.ExecRule{Action: policy.ExecAsk, Program: "git"})
 			})
 			cmd := tc.cmd
 			if cmd == "" {

@@ -23,7 +23,7 @@ func TestApprovalGrantsWhatTheCommandDoes(t *testing.T) {
 	own := filepath.Join(f.root, "yagent-home", ".yagent")
 	mkdir(t, filepath.Join(own, "plugins"))
 	g := f.guard(func(o *Options) {
-		o.Policy.Sandbox = SandboxRules{Mode: policy.SandboxOn}
+		o.Policy.Sandbox = policy.SandboxRules{Mode: policy.SandboxOn}
 		o.Protected = []string{own, filepath.Join(own, "plugins")}
 	})
 	secret := filepath.Join(f.other, "secret")
@@ -96,7 +96,7 @@ func TestWriteTools_KernelAndOwnFoldersRefused(t *testing.T) {
 		}
 	}
 	admin := f.guard(func(o *Options) {
-		o.Policy.Sandbox = SandboxRules{Mode: policy.SandboxOn, Write: []string{"/proc/sys/kernel"}}
+		o.Policy.Sandbox = policy.SandboxRules{Mode: policy.SandboxOn, Write: []string{"/proc/sys/kernel"}}
 	})
 	if d := check(admin, spec(sdk.EffectWrite, writeRoles), readArgs("/proc/sys/kernel/core_pattern")); d.Action != adapter.Ask {
 		t.Errorf("write /proc/sys/kernel/core_pattern under the admin's sandbox.write: %v (%s), want ask", d.Action, d.Reason)
@@ -108,7 +108,7 @@ func TestWriteTools_KernelAndOwnFoldersRefused(t *testing.T) {
 func TestApproval_SandboxOffSaysSo(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	g := f.guard(func(o *Options) { o.Policy.Sandbox = SandboxRules{Mode: policy.SandboxOff} })
+	g := f.guard(func(o *Options) { o.Policy.Sandbox = policy.SandboxRules{Mode: policy.SandboxOff} })
 	d := check(g, sdk.Spec{Name: "run_bash", Effect: sdk.EffectExec, Roles: execRoles}, cmdArgs("cat "+filepath.Join(f.other, "secret")))
 	if d.Action != adapter.Ask || !strings.Contains(d.Reason, "the sandbox is off") {
 		t.Errorf("%v (%s), want an ask that says the sandbox is off", d.Action, d.Reason)

@@ -20,9 +20,9 @@ type Options struct {
 	// Workspace is the workspace root; relative paths resolve against it.
 	Workspace string
 	// Policy supplies read_paths, skill_dirs, network.allow, the exec
-	// rules and the sandbox settings (fromconfig.Policy of the profile);
+	// rules and the sandbox settings (config.Profile.Rules of the profile);
 	// nil = none.
-	Policy *Policy
+	Policy *policy.Rules
 	// Home is the user's home folder, for "~"; "" = os.UserHomeDir().
 	Home string
 	// HashFile keeps the SHA-256 of the exec rules' programs across
@@ -53,11 +53,11 @@ type WorkspaceGuard struct {
 	readRoots []string
 	safe      safeList
 	netAllow  []string
-	rules     []ExecRule
+	rules     []policy.ExecRule
 	warnings  []string
 	// sandbox is the profile whose sandbox settings Sandbox reads; nil
 	// when there is no profile.
-	sandbox *Policy
+	sandbox *policy.Rules
 	hashes  *policy.ProgramHashes
 	progs   *progCache
 	// execWatch: see Options.ExecWatch.
@@ -476,3 +476,7 @@ func truthy(v any) bool {
 	}
 	return false
 }
+
+// projectDir is the workspace's folder of yagent settings
+// (host/config.ProjectDir), which a write into asks.
+const projectDir = ".yagent"

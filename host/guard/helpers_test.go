@@ -91,7 +91,7 @@ func write(t testing.TB, p, s string) {
 }
 
 func (f fixture) guard(mut func(*Options)) *WorkspaceGuard {
-	o := Options{Workspace: f.ws, Home: f.home, Policy: &Policy{SkillDirs: []string{f.skills}}}
+	o := Options{Workspace: f.ws, Home: f.home, Policy: &policy.Rules{SkillDirs: []string{f.skills}}}
 	if mut != nil {
 		mut(&o)
 	}

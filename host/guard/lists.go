@@ -66,7 +66,7 @@ func (s safeList) holds(r string) bool {
 // A configured folder named inside the workspace that resolves outside it
 // (a .yagent/skills symlink the repository ships) is workspace content, not
 // policy: it is dropped, and a warning names it.
-func readRoots(ws, home string, prof *Policy) (roots, warnings []string) {
+func readRoots(ws, home string, prof *policy.Rules) (roots, warnings []string) {
 	if m := worktreeMain(ws, home); m != "" {
 		roots = append(roots, m)
 	}

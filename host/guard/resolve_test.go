@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -15,7 +16,7 @@ func TestCheck_SendsWhatItJudged(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	g := f.guard(func(o *Options) {
-		o.Policy = &Policy{Network: NetworkRules{Allow: []string{"localhost", "example.com"}}}
+		o.Policy = &policy.Rules{Network: policy.NetworkRules{Allow: []string{"localhost", "example.com"}}}
 	})
 	ws := f.ws
 	netRoles := map[string]sdk.Role{"url": sdk.RoleURL}

@@ -11,8 +11,8 @@ import (
 
 // ruleVerdict is what the exec rules say about one simple command.
 type ruleVerdict struct {
-	action string // ExecAllow (also: no rule), ExecAsk or ExecDeny
-	rule   ExecRule
+	action string // policy.ExecAllow (also: no rule), policy.ExecAsk or policy.ExecDeny
+	rule   policy.ExecRule
 }
 
 // matchRules applies the profile's exec rules to c: a deny rule that
@@ -27,16 +27,16 @@ type ruleVerdict struct {
 // is preferred to one matched only by the file it runs, so the message
 // speaks of the program the model wrote. m knows the ask and deny rules'
 // programs by their files.
-func matchRules(rules []ExecRule, c call, m *policy.ProgramMatcher, later bool) ruleVerdict {
+func matchRules(rules []policy.ExecRule, c call, m *policy.ProgramMatcher, later bool) ruleVerdict {
 	files := m.Match(nil, c.files)
-	best := ruleVerdict{action: ExecAllow}
+	best := ruleVerdict{action: policy.ExecAllow}
 	bestLen := -1
-	var deny *ExecRule
+	var deny *policy.ExecRule
 	for i, r := range rules {
 		if !progMatches(r, c, files) || !argsMatch(r, c, later) {
 			continue
 		}
-		if r.Action == ExecDeny {
+		if r.Action == policy.ExecDeny {
 			if deny == nil || byName(r, c) && !byName(*deny, c) {
 				deny = &rules[i]
 			}
@@ -45,19 +45,19 @@ func matchRules(rules []ExecRule, c call, m *policy.ProgramMatcher, later bool) 
 		n := len(r.Args)
 		switch {
 		case n > bestLen,
-			n == bestLen && r.Action == ExecAsk && best.action != ExecAsk,
+			n == bestLen && r.Action == policy.ExecAsk && best.action != policy.ExecAsk,
 			n == bestLen && r.Action == best.action && byName(r, c) && !byName(best.rule, c):
 			best, bestLen = ruleVerdict{action: r.Action, rule: r}, n
 		}
 	}
 	if deny != nil {
-		return ruleVerdict{action: ExecDeny, rule: *deny}
+		return ruleVerdict{action: policy.ExecDeny, rule: *deny}
 	}
 	return best
 }
 
 // byName reports whether c calls r's program by its name.
-func byName(r ExecRule, c call) bool {
+func byName(r policy.ExecRule, c call) bool {
 	name := path.Base(r.Program)
 	return c.prog == name || slices.Contains(c.names, name)
 }
@@ -65,11 +65,11 @@ func byName(r ExecRule, c call) bool {
 // progMatches reports whether c runs r's program: by name, or for an ask
 // or deny rule by the file it runs (a path, a symlink, a hard link, a
 // copy hash -p bound), files being the rule programs c's files are.
-func progMatches(r ExecRule, c call, files []string) bool {
+func progMatches(r policy.ExecRule, c call, files []string) bool {
 	if byName(r, c) {
 		return true
 	}
-	return r.Action != ExecAllow && slices.Contains(files, path.Base(r.Program))
+	return r.Action != policy.ExecAllow && slices.Contains(files, path.Base(r.Program))
 }
 
 // argsMatch reports whether c's arguments hold what r names: r's options
@@ -80,15 +80,15 @@ func progMatches(r ExecRule, c call, files []string) bool {
 // would not read as one of its own, or an argument only known when the
 // command runs (unless later: the supervisor sees it), may be any option
 // r names.
-func argsMatch(r ExecRule, c call, later bool) bool {
+func argsMatch(r policy.ExecRule, c call, later bool) bool {
 	return matchArgs(r, c, later, false)
 }
 
 // matchArgs is argsMatch; literal holds c to its static words, as the
 // program reads them: no odd option or unknown argument stands for
 // another.
-func matchArgs(r ExecRule, c call, later, literal bool) bool {
-	strict := r.Action == ExecAllow
+func matchArgs(r policy.ExecRule, c call, later, literal bool) bool {
+	strict := r.Action == policy.ExecAllow
 	later = later && !r.Interactive
 	got := parseArgv(c.prog, r.Program, c.args)
 	if r.Interactive && (c.stdinFed || !policy.Interactive(path.Base(r.Program), policyArgs(c.args))) {
@@ -338,7 +338,7 @@ var valueOpts = map[string]string{
 var singleDash = map[string]bool{"find": true, "java": true, "go": true, "gdb": true, "sqlite3": true, "xdotool": true}
 
 // ruleText shows a rule as a profile line would say it.
-func ruleText(r ExecRule) string {
+func ruleText(r policy.ExecRule) string {
 	s := fmt.Sprintf("{action: %s, program: %s", r.Action, r.Program)
 	if len(r.Args) > 0 {
 		s += ", args: [" + strings.Join(r.Args, ", ") + "]"

@@ -60,7 +60,7 @@ func (g *WorkspaceGuard) ExecPrograms() []sdk.ExecProgram {
 // their files, kept while nothing they were found from changed; nil (which
 // matches nothing) when no rule asks or denies.
 func (g *WorkspaceGuard) ruleMatcher() *policy.ProgramMatcher {
-	if !slices.ContainsFunc(g.rules, func(r ExecRule) bool { return r.Action != ExecAllow }) {
+	if !slices.ContainsFunc(g.rules, func(r policy.ExecRule) bool { return r.Action != policy.ExecAllow }) {
 		return nil
 	}
 	g.progs.mu.Lock()
@@ -86,7 +86,7 @@ func (g *WorkspaceGuard) refreshPrograms() {
 	seen := map[string]bool{}
 	for _, r := range g.rules {
 		name := path.Base(r.Program)
-		if r.Action == ExecAllow || seen[name] {
+		if r.Action == policy.ExecAllow || seen[name] {
 			continue
 		}
 		seen[name] = true
@@ -105,9 +105,9 @@ func (g *WorkspaceGuard) refreshPrograms() {
 
 // onlyInteractive reports whether every ask and deny rule on the program
 // name is an ask limited to its REPL.
-func onlyInteractive(rules []ExecRule, name string) bool {
+func onlyInteractive(rules []policy.ExecRule, name string) bool {
 	for _, r := range rules {
-		if path.Base(r.Program) == name && r.Action != ExecAllow && !(r.Action == ExecAsk && r.Interactive) {
+		if path.Base(r.Program) == name && r.Action != policy.ExecAllow && !(r.Action == policy.ExecAsk && r.Interactive) {
 			return false
 		}
 	}
@@ -248,29 +248,29 @@ func sortedSet(s []string) []string {
 // or a byte-identical copy of a rule's program is that program). terminal
 // false means stdin is fed, so an interactive rule does not match. An
 // empty program (one that could not be identified) gets the strictest
-// rule of the profile. It returns the action (ExecAllow, ExecAsk or
-// ExecDeny) and, for ask and deny, the rule as a profile line says it.
+// rule of the profile. It returns the action (policy.ExecAllow, policy.ExecAsk or
+// policy.ExecDeny) and, for ask and deny, the rule as a profile line says it.
 func (g *WorkspaceGuard) JudgeExec(program string, argv, interpreters []string, terminal bool) (action, rule string) {
 	return verdictText(g.judgeExec(program, argv, interpreters, terminal))
 }
 
 func verdictText(rv ruleVerdict) (action, rule string) {
-	if rv.action == ExecAllow {
-		return ExecAllow, ""
+	if rv.action == policy.ExecAllow {
+		return policy.ExecAllow, ""
 	}
 	return rv.action, ruleText(rv.rule)
 }
 
 func (g *WorkspaceGuard) judgeExec(program string, argv, interpreters []string, terminal bool) ruleVerdict {
 	if program == "" {
-		for _, want := range []string{ExecDeny, ExecAsk} {
+		for _, want := range []string{policy.ExecDeny, policy.ExecAsk} {
 			for _, r := range g.rules {
 				if r.Action == want {
 					return ruleVerdict{action: want, rule: r}
 				}
 			}
 		}
-		return ruleVerdict{action: ExecAllow}
+		return ruleVerdict{action: policy.ExecAllow}
 	}
 	c := call{prog: path.Base(program), stdinFed: !terminal}
 	addName := func(p string) {
@@ -302,13 +302,13 @@ func (g *WorkspaceGuard) judgeExec(program string, argv, interpreters []string, 
 // reading program's name still asks.
 func (g *WorkspaceGuard) JudgeExecIn(program string, argv, interpreters []string, terminal bool, dir string) (action, rule string) {
 	rv := g.judgeExec(program, argv, interpreters, terminal)
-	if rv.action == ExecAsk && g.readOnlyExec(program, argv, dir, rv.rule) {
-		return ExecAllow, ""
+	if rv.action == policy.ExecAsk && g.readOnlyExec(program, argv, dir, rv.rule) {
+		return policy.ExecAllow, ""
 	}
 	return verdictText(rv)
 }
 
-func (g *WorkspaceGuard) readOnlyExec(program string, argv []string, dir string, r ExecRule) bool {
+func (g *WorkspaceGuard) readOnlyExec(program string, argv []string, dir string, r policy.ExecRule) bool {
 	name := path.Base(program)
 	if program == "" || len(argv) == 0 || path.Base(r.Program) != name {
 		return false

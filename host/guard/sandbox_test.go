@@ -16,9 +16,9 @@ import (
 	"github.com/yagent/yagent/sdk"
 )
 
-func execGuard(t *testing.T, rules ...ExecRule) *WorkspaceGuard {
+func execGuard(t *testing.T, rules ...policy.ExecRule) *WorkspaceGuard {
 	t.Helper()
-	return New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: &Policy{Exec: ExecRules{Rules: rules}}})
+	return New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: &policy.Rules{Exec: policy.ExecRules{Rules: rules}}})
 }
 
 func need(t *testing.T, files ...string) {
@@ -37,10 +37,10 @@ func need(t *testing.T, files ...string) {
 func TestJudgeExec(t *testing.T) {
 	t.Parallel()
 	need(t, "/usr/bin/printenv", "/usr/bin/python3", "/usr/bin/env")
-	denyPrintenv := ExecRule{Action: ExecDeny, Program: "printenv"}
-	askEnv := ExecRule{Action: ExecAsk, Program: "env", Args: []string{"-i"}}
-	askPy := ExecRule{Action: ExecAsk, Program: "python3", Interactive: true}
-	g := execGuard(t, denyPrintenv, askEnv, askPy, ExecRule{Action: ExecAllow, Program: "ls"})
+	denyPrintenv := policy.ExecRule{Action: policy.ExecDeny, Program: "printenv"}
+	askEnv := policy.ExecRule{Action: policy.ExecAsk, Program: "env", Args: []string{"-i"}}
+	askPy := policy.ExecRule{Action: policy.ExecAsk, Program: "python3", Interactive: true}
+	g := execGuard(t, denyPrintenv, askEnv, askPy, policy.ExecRule{Action: policy.ExecAllow, Program: "ls"})
 
 	copyDir := t.TempDir()
 	copied := filepath.Join(copyDir, "innocent")
@@ -67,18 +67,18 @@ func TestJudgeExec(t *testing.T) {
 		terminal     bool
 		want, rule   string
 	}{
-		{"deny by name", "/usr/bin/printenv", []string{"printenv", "FOO"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
-		{"deny by argv0 alone", "/opt/other/tool", []string{"printenv"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
-		{"deny a byte-identical copy", copied, []string{"innocent", "HOME"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
-		{"a modified copy is another program", modified, []string{"modified"}, nil, false, ExecAllow, ""},
-		{"ask by args", "/usr/bin/env", []string{"env", "-i", "sh"}, nil, false, ExecAsk, ruleText(askEnv)},
-		{"args not held allow", "/usr/bin/env", []string{"env", "FOO=1", "sh"}, nil, false, ExecAllow, ""},
-		{"interactive at a terminal asks", "/usr/bin/python3", []string{"python3"}, nil, true, ExecAsk, ruleText(askPy)},
-		{"interactive with stdin fed allows", "/usr/bin/python3", []string{"python3"}, nil, false, ExecAllow, ""},
-		{"a script run is not interactive", "/usr/bin/python3", []string{"python3", "s.py"}, nil, true, ExecAllow, ""},
-		{"interpreter of a script by name", script, []string{"./s.py"}, []string{"/usr/bin/python3"}, true, ExecAsk, ruleText(askPy)},
-		{"no rule allows", "/usr/bin/true", []string{"true"}, nil, true, ExecAllow, ""},
-		{"unidentified gets the deny", "", []string{"x"}, nil, false, ExecDeny, ruleText(denyPrintenv)},
+		{"deny by name", "/usr/bin/printenv", []string{"printenv", "FOO"}, nil, false, policy.ExecDeny, ruleText(denyPrintenv)},
+		{"deny by argv0 alone", "/opt/other/tool", []string{"printenv"}, nil, false, policy.ExecDeny, ruleText(denyPrintenv)},
+		{"deny a byte-identical copy", copied, []string{"innocent", "HOME"}, nil, false, policy.ExecDeny, ruleText(denyPrintenv)},
+		{"a modified copy is another program", modified, []string{"modified"}, nil, false, policy.ExecAllow, ""},
+		{"ask by args", "/usr/bin/env", []string{"env", "-i", "sh"}, nil, false, policy.ExecAsk, ruleText(askEnv)},
+		{"args not held allow", "/usr/bin/env", []string{"env", "FOO=1", "sh"}, nil, false, policy.ExecAllow, ""},
+		{"interactive at a terminal asks", "/usr/bin/python3", []string{"python3"}, nil, true, policy.ExecAsk, ruleText(askPy)},
+		{"interactive with stdin fed allows", "/usr/bin/python3", []string{"python3"}, nil, false, policy.ExecAllow, ""},
+		{"a script run is not interactive", "/usr/bin/python3", []string{"python3", "s.py"}, nil, true, policy.ExecAllow, ""},
+		{"interpreter of a script by name", script, []string{"./s.py"}, []string{"/usr/bin/python3"}, true, policy.ExecAsk, ruleText(askPy)},
+		{"no rule allows", "/usr/bin/true", []string{"true"}, nil, true, policy.ExecAllow, ""},
+		{"unidentified gets the deny", "", []string{"x"}, nil, false, policy.ExecDeny, ruleText(denyPrintenv)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,11 +95,11 @@ func TestJudgeExec(t *testing.T) {
 // program gets the ask; with neither, it runs.
 func TestJudgeExec_UnidentifiedStrictest(t *testing.T) {
 	t.Parallel()
-	ask := ExecRule{Action: ExecAsk, Program: "curl"}
-	if a, r := execGuard(t, ask, ExecRule{Action: ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != ExecAsk || r != ruleText(ask) {
+	ask := policy.ExecRule{Action: policy.ExecAsk, Program: "curl"}
+	if a, r := execGuard(t, ask, policy.ExecRule{Action: policy.ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != policy.ExecAsk || r != ruleText(ask) {
 		t.Errorf("JudgeExec(unidentified) with an ask rule = %s %s, want ask %s", a, r, ruleText(ask))
 	}
-	if a, _ := execGuard(t, ExecRule{Action: ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != ExecAllow {
+	if a, _ := execGuard(t, policy.ExecRule{Action: policy.ExecAllow, Program: "ls"}).JudgeExec("", nil, nil, false); a != policy.ExecAllow {
 		t.Errorf("JudgeExec(unidentified) with only allow rules = %s, want allow", a)
 	}
 }
@@ -109,8 +109,8 @@ func TestJudgeExec_UnidentifiedStrictest(t *testing.T) {
 func TestExecPrograms_HashedOnce(t *testing.T) {
 	t.Parallel()
 	need(t, "/usr/bin/printenv")
-	g := execGuard(t, ExecRule{Action: ExecDeny, Program: "printenv"}, ExecRule{Action: ExecAllow, Program: "ls"},
-		ExecRule{Action: ExecAsk, Program: "printenv", Args: []string{"HOME"}})
+	g := execGuard(t, policy.ExecRule{Action: policy.ExecDeny, Program: "printenv"}, policy.ExecRule{Action: policy.ExecAllow, Program: "ls"},
+		policy.ExecRule{Action: policy.ExecAsk, Program: "printenv", Args: []string{"HOME"}})
 	progs := g.ExecPrograms()
 	if len(progs) != 1 || progs[0].Name != "printenv" || len(progs[0].Files) == 0 {
 		t.Fatalf("ExecPrograms() = %+v, want printenv alone, with its files", progs)
@@ -134,7 +134,7 @@ func TestExecPrograms_HashedOnce(t *testing.T) {
 // profile's sandbox paths always apply, Write being the admin's alone.
 func TestSandbox_PathsByApproval(t *testing.T) {
 	t.Parallel()
-	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
+	prof := &policy.Rules{Sandbox: policy.SandboxRules{Mode: policy.SandboxOn, Network: policy.NetworkOff, Read: []string{"/srv/r"}, Write: []string{"/srv/w"}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sess := session.New("s")
 	out := t.TempDir()
@@ -170,7 +170,7 @@ func TestSandbox_PathsByApproval(t *testing.T) {
 func TestExecPrograms_FollowsChanges(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PATH", dir)
-	g := execGuard(t, ExecRule{Action: ExecDeny, Program: "yagent-test-prog"})
+	g := execGuard(t, policy.ExecRule{Action: policy.ExecDeny, Program: "yagent-test-prog"})
 	if p := g.ExecPrograms(); len(p) != 1 || len(p[0].Files) != 0 {
 		t.Fatalf("ExecPrograms() = %+v, want the rule's program with no file yet", p)
 	}
@@ -209,7 +209,7 @@ func TestSandbox_ApprovalOfAHoldingFolderOpensNothing(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "home", "src", "ws")
 	mkdir(t, ws)
-	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn}}
+	prof := &policy.Rules{Sandbox: policy.SandboxRules{Mode: policy.SandboxOn}}
 	g := New(Options{Workspace: ws, Home: home, Policy: prof})
 	out := filepath.Join(outside, "out.txt")
 	paths := []string{"/", home, filepath.Dir(ws), root, out, ws}
@@ -255,18 +255,18 @@ func TestJudgeExecIn_ReadOnlySoftensLikeTheCommandCheck(t *testing.T) {
 	if err := os.WriteFile(fakeCat, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	prof := &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecAsk, Program: "git"}, {Action: ExecAsk, Program: "rm"}}}}
+	prof := &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecAsk, Program: "git"}, {Action: policy.ExecAsk, Program: "rm"}}}}
 	g := New(Options{Workspace: clean, Home: t.TempDir(), Policy: prof})
 	for _, tc := range []struct {
 		name, prog, dir string
 		argv            []string
 		want            string
 	}{
-		{"git status in a clean repository", git, clean, []string{"git", "status", "--short"}, ExecAllow},
-		{"git status where the config runs a program", git, hooked, []string{"git", "status"}, ExecAsk},
-		{"git status in an unknown folder", git, "", []string{"git", "status"}, ExecAsk},
-		{"git push", git, clean, []string{"git", "push"}, ExecAsk},
-		{"a copy of rm named cat", fakeCat, clean, []string{"cat", "x"}, ExecAsk},
+		{"git status in a clean repository", git, clean, []string{"git", "status", "--short"}, policy.ExecAllow},
+		{"git status where the config runs a program", git, hooked, []string{"git", "status"}, policy.ExecAsk},
+		{"git status in an unknown folder", git, "", []string{"git", "status"}, policy.ExecAsk},
+		{"git push", git, clean, []string{"git", "push"}, policy.ExecAsk},
+		{"a copy of rm named cat", fakeCat, clean, []string{"cat", "x"}, policy.ExecAsk},
 	} {
 		if got, rule := g.JudgeExecIn(tc.prog, tc.argv, nil, false, tc.dir); got != tc.want {
 			t.Errorf("%s: JudgeExecIn = %s %s, want %s", tc.name, got, rule, tc.want)
@@ -279,11 +279,11 @@ func TestJudgeExecIn_ReadOnlySoftensLikeTheCommandCheck(t *testing.T) {
 // for it; one with any other ask or deny rule is not.
 func TestExecPrograms_InteractiveOnly(t *testing.T) {
 	t.Parallel()
-	prof := &Policy{Exec: ExecRules{Rules: []ExecRule{
-		{Action: ExecAsk, Program: "python3", Interactive: true},
-		{Action: ExecAsk, Program: "perl", Interactive: true},
-		{Action: ExecDeny, Program: "perl", Args: []string{"-e"}},
-		{Action: ExecAsk, Program: "printenv"},
+	prof := &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{
+		{Action: policy.ExecAsk, Program: "python3", Interactive: true},
+		{Action: policy.ExecAsk, Program: "perl", Interactive: true},
+		{Action: policy.ExecDeny, Program: "perl", Args: []string{"-e"}},
+		{Action: policy.ExecAsk, Program: "printenv"},
 	}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	want := map[string]bool{"python3": true, "perl": false, "printenv": false}
@@ -304,8 +304,8 @@ func TestExecPrograms_InteractiveOnly(t *testing.T) {
 func TestSandbox_ProgramsForCommandsAlone(t *testing.T) {
 	t.Parallel()
 	need(t, "/usr/bin/printenv")
-	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn},
-		Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: "printenv"}}}}
+	prof := &policy.Rules{Sandbox: policy.SandboxRules{Mode: policy.SandboxOn},
+		Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: "printenv"}}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sess := session.New("s")
 	run := sdk.Spec{Name: "run_bash", Roles: map[string]sdk.Role{"command": sdk.RoleCommand}}
@@ -323,7 +323,7 @@ func TestSandbox_ProgramsForCommandsAlone(t *testing.T) {
 func hashGuard(t *testing.T, file, program string) *WorkspaceGuard {
 	t.Helper()
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), HashFile: file,
-		Policy: &Policy{Exec: ExecRules{Rules: []ExecRule{{Action: ExecDeny, Program: program}}}}})
+		Policy: &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: program}}}}})
 	g.hashes = policy.NewProgramHashes(file, func() time.Time { return time.Now().Add(time.Hour) })
 	return g
 }
@@ -416,7 +416,7 @@ func TestExecPrograms_ChangedFileHashedAgain(t *testing.T) {
 // and Unix sockets reach the plugin with every call's sandbox.
 func TestSandbox_CarriesTheBounds(t *testing.T) {
 	t.Parallel()
-	prof := &Policy{Sandbox: SandboxRules{Mode: policy.SandboxOn, Pids: 64, MemoryMB: 512, TmpSizeMB: 128, UnixSockets: []string{"/run/a.sock"}}}
+	prof := &policy.Rules{Sandbox: policy.SandboxRules{Mode: policy.SandboxOn, Pids: 64, MemoryMB: 512, TmpSizeMB: 128, UnixSockets: []string{"/run/a.sock"}}}
 	g := New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof})
 	sb := g.Sandbox(sdk.Spec{}, session.New("s"), adapter.Decision{Action: adapter.Allow}, false)
 	if sb == nil || sb.Pids != 64 || sb.MemoryMB != 512 || sb.TmpSizeMB != 128 || !slices.Equal(sb.UnixSockets, []string{"/run/a.sock"}) {

@@ -15,7 +15,6 @@ import (
 	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/guard/fromconfig"
 	"github.com/yagent/yagent/host/hosttools"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
@@ -247,7 +246,7 @@ func (s *Surface) assemble(cands []candidate) error {
 	// forget it.
 	g, ap := s.opts.Guard, s.opts.Approver
 	if g == nil {
-		g = guard.New(guard.Options{Workspace: s.opts.Workspace, Policy: fromconfig.Policy(prof)})
+		g = guard.New(guard.Options{Workspace: s.opts.Workspace, Policy: prof.Rules()})
 	}
 	if ap == nil {
 		ap = authz.NewApprover(authz.ApproverOptions{

@@ -18,6 +18,7 @@ import (
 	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -38,7 +39,7 @@ type Options struct {
 	Unpinned bool
 	// Policy is what the guard reads of the profile (read_paths,
 	// network.allow, exec rules, sandbox); nil = none, so every URL asks.
-	Policy *guard.Policy
+	Policy *policy.Rules
 	// Home is the home folder "~" expands to; "" = the user's.
 	Home string
 	// RawInput sends each call's input to the plugin as given, skipping the

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/yagent/yagent/host/guard"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
 )
@@ -164,7 +164,7 @@ func TestCall_GuardRefusesAndDistrusts(t *testing.T) {
 	t.Parallel()
 	run := probe(sdk.Spec{Name: "run", Description: "Run a command.", Effect: sdk.EffectExec,
 		Roles: map[string]sdk.Role{"command": sdk.RoleCommand}, InputSchema: objectOf("command")})
-	deny := &guard.Policy{Exec: guard.ExecRules{Rules: []guard.ExecRule{{Action: guard.ExecDeny, Program: "rm"}}}}
+	deny := &policy.Rules{Exec: policy.ExecRules{Rules: []policy.ExecRule{{Action: policy.ExecDeny, Program: "rm"}}}}
 	approve := func(plugintest.Decision) bool { return true }
 	c := plugintest.Start(t, sdk.Plugin{Name: "mine", Version: "0", Tools: []sdk.Tool{run}}, &plugintest.Options{Policy: deny, Answer: approve})
 	_, err := c.Call(context.Background(), "run", sdk.CallInfo{}, commandIn{Command: "rm -rf build"})

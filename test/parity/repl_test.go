@@ -77,11 +77,11 @@ func TestREPLParity(t *testing.T) {
 	// may be one file (pyenv's shims), which the guard would read as
 	// either.
 	t.Setenv("PATH", filepath.Join(root, "bin"))
-	var rules []guard.ExecRule
+	var rules []policy.ExecRule
 	for _, p := range policy.Interpreters() {
-		rules = append(rules, guard.ExecRule{Action: guard.ExecAsk, Program: p, Interactive: true})
+		rules = append(rules, policy.ExecRule{Action: policy.ExecAsk, Program: p, Interactive: true})
 	}
-	g := guard.New(guard.Options{Workspace: ws, Home: home, Policy: &guard.Policy{Exec: guard.ExecRules{Rules: rules}}})
+	g := guard.New(guard.Options{Workspace: ws, Home: home, Policy: &policy.Rules{Exec: policy.ExecRules{Rules: rules}}})
 	spec := sdk.Spec{Name: "run_bash", Effect: sdk.EffectExec, Roles: map[string]sdk.Role{"command": sdk.RoleCommand}}
 	cases := readCorpus(t)
 	if len(cases) < 60 {

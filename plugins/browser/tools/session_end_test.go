@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/plugins/browser/session"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
 )
@@ -25,7 +25,7 @@ func TestEndSession_ClosesOnlyThatSessionsBrowser(t *testing.T) {
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
 	// The test site is on loopback, which the profile has to grant.
 	c := plugintest.Start(t, sdk.Plugin{Name: "browser", Version: Version, Tools: All(m), OnSessionEnd: m.EndSession},
-		&plugintest.Options{Policy: &guard.Policy{Network: guard.NetworkRules{Allow: []string{"127.0.0.1"}}}})
+		&plugintest.Options{Policy: &policy.Rules{Network: policy.NetworkRules{Allow: []string{"127.0.0.1"}}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	groups := map[string]int{}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/plugins/search/internal/fetch"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
 )
@@ -197,4 +197,4 @@ func TestWebFetch_ReportsTheWaitForAnAnswer(t *testing.T) {
 
 // loopbackGranted grants the test servers' host, as a profile's
 // network.allow would: the host's guard asks for any other.
-var loopbackGranted = &plugintest.Options{Policy: &guard.Policy{Network: guard.NetworkRules{Allow: []string{"127.0.0.1"}}}}
+var loopbackGranted = &plugintest.Options{Policy: &policy.Rules{Network: policy.NetworkRules{Allow: []string{"127.0.0.1"}}}}
