@@ -127,11 +127,6 @@ func (l *line) answer(approved bool, by, reason string) {
 	l.b = append(l.b, '}')
 }
 
-func (l *line) value(k string, v any) {
-	l.key(k)
-	l.b = appendValue(l.b, v)
-}
-
 func (l *line) end() []byte {
 	return append(l.b, '}', '\n')
 }
