@@ -726,21 +726,8 @@ func (l *loader) names() ([]ProfileInfo, error) {
 	return out, nil
 }
 
-// Show returns the YAML of the resolved profile name ("" = the one Load
-// would select), headed by comments naming its layers and the layers each
-// key's value came from.
-func Show(opts LoadOptions, name string) ([]byte, error) {
-	if name != "" {
-		opts.Profile = name
-	}
-	ld, err := Load(opts)
-	if err != nil {
-		return nil, err
-	}
-	return ld.Show()
-}
-
-// Show renders ld as Show does: the layers, each key's origin, the YAML.
+// Show returns the YAML of the resolved profile, headed by comments naming
+// its layers and the layers each key's value came from.
 func (ld *Loaded) Show() ([]byte, error) {
 	body, err := yaml.Marshal(ld.Profile)
 	if err != nil {
