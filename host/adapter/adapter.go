@@ -437,11 +437,14 @@ func RefusedText(tool string, d Decision) string {
 }
 
 // EncodeArgs encodes arguments as the plugin receives them: no HTML
-// escaping, no trailing newline.
+// escaping, no trailing newline. The host does not call it: sdk/plugintest
+// does, to hand a plugin author's tool the arguments the guard resolved.
 func EncodeArgs(args map[string]any) (json.RawMessage, error) { return encodeArgs(args) }
 
 // ParseArgs decodes raw input as the pipeline's first step does, numbers
-// kept as json.Number; nil and a reason when it is no JSON object.
+// kept as json.Number; nil and a reason when it is no JSON object. The host
+// does not call it: sdk/plugintest does, to judge a call as the pipeline
+// would.
 func ParseArgs(raw []byte) (map[string]any, string) { return parseArgs(raw) }
 
 func (a *Adapter) invalidInput(problems []fieldProblem, unusable string) *Result {
