@@ -17,6 +17,7 @@ import (
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/yagent/yagent/host/internal/suggest"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/profiles"
@@ -493,7 +494,7 @@ func (l *loader) unknownProfile(name, chosenBy string) error {
 		known = append(known, in.Name)
 	}
 	hint := ""
-	if c := closest(name, known); c != "" {
+	if c := suggest.Closest(name, known); c != "" {
 		hint = fmt.Sprintf("did you mean %q? ", c)
 	}
 	where := ""
