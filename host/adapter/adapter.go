@@ -430,8 +430,9 @@ func NeedsAuthText(tool string, d Decision, why string) string {
 }
 
 // RefusedText is what the model reads when the guard refuses a call of
-// tool (d: an admin's exec deny rule, or a command past the guard's bounds,
-// whose reason says what to do instead). sdk/plugintest says the same.
+// tool (d: an exec deny rule, a command past the guard's bounds, or a
+// write no approval opens). It says d.Reason, not d.Hint. sdk/plugintest
+// says the same.
 func RefusedText(tool string, d Decision) string {
 	return fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", tool, d.Reason)
 }
