@@ -3,7 +3,6 @@ package profiles
 import (
 	"embed"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 )
@@ -13,10 +12,6 @@ var files embed.FS
 
 // Default is the profile used when nothing selects another.
 const Default = "coder"
-
-// FS returns the embedded files: one NAME.yaml per built-in profile and
-// schema.json.
-func FS() fs.FS { return files }
 
 // Names returns the names of the built-in profiles, sorted.
 func Names() []string {

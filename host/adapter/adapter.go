@@ -430,18 +430,22 @@ func NeedsAuthText(tool string, d Decision, why string) string {
 }
 
 // RefusedText is what the model reads when the guard refuses a call of
-// tool (d: an admin's exec deny rule, or a command past the guard's bounds,
-// whose reason says what to do instead). sdk/plugintest says the same.
+// tool (d: an exec deny rule, a command past the guard's bounds, or a
+// write no approval opens). It says d.Reason, not d.Hint. sdk/plugintest
+// says the same.
 func RefusedText(tool string, d Decision) string {
 	return fmt.Sprintf("%s was refused: %s. This rule stands; do not retry the same call.", tool, d.Reason)
 }
 
 // EncodeArgs encodes arguments as the plugin receives them: no HTML
-// escaping, no trailing newline.
+// escaping, no trailing newline. The host does not call it: sdk/plugintest
+// does, to hand a plugin author's tool the arguments the guard resolved.
 func EncodeArgs(args map[string]any) (json.RawMessage, error) { return encodeArgs(args) }
 
 // ParseArgs decodes raw input as the pipeline's first step does, numbers
-// kept as json.Number; nil and a reason when it is no JSON object.
+// kept as json.Number; nil and a reason when it is no JSON object. The host
+// does not call it: sdk/plugintest does, to judge a call as the pipeline
+// would.
 func ParseArgs(raw []byte) (map[string]any, string) { return parseArgs(raw) }
 
 func (a *Adapter) invalidInput(problems []fieldProblem, unusable string) *Result {

@@ -625,24 +625,3 @@ func TestNew_BadSchemaFailsCalls(t *testing.T) {
 		t.Fatalf("Call = %+v, want tool_failed", res)
 	}
 }
-
-func TestSuggest(t *testing.T) {
-	t.Parallel()
-	known := []string{"read_file", "write_file", "list_dir", "grep", "run_bash"}
-	for _, tc := range []struct {
-		in   string
-		want string
-	}{
-		{"read_fil", "read_file"},
-		{"readfile", "read_file"},
-		{"bash", "run_bash"},
-		{"Grep", "grep"},
-	} {
-		if got := Suggest(tc.in, known); len(got) == 0 || got[0] != tc.want {
-			t.Errorf("Suggest(%q) = %v, want %q first", tc.in, got, tc.want)
-		}
-	}
-	if got := Suggest("zzzzzzzz", known); len(got) != 0 {
-		t.Errorf("Suggest(zzzzzzzz) = %v, want none", got)
-	}
-}

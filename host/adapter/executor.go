@@ -23,15 +23,3 @@ type ExecutorFunc func(ctx context.Context, info sdk.CallInfo, input json.RawMes
 func (f ExecutorFunc) Execute(ctx context.Context, info sdk.CallInfo, input json.RawMessage, progress func(sdk.Progress)) (*sdk.Result, error) {
 	return f(ctx, info, input, progress)
 }
-
-// ToolExecutor runs an sdk.Tool in the host's process, with no plugin in
-// between: for host-native tools, tests and the in-process benchmark.
-func ToolExecutor(t sdk.Tool, host sdk.Host) Executor {
-	return ExecutorFunc(func(ctx context.Context, info sdk.CallInfo, input json.RawMessage, progress func(sdk.Progress)) (*sdk.Result, error) {
-		ctx = sdk.WithCall(ctx, info)
-		if host != nil {
-			ctx = sdk.WithHost(ctx, host)
-		}
-		return t.Call(ctx, input)
-	})
-}

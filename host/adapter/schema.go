@@ -13,6 +13,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/yagent/yagent/host/internal/suggest"
 )
 
 // schema is a tool's input schema, compiled once: the validator, and the
@@ -126,7 +128,7 @@ func (s *schema) collect(ve *jsonschema.ValidationError, args map[string]any, ou
 			msg := "unknown field"
 			if c := confusion(p, valid); c != "" {
 				msg += fmt.Sprintf(" (did you mean %s? %s is another tool's name for it)", c, p)
-			} else if sug := Suggest(p, valid); len(sug) > 0 {
+			} else if sug := suggest.Close(p, valid); len(sug) > 0 {
 				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, " or "))
 			}
 			if len(loc) > 0 {

@@ -29,12 +29,16 @@ import (
 	"github.com/yagent/yagent/policy"
 )
 
-// AutonomousInstructions are sent to the model under -Y (over MCP: in the
-// initialize result's instructions).
+// AutonomousInstructions are App.Instructions under -Y (Options.FullYolo):
+// what the model is told when nobody will answer. yagent serve sends them
+// in the MCP initialize result's instructions.
 const AutonomousInstructions = `You are running autonomously: nobody is watching this session to answer questions.
 Do not ask the user for help or confirmation. When a choice is ambiguous, pick the most
-reasonable option, say in one line which you picked and why, and carry on. Every tool call
-is approved; stay inside the task you were given.`
+reasonable option, say in one line which you picked and why, and carry on. A tool call that
+would wait for the user's approval runs without it, but a refusal stands: a program the
+profile's rules deny, a command too large or too deeply nested to check, a write to a place
+no approval opens, and what the sandbox blocks while a command runs. Do not retry a refused
+call; find another way. Stay inside the task you were given.`
 
 // Options configures Open.
 type Options struct {
@@ -42,8 +46,9 @@ type Options struct {
 	Workspace string
 	// Profile names the profile; "" = environment, config files, then "coder".
 	Profile string
-	// Yolo (-y) turns every ask into allow. FullYolo (-Y) implies Yolo,
-	// removes ask_user_for_help and sends AutonomousInstructions.
+	// Yolo (-y) turns every ask into allow; a deny stays a deny. FullYolo
+	// (-Y) implies Yolo, removes ask_user_for_help and sets Instructions to
+	// AutonomousInstructions.
 	Yolo, FullYolo bool
 	// Home is the user's home; "" = os.UserHomeDir().
 	Home string

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -127,73 +126,31 @@ func (l *line) answer(approved bool, by, reason string) {
 	l.b = append(l.b, '}')
 }
 
-func (l *line) value(k string, v any) {
-	l.key(k)
-	l.b = appendValue(l.b, v)
-}
-
 func (l *line) end() []byte {
 	return append(l.b, '}', '\n')
 }
 
-// appendValue encodes the values JSON arguments decode to; anything else
-// goes through encoding/json.
-func appendValue(b []byte, v any) []byte {
+// appendScalar appends v when it is null, a boolean or a number, and
+// reports whether it was one.
+func appendScalar(b []byte, v any) ([]byte, bool) {
 	switch x := v.(type) {
 	case nil:
-		return append(b, "null"...)
-	case string:
-		return appendString(b, x)
+		return append(b, "null"...), true
 	case bool:
-		return strconv.AppendBool(b, x)
+		return strconv.AppendBool(b, x), true
 	case float64:
 		if x == float64(int64(x)) && x > -1e15 && x < 1e15 {
-			return strconv.AppendInt(b, int64(x), 10)
+			return strconv.AppendInt(b, int64(x), 10), true
 		}
-		return strconv.AppendFloat(b, x, 'g', -1, 64)
+		return strconv.AppendFloat(b, x, 'g', -1, 64), true
 	case int:
-		return strconv.AppendInt(b, int64(x), 10)
+		return strconv.AppendInt(b, int64(x), 10), true
 	case int64:
-		return strconv.AppendInt(b, x, 10)
+		return strconv.AppendInt(b, x, 10), true
 	case json.Number:
-		return append(b, x...)
-	case Digest:
-		b = append(b, `{"hmac":"`...)
-		b = append(b, x.HMAC...)
-		b = append(b, `","len":`...)
-		b = strconv.AppendInt(b, int64(x.Len), 10)
-		return append(b, '}')
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendValue(b, e)
-		}
-		return append(b, ']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = appendValue(b, x[k])
-		}
-		return append(b, '}')
+		return append(b, x...), true
 	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return append(b, "null"...)
-	}
-	return append(b, j...)
+	return b, false
 }
 
 const hexDigits = "0123456789abcdef"

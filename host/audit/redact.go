@@ -1,11 +1,14 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/yagent/yagent/sdk"
@@ -22,14 +25,8 @@ const maxPlain = 256
 // digest and length.
 var contentFields = []string{"content", "new_string", "old_string", "text", "input", "edits"}
 
-// Digest is a content value as the log holds it: a keyed digest that
-// cannot be reversed by guessing without the install's key.
-type Digest struct {
-	HMAC string `json:"hmac"`
-	Len  int    `json:"len"`
-}
-
-// Redactor turns a call's arguments into what the log holds.
+// Redactor writes a call's arguments as the log holds them; its key makes
+// the content digests.
 type Redactor struct {
 	key []byte
 }
@@ -37,30 +34,8 @@ type Redactor struct {
 // NewRedactor returns a Redactor digesting content with key.
 func NewRedactor(key []byte) *Redactor { return &Redactor{key: key} }
 
-// digest is the first 16 bytes of HMAC-SHA256(key, s), in hex.
-func (r *Redactor) digest(s string) Digest {
-	m := hmac.New(sha256.New, r.key)
-	m.Write([]byte(s))
-	return Digest{HMAC: hex.EncodeToString(m.Sum(nil)[:16]), Len: len(s)}
-}
-
-// Args returns args as the decision line holds them: role arguments kept
-// with their secrets redacted, content fields and long strings digested,
-// every other string redacted by the same secret shapes.
-func (r *Redactor) Args(args map[string]any, roles map[string]sdk.Role) map[string]any {
-	if args == nil {
-		return nil
-	}
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		content := slices.Contains(contentFields, k)
-		out[k] = r.value(v, roles[k], content)
-	}
-	return out
-}
-
-// appendArgs appends args as Args redacts them, as a JSON object with its
-// keys sorted, without building the redacted copy.
+// appendArgs appends args as the decision line holds them: a JSON object,
+// its keys sorted, each value as appendRedacted writes it.
 func (r *Redactor) appendArgs(b []byte, args map[string]any, roles map[string]sdk.Role) []byte {
 	var small [16]string
 	keys := small[:0]
@@ -75,42 +50,86 @@ func (r *Redactor) appendArgs(b []byte, args map[string]any, roles map[string]sd
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = appendValue(b, r.value(args[k], roles[k], slices.Contains(contentFields, k)))
+		b = r.appendRedacted(b, args[k], roles[k], slices.Contains(contentFields, k))
 	}
 	return append(b, '}')
 }
 
-func (r *Redactor) value(v any, role sdk.Role, content bool) any {
+// appendRedacted appends the argument value v as the log holds it, and is
+// the one place that decides what of an argument is a secret and how it is
+// masked. A string that is content (under a content field, at any depth)
+// or longer than maxPlain becomes its keyed digest and length; a path
+// role's string stays as it is; a URL role's loses its credentials
+// (RedactURL); any other string loses the secret shapes of a command line
+// (RedactCommand). Arrays and objects are walked (object keys sorted, a
+// content field's value all content), numbers, booleans and null written
+// as they are; any other type is redacted as what it encodes to.
+func (r *Redactor) appendRedacted(b []byte, v any, role sdk.Role, content bool) []byte {
 	switch x := v.(type) {
 	case string:
-		return r.str(x, role, content)
+		switch {
+		case content || len(x) > maxPlain:
+			return r.appendDigest(b, x)
+		case role == sdk.RolePathRead || role == sdk.RolePathWrite:
+			return appendString(b, x)
+		case role == sdk.RoleURL:
+			return appendString(b, RedactURL(x))
+		}
+		return appendString(b, RedactCommand(x))
 	case []any:
-		out := make([]any, len(x))
+		b = append(b, '[')
 		for i, e := range x {
-			out[i] = r.value(e, role, content)
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = r.appendRedacted(b, e, role, content)
 		}
-		return out
+		return append(b, ']')
 	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = r.value(e, role, content || slices.Contains(contentFields, k))
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
 		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = r.appendRedacted(b, x[k], role, content || slices.Contains(contentFields, k))
+		}
+		return append(b, '}')
+	}
+	if out, ok := appendScalar(b, v); ok {
 		return out
 	}
-	return v
+	j, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	d := json.NewDecoder(bytes.NewReader(j))
+	d.UseNumber()
+	var decoded any
+	if err := d.Decode(&decoded); err != nil {
+		return append(b, "null"...)
+	}
+	return r.appendRedacted(b, decoded, role, content)
 }
 
-func (r *Redactor) str(s string, role sdk.Role, content bool) any {
-	if content || len(s) > maxPlain {
-		return r.digest(s)
-	}
-	switch role {
-	case sdk.RolePathRead, sdk.RolePathWrite:
-		return s
-	case sdk.RoleURL:
-		return RedactURL(s)
-	}
-	return RedactCommand(s)
+// appendDigest appends content s as the log holds it: {"hmac": the first
+// 16 bytes of HMAC-SHA256(key, s) in hex, "len": its length in bytes}, a
+// digest that cannot be reversed by guessing without the install's key.
+func (r *Redactor) appendDigest(b []byte, s string) []byte {
+	m := hmac.New(sha256.New, r.key)
+	m.Write([]byte(s))
+	var sum [sha256.Size]byte
+	b = append(b, `{"hmac":"`...)
+	b = hex.AppendEncode(b, m.Sum(sum[:0])[:16])
+	b = append(b, `","len":`...)
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	return append(b, '}')
 }
 
 // secretWords name an option that takes a secret (--password, --token).

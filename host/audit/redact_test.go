@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,6 +57,24 @@ func TestRedactArgv(t *testing.T) {
 	}
 }
 
+// redacted is args as the decision line holds them, decoded.
+func redacted(t *testing.T, r *Redactor, args map[string]any, roles map[string]sdk.Role) map[string]any {
+	t.Helper()
+	b := r.appendArgs(nil, args, roles)
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("the args %s are no JSON object: %v", b, err)
+	}
+	return got
+}
+
+// isDigest reports whether v is a digest of 16 bytes in hex and length n.
+func isDigest(v any, n int) bool {
+	d, ok := v.(map[string]any)
+	h, _ := d["hmac"].(string)
+	return ok && len(d) == 2 && len(h) == 32 && d["len"] == float64(n)
+}
+
 // TestRedactorArgs: role arguments stay (secrets redacted), content fields
 // and long strings become a keyed digest and a length.
 func TestRedactorArgs(t *testing.T) {
@@ -70,24 +90,28 @@ func TestRedactorArgs(t *testing.T) {
 		"edits":      []any{map[string]any{"old": "a", "new": "b"}},
 		"note":       long,
 		"n":          float64(3),
+		"words":      []string{"API_KEY=abc", "ls"},
 	}
 	roles := map[string]sdk.Role{"path": sdk.RolePathWrite, "url": sdk.RoleURL, "command": sdk.RoleCommand}
-	got := r.Args(args, roles)
+	got := redacted(t, r, args, roles)
 	if got["path"] != "/ws/a.go" || got["url"] != "https://u:<redacted>@h/?sig=<redacted>" || got["command"] != "mysql -p<redacted>" || got["n"] != float64(3) {
 		t.Errorf("role arguments: %v", got)
 	}
 	for _, k := range []string{"content", "new_string", "note"} {
-		d, ok := got[k].(Digest)
-		if !ok || len(d.HMAC) != 32 || d.Len != len(args[k].(string)) {
+		if !isDigest(got[k], len(args[k].(string))) {
 			t.Errorf("%s = %#v, want a digest of 16 bytes in hex and the length", k, got[k])
 		}
 	}
+	if w := fmt.Sprint(got["words"]); w != "[API_KEY=<redacted> ls]" {
+		t.Errorf("a []string argument logged as %s, want it redacted as the array it encodes to", w)
+	}
 	e := got["edits"].([]any)[0].(map[string]any)
-	if _, ok := e["old"].(Digest); !ok {
+	if !isDigest(e["old"], 1) {
 		t.Errorf("edits[0].old = %#v, want a digest", e["old"])
 	}
 	// Keyed: another install's key gives another digest of the same text.
-	if a, b := r.digest("x"), NewRedactor([]byte("k2")).digest("x"); a == b {
+	x := map[string]any{"content": "x"}
+	if a, b := redacted(t, r, x, nil), redacted(t, NewRedactor([]byte("k2")), x, nil); fmt.Sprint(a) == fmt.Sprint(b) {
 		t.Error("the digest does not depend on the key")
 	}
 }

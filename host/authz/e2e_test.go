@@ -31,7 +31,7 @@ import (
 // These are the end-to-end authorization tests of
 // docs/ARCHITECTURE.md#core-rules (§11–§13): the real dispatcher, the real
 // WorkspaceGuard and the real loop, with the test playing the user on the bus
-// (the session's answerer is authz.Remote).
+// (the session's answerer is authz.Remote, which leaves the answer to it).
 
 // recorder is a tool's executor that records what ran.
 type recorder struct {

@@ -41,8 +41,8 @@ type LoopOptions struct {
 // user_help_response with its id arrives, its context ends or the timeout
 // passes. Whoever answers publishes the response: the loop itself, calling
 // the session's Answerer (TTY, MCP elicitation) one question at a time per
-// session, or anyone else on the bus (a UI, a test) when the session's
-// answerer is a Remote. Safe for concurrent use.
+// session, or anyone else on the bus; the first response with the id is
+// taken. Safe for concurrent use.
 type Loop struct {
 	bus     *bus.Dispatcher
 	logger  *slog.Logger
@@ -282,7 +282,7 @@ func (l *Loop) dispatch(ev bus.Event) {
 		return
 	}
 	ans := r.sess.Answerer()
-	if ans == nil || isRemote(ans) {
+	if ans == nil {
 		return // somebody else answers on the bus, or the timeout will
 	}
 	sid := r.sess.ID()

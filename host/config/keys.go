@@ -1,13 +1,13 @@
 package config
 
 import (
-	"github.com/yagent/yagent/host/internal/suggest"
-
 	"fmt"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/yagent/yagent/host/internal/suggest"
 )
 
 // kind is the shape a key's value must have.
@@ -200,7 +200,7 @@ func unknownKey(src, key, k string, fields map[string]*shape) *KeyError {
 	}
 	slices.Sort(names)
 	e := &KeyError{Source: src, Key: key, Unknown: true}
-	if s := closest(k, names); s != "" {
+	if s := suggest.Closest(k, names); s != "" {
 		e.Suggestion = strings.TrimSuffix(key, k) + s
 	} else {
 		e.Valid = names
@@ -254,6 +254,3 @@ func describe(v any) string {
 	}
 	return fmt.Sprintf("%v", v)
 }
-
-// closest is the key or name nearest to word, "" when none is a likely typo.
-func closest(word string, candidates []string) string { return suggest.Closest(word, candidates) }

@@ -17,6 +17,7 @@ import (
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/yagent/yagent/host/internal/suggest"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/profiles"
@@ -493,7 +494,7 @@ func (l *loader) unknownProfile(name, chosenBy string) error {
 		known = append(known, in.Name)
 	}
 	hint := ""
-	if c := closest(name, known); c != "" {
+	if c := suggest.Closest(name, known); c != "" {
 		hint = fmt.Sprintf("did you mean %q? ", c)
 	}
 	where := ""
@@ -726,21 +727,8 @@ func (l *loader) names() ([]ProfileInfo, error) {
 	return out, nil
 }
 
-// Show returns the YAML of the resolved profile name ("" = the one Load
-// would select), headed by comments naming its layers and the layers each
-// key's value came from.
-func Show(opts LoadOptions, name string) ([]byte, error) {
-	if name != "" {
-		opts.Profile = name
-	}
-	ld, err := Load(opts)
-	if err != nil {
-		return nil, err
-	}
-	return ld.Show()
-}
-
-// Show renders ld as Show does: the layers, each key's origin, the YAML.
+// Show returns the YAML of the resolved profile, headed by comments naming
+// its layers and the layers each key's value came from.
 func (ld *Loaded) Show() ([]byte, error) {
 	body, err := yaml.Marshal(ld.Profile)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/yagent/yagent/host/internal/suggest"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/policy"
 )
@@ -62,7 +63,7 @@ func validate(src string, p *Profile) []error {
 		switch {
 		case !ok:
 			hint := ""
-			if c := closest(name, staticNames()); c != "" {
+			if c := suggest.Closest(name, staticNames()); c != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", c)
 			}
 			bad(key, "%q is not a static tool; only static tools have a tier to override (external tools are always cold)%s", name, hint)

@@ -16,6 +16,7 @@ import (
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/host/hosttools"
+	"github.com/yagent/yagent/host/internal/suggest"
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
@@ -480,9 +481,6 @@ func (s *Surface) Catalog() []CatalogEntry {
 	return out
 }
 
-// Suggest returns the known names closest to name: the "did you mean".
-func Suggest(name string, known []string) []string { return adapter.Suggest(name, known) }
-
 // Call runs name for sess. An unknown name gets an unknown_tool result with
 // suggestions. Serial tools wait for the session's other calls of their
 // family. A Cold tool called directly runs once its input validates, and is
@@ -525,7 +523,7 @@ func (s *Surface) unknown(name string) *adapter.Result {
 		}
 	}
 	text := fmt.Sprintf("There is no tool named %q.", name)
-	if sug := Suggest(name, s.names); len(sug) > 0 {
+	if sug := suggest.Close(name, s.names); len(sug) > 0 {
 		text += fmt.Sprintf(" Did you mean %s?", strings.Join(sug, ", "))
 	}
 	if s.deferred {
@@ -566,7 +564,7 @@ func (s *Surface) LoadTools(sess *session.Session, names []string, query string)
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if _, ok := s.adapters[n]; !ok || n == toolspec.LoadTool {
-			unknown = append(unknown, hosttools.UnknownTool{Name: n, Suggestions: Suggest(n, s.names)})
+			unknown = append(unknown, hosttools.UnknownTool{Name: n, Suggestions: suggest.Close(n, s.names)})
 			continue
 		}
 		if !slices.Contains(picked, n) {

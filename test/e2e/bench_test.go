@@ -34,6 +34,13 @@ func reportLatencies(b *testing.B, d []time.Duration, unit string, scale time.Du
 	b.ReportMetric(float64(d[(len(d)*99)/100])/float64(scale), "p99-"+unit)
 }
 
+// inProcess runs t in the host's process, with no plugin in between.
+func inProcess(t sdk.Tool) adapter.Executor {
+	return adapter.ExecutorFunc(func(ctx context.Context, info sdk.CallInfo, input json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+		return t.Call(sdk.WithCall(ctx, info), input)
+	})
+}
+
 // BenchmarkCallOverhead: a trivial tool called through the whole pipeline,
 // served by a plugin process with calls on its call channel (plugin), the
 // same with calls as gRPC streams (plugin-grpc), and in the host's process.
@@ -67,7 +74,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 	}{
 		{"plugin", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probe.Specs, Exec: probe}, 1},
 		{"plugin-grpc", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probeGRPC.Specs, Exec: probeGRPC}, 1},
-		{"in-process", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: []sdk.Spec{local.Spec()}, Exec: adapter.ToolExecutor(local, nil)}, 1},
+		{"in-process", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: []sdk.Spec{local.Spec()}, Exec: inProcess(local)}, 1},
 		{"plugin-per-core", surface.Source{Plugin: "probe", Family: "probe", Pinned: true, Specs: probePerCore.Specs, Exec: probePerCore}, cores},
 	}
 	for _, c := range cases {

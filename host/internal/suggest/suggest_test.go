@@ -37,6 +37,29 @@ func TestClose(t *testing.T) {
 	}
 }
 
+// TestClose_ClosestFirst: a tool's name misspelt, run together, cut short
+// or in another case is answered with that name first.
+func TestClose_ClosestFirst(t *testing.T) {
+	t.Parallel()
+	known := []string{"read_file", "write_file", "list_dir", "grep", "run_bash"}
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{
+		{"read_fil", "read_file"},
+		{"readfile", "read_file"},
+		{"bash", "run_bash"},
+		{"Grep", "grep"},
+	} {
+		if got := Close(tc.in, known); len(got) == 0 || got[0] != tc.want {
+			t.Errorf("Close(%q) = %v, want %q first", tc.in, got, tc.want)
+		}
+	}
+	if got := Close("zzzzzzzz", known); len(got) != 0 {
+		t.Errorf("Close(zzzzzzzz) = %v, want none", got)
+	}
+}
+
 func TestClosest(t *testing.T) {
 	t.Parallel()
 	keys := []string{"deferred", "deny", "grant", "families"}

@@ -130,10 +130,13 @@ func (g *Group) Procs() int { return g.procs() }
 func (g *Group) Release() { g.release() }
 
 // Released reports whether the group at dir was released: marked so, or
-// a kept-N one.
+// a kept-N one. Only tests call it: plugins/shell/runner's, which an
+// export_test.go of this package cannot reach.
 func Released(dir string) bool { return released(dir) }
 
-// Of returns the folder of process pid's cgroup v2.
+// Of returns the folder of process pid's cgroup v2. Only tests call it:
+// plugins/shell/runner's, which an export_test.go of this package cannot
+// reach.
 func Of(pid int) (string, error) { return groupOf(pid) }
 
 // DirOf returns the folder under which process pid (a plugin) makes its

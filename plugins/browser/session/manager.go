@@ -187,20 +187,6 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 }
 
-// ProcessGroups returns the process groups of the running browsers, for
-// tests and diagnostics.
-func (m *Manager) ProcessGroups() []int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []int
-	for _, s := range m.sessions {
-		if pg := s.processGroup(); pg > 0 {
-			out = append(out, pg)
-		}
-	}
-	return out
-}
-
 func bullet(lines []string) string {
 	var b strings.Builder
 	for _, l := range lines {

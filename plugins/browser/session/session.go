@@ -74,15 +74,6 @@ func (s *Session) running() bool {
 	return s.rootCtx != nil && s.rootCtx.Err() == nil
 }
 
-func (s *Session) processGroup() int {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.rootCtx == nil || s.rootCtx.Err() != nil {
-		return 0
-	}
-	return s.pgid
-}
-
 func (s *Session) event(format string, args ...any) {
 	s.events = append(s.events, fmt.Sprintf(format, args...))
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -40,18 +39,6 @@ func (g *LiveGroups) unregister(pgid int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.groups, pgid)
-}
-
-// PGIDs returns the registered groups, sorted.
-func (g *LiveGroups) PGIDs() []int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	ids := make([]int, 0, len(g.groups))
-	for id := range g.groups {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // KillAll kills every registered group, its cgroup whole (cgroup.kill)

@@ -67,12 +67,6 @@ func (m *Manager) KillLiveProcessGroups() int {
 	return m.groups.KillAll()
 }
 
-// LiveProcessGroups returns the process groups of the foreground commands
-// in flight.
-func (m *Manager) LiveProcessGroups() []int {
-	return m.groups.PGIDs()
-}
-
 // Shutdown cancels every foreground command in flight, kills their
 // cgroups and process groups and waits until they have ended or ctx is
 // done, then removes the cgroup folders left empty. Background commands

@@ -23,15 +23,11 @@ var fileNames = [numKinds]string{".rgignore", ".ignore", ".gitignore", ".git/inf
 // those of its ancestors.
 type Dir struct {
 	parent *Dir
-	path   string
 	files  [numKinds]*File
 	// hasGit is set when the directory holds a .git entry: the root of a
 	// git repository (or of a worktree or submodule).
 	hasGit bool
 }
-
-// Path returns the absolute directory d describes.
-func (d *Dir) Path() string { return d.path }
 
 // Match returns the verdict of the rules in force in d on the absolute path
 // abs, which lies inside d (ripgrep's precedence, see the package comment).
@@ -92,7 +88,7 @@ func NewTree() *Tree { return &Tree{read: true, dirs: map[string]*Dir{}} }
 // loading the ignore files of dir and of every ancestor up to the root.
 func (t *Tree) Lookup(dir string) *Dir {
 	if t == nil {
-		return &Dir{path: dir}
+		return &Dir{}
 	}
 	t.mu.Lock()
 	if t.dirs == nil {
@@ -124,13 +120,13 @@ func (t *Tree) Lookup(dir string) *Dir {
 // absent ignore file.
 func (t *Tree) Child(parent *Dir, dir string, names []string) *Dir {
 	if t == nil {
-		return &Dir{parent: parent, path: dir}
+		return &Dir{parent: parent}
 	}
 	return t.load(parent, dir, names)
 }
 
 func (t *Tree) load(parent *Dir, dir string, names []string) *Dir {
-	d := &Dir{parent: parent, path: dir}
+	d := &Dir{parent: parent}
 	if !t.read {
 		return d
 	}

@@ -49,9 +49,6 @@ type Error struct {
 	Err  error
 }
 
-func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
-
 // Walk reports to fn every entry under root that the rules keep: regular
 // files, symbolic links (not followed) and, with Options.Dirs, directories.
 // A root that is a file is reported alone, whatever the rules say. fn and

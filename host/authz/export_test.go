@@ -6,10 +6,11 @@ import (
 	"github.com/yagent/yagent/host/session"
 )
 
-// Remote is the answerer of a session whose user answers on the bus: a UI,
-// or a test playing the user, that watches user_help_needed and publishes
-// user_help_response with the same request_id. The loop never calls it;
-// its methods only wait for ctx to end.
+// Remote is the answerer of a session whose user is played by a test on
+// the bus: the test watches user_help_needed and publishes
+// user_help_response with the same request_id. The loop hands Remote each
+// question as it would any answerer; its methods only wait for the
+// question to end, which the answer on the bus does.
 type Remote struct{}
 
 var _ session.Answerer = Remote{}
@@ -24,11 +25,4 @@ func (Remote) Approve(ctx context.Context, _ session.ApprovalPrompt) (session.Ap
 func (Remote) Help(ctx context.Context, _ string) (string, error) {
 	<-ctx.Done()
 	return "", ctx.Err()
-}
-
-func (Remote) remote() {}
-
-func isRemote(a session.Answerer) bool {
-	_, ok := a.(interface{ remote() })
-	return ok
 }
