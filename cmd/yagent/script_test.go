@@ -10,9 +10,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/yagent/yagent/host/app"
-	"github.com/yagent/yagent/internal/sandbox"
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/internal/testbuild"
+	"github.com/yagent/yagent/sdk/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // pluginDir holds the plugins the scripts use, built from source by TestMain.

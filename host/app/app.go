@@ -24,9 +24,9 @@ import (
 	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/host/toolspec"
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // AutonomousInstructions are App.Instructions under -Y (Options.FullYolo):

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/internal/sandbox"
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // SandboxLayer is one kernel layer of the sandbox as this machine has it.

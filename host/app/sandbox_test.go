@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/app"
-	"github.com/yagent/yagent/internal/sandbox"
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 func TestSandboxLine(t *testing.T) {

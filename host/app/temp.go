@@ -10,10 +10,10 @@ import (
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // Each session gets a temp folder of its own (package sessiontmp). Where

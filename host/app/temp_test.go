@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // TestTempOver: the session's folder stands for the machine's temp folders

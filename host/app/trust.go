@@ -7,8 +7,8 @@ import (
 
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/pluginmgr"
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // pluginWritable is the judgement pluginmgr.Options.Writable gets: whether

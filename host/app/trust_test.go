@@ -10,9 +10,9 @@ import (
 
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/pluginmgr"
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/testbuild"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // TestCommandWriteRoots: with the sandbox on and Landlock here, the roots

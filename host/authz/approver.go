@@ -10,8 +10,8 @@ import (
 
 	"github.com/yagent/yagent/host/adapter"
 	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // Passes are the three pass layers: YOLO, the session's (one tool, or

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // What an approval grants. A command's approval lets its sandbox write the

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // A plugin killed with its commands in flight: the host kills their cgroups

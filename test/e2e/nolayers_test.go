@@ -19,8 +19,8 @@ import (
 const layersEnv = "YAGENT_TEST_LAYERS"
 
 // layersSeam turns that seam on in a build; a release build has it off.
-var layersSeam = []string{"-ldflags", "-X github.com/yagent/yagent/internal/sandbox.testLayersEnv=" + layersEnv +
-	" -X github.com/yagent/yagent/internal/sandbox/cgroup.testLayersEnv=" + layersEnv}
+var layersSeam = []string{"-ldflags", "-X github.com/yagent/yagent/sdk/sandbox.testLayersEnv=" + layersEnv +
+	" -X github.com/yagent/yagent/sdk/sandbox/cgroup.testLayersEnv=" + layersEnv}
 
 // TestNoKernelLayers runs the host and the shell plugin, both built with
 // the seam, on a machine that reports every kernel layer missing: doctor

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // newTmpEnv is an env whose home, workspace and TMPDIR lie outside /tmp

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/internal/sessiontmp"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // requireBounds skips t where one of the bounds is missing on this

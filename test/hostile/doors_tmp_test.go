@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // Each session's commands get a /tmp, /var/tmp and /dev/shm of their own

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/plugins/search/internal/nav"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // callSandboxed calls tool with the call info the host sends under

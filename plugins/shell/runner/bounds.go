@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/internal/sessiontmp"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // bound sets the bounds of c, the call's sandbox, on g, the command's

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // The bounds of a command's tree (sandbox.pids, sandbox.memory_mb): a

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // BenchmarkRunBash_TrueCgroup runs `true` through foreground calls side by

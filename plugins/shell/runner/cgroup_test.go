@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // One cgroup per command: while its call (or its yielded task) is in

@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
-	"github.com/yagent/yagent/internal/sandbox/execwatch"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox/execwatch"
 )
 
 // confinement is what a task's processes run under: the policy its

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 func TestRefusedPaths(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // LiveGroups is the set of process groups of foreground commands in flight

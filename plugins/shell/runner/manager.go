@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // Manager runs the shell plugin's commands and keeps their tasks, per

@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // runBashWaitDelay is how long a foreground command's output pipes may stay

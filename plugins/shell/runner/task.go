@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
 	"github.com/yagent/yagent/plugins/shell/output"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // Why a task's context ended: its cause, read back when the receipt is

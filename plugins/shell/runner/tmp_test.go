@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // tmpFixture is a Manager whose workspace is outside /tmp (under

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/plugins/shell/runner"
 	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // BenchmarkRunBash_TrueSandbox runs run_bash true with the sandbox off,

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox"
 	"io"
 	"os/exec"
 	"path/filepath"

@@ -6,7 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/yagent/yagent/internal/sandbox"
+	"github.com/yagent/yagent/sdk/sandbox"
 	"os/exec"
 	"path/filepath"
 	"strings"

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox"
 	"github.com/yagent/yagent/plugins/search/internal/grep"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
 // The Go type checker (go/packages) runs go list, which runs cgo and the C

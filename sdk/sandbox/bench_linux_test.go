@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/internal/sandbox/execwatch"
+	"github.com/yagent/yagent/sdk/sandbox/execwatch"
 )
 
 // BenchmarkStart compares bash -c true started plainly and under the

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/yagent/yagent/internal/sandbox/cgroup"
+	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
 
 // Join runs on the thread that forks, before the fork, and its leave on

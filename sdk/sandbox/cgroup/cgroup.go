@@ -74,7 +74,7 @@ const (
 // testLayersEnv names, in a test build only, the variable whose value
 // "none" makes Root and New fail as on a machine without a writable cgroup
 // v2: `go build -ldflags "-X
-// github.com/yagent/yagent/internal/sandbox/cgroup.testLayersEnv=NAME"`
+// github.com/yagent/yagent/sdk/sandbox/cgroup.testLayersEnv=NAME"`
 // (package sandbox has the same seam for its layers). A release build
 // leaves it empty and reads no variable.
 var testLayersEnv string

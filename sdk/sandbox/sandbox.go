@@ -5,7 +5,7 @@ import (
 	"os"
 	"os/exec"
 
-	"github.com/yagent/yagent/internal/sandbox/execwatch"
+	"github.com/yagent/yagent/sdk/sandbox/execwatch"
 )
 
 // Policy is what the processes of one command may touch.
@@ -143,7 +143,7 @@ func Probe() Layers {
 // testLayersEnv names, in a test build only, the variable whose value
 // "none" makes Probe report every layer missing and Start apply none, as
 // on a machine without them: `go build -ldflags "-X
-// github.com/yagent/yagent/internal/sandbox.testLayersEnv=NAME"`. A release
+// github.com/yagent/yagent/sdk/sandbox.testLayersEnv=NAME"`. A release
 // build leaves it empty and reads no variable, so nothing in the
 // environment can take a layer away.
 var testLayersEnv string

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/yagent/yagent/internal/sandbox/execwatch"
+	"github.com/yagent/yagent/sdk/sandbox/execwatch"
 )
 
 func probe() Layers {

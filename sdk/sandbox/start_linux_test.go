@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/yagent/yagent/internal/sandbox/execwatch"
+	"github.com/yagent/yagent/sdk/sandbox/execwatch"
 )
 
 func TestStart_HomeSecretUnreadable(t *testing.T) {
