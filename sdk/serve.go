@@ -84,7 +84,9 @@ var Handshake = plugin.HandshakeConfig{
 	MagicCookieValue: "29ebc6b696a01aea86af0d31ec7276694bbb9516c9fa5e77",
 }
 
-// ServeOptions tunes ServerPluginSet; the zero value is what Serve uses.
+// ServeOptions tunes ServerPluginSet, the in-process server sdk/plugintest
+// runs. Serve builds the same server with Logger set to its JSON log on
+// stderr and the rest zero, then serves it on what the host handed over.
 type ServeOptions struct {
 	// Logger receives the server's own log; nil discards it.
 	Logger hclog.Logger
@@ -178,8 +180,9 @@ func Serve(p Plugin) {
 }
 
 // ServerPluginSet returns the go-plugin plugin set that serves p, for
-// plugin.ServeConfig.VersionedPlugins. Serve uses it; so does sdk/plugintest
-// to run a plugin in-process. It fails when p is invalid.
+// plugin.ServeConfig.VersionedPlugins: sdk/plugintest runs a plugin
+// in-process with it (Serve builds its own from the same server). It
+// fails when p is invalid.
 func ServerPluginSet(p Plugin, opts ServeOptions) (map[int]plugin.PluginSet, error) {
 	srv, err := newPluginServer(p, opts)
 	if err != nil {
