@@ -653,7 +653,7 @@ options:
 			break options
 		}
 	}
-	for w.assigns && i < len(args) && args[i].Static && isAssignment(args[i].Text) {
+	for w.assigns && i < len(args) && args[i].Static && IsAssignment(args[i].Text) {
 		i++
 	}
 	i = min(i+w.skip, len(args))
@@ -663,8 +663,9 @@ options:
 	return args[i:]
 }
 
-// isAssignment reports NAME=value.
-func isAssignment(s string) bool {
+// IsAssignment reports whether s is a shell assignment, NAME=value, as
+// env and a command line's leading words take it.
+func IsAssignment(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
 	if !ok || name == "" {
 		return false

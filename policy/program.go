@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/yagent/yagent/internal/atomicfile"
 )
 
 // Program identity: the exec rules name a program (printenv), and a
@@ -415,37 +416,6 @@ func (h *ProgramHashes) Save() {
 	}
 	slices.SortFunc(saved.Files, func(a, b savedSum) int { return cmp.Or(cmp.Compare(a.Dev, b.Dev), cmp.Compare(a.Inode, b.Inode)) })
 	if b, err := json.MarshalIndent(saved, "", "  "); err == nil {
-		_ = writeFileAtomic(h.file, b, 0o600)
+		_ = atomicfile.WriteFile(h.file, b, 0o600)
 	}
-}
-
-// writeFileAtomic writes b to path through a temporary file in its
-// folder, renamed over it: a reader sees the old file or the new one.
-func writeFileAtomic(path string, b []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after the rename there is nothing left to remove
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

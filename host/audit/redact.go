@@ -37,9 +37,16 @@ func NewRedactor(key []byte) *Redactor { return &Redactor{key: key} }
 // appendArgs appends args as the decision line holds them: a JSON object,
 // its keys sorted, each value as appendRedacted writes it.
 func (r *Redactor) appendArgs(b []byte, args map[string]any, roles map[string]sdk.Role) []byte {
+	return r.appendObject(b, args, func(k string) sdk.Role { return roles[k] }, false)
+}
+
+// appendObject appends m as a JSON object, its keys sorted, each value as
+// appendRedacted writes it with the role roleOf gives its key; a content
+// field's value, or any under content, is all content.
+func (r *Redactor) appendObject(b []byte, m map[string]any, roleOf func(key string) sdk.Role, content bool) []byte {
 	var small [16]string
 	keys := small[:0]
-	for k := range args {
+	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
@@ -50,7 +57,7 @@ func (r *Redactor) appendArgs(b []byte, args map[string]any, roles map[string]sd
 		}
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = r.appendRedacted(b, args[k], roles[k], slices.Contains(contentFields, k))
+		b = r.appendRedacted(b, m[k], roleOf(k), content || slices.Contains(contentFields, k))
 	}
 	return append(b, '}')
 }
@@ -86,21 +93,7 @@ func (r *Redactor) appendRedacted(b []byte, v any, role sdk.Role, content bool) 
 		}
 		return append(b, ']')
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = r.appendRedacted(b, x[k], role, content || slices.Contains(contentFields, k))
-		}
-		return append(b, '}')
+		return r.appendObject(b, x, func(string) sdk.Role { return role }, content)
 	}
 	if out, ok := appendScalar(b, v); ok {
 		return out

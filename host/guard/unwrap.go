@@ -2,6 +2,8 @@ package guard
 
 import (
 	"strings"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // optSpec describes a wrapper's options: which take a value (as the next
@@ -96,7 +98,7 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 				a.inner(v, "env -S", depth)
 			}
 		})
-		for ok && i < len(args) && args[i].static && isAssignment(args[i].text) {
+		for ok && i < len(args) && args[i].static && policy.IsAssignment(args[i].text) {
 			i++
 		}
 		if !ok {
@@ -516,18 +518,4 @@ func joinArgs(args []arg) arg {
 	}
 	out.text = strings.Join(parts, " ")
 	return out
-}
-
-// isAssignment reports NAME=value.
-func isAssignment(s string) bool {
-	name, _, ok := strings.Cut(s, "=")
-	if !ok || name == "" {
-		return false
-	}
-	for i, c := range name {
-		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return true
 }
