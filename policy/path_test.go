@@ -155,6 +155,8 @@ func TestWithin(t *testing.T) {
 		{"/w", "/w", true, true}, {"/w", "/w", false, false}, {"/w", "/w/x", false, true},
 		{"/w", "/w_evil", true, false}, {"/w", "/", true, false}, {"/", "/x", false, true},
 		{"/", "/", false, false}, {"/", "/", true, true}, {"/w/x", "/w", true, false},
+		// A root not given (or relative) holds nothing, never every path.
+		{"", "/etc/passwd", true, false}, {"", "/", true, false}, {"w", "w/x", true, false},
 	} {
 		if got := Within(tc.root, tc.p, tc.self); got != tc.in {
 			t.Errorf("Within(%q, %q, %v) = %v, want %v", tc.root, tc.p, tc.self, got, tc.in)
