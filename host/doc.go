@@ -1,7 +1,9 @@
-// Package host holds the yagent host, one package per concept: the static
-// registry (toolspec), the call pipeline (adapter), the surface, the guard
-// and the authorization loop (guard, authz), the plugin manager
-// (pluginmgr), the dispatcher (bus), sessions, profiles (config), the
-// host-native tools (hosttools), the MCP front (mcpserver) and their assembly
-// (app). This package itself only carries the checks that span them.
+// Package host holds the yagent host process, one package per concept: the
+// authorization loop (authz), the plugin manager (pluginmgr), profiles
+// (config), the surface, the host-native tools (hosttools), the audit trail,
+// telemetry, the MCP front (mcpserver) and their assembly (app). What judges
+// and runs one call (the registry, sessions, the event bus, the pipeline and
+// the guard) lives under call/, which the plugin test harness imports too
+// (docs/ARCHITECTURE.md#layers). This package itself only carries the checks
+// that span them.
 package host

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/toolspec"
 )
 
 // allowDirective on a line lets one literal equal a tool name for another
@@ -37,9 +37,9 @@ var allowed = []struct{ file, fn, name, why string }{
 		"load_tool does not load itself: the surface serves it whenever deferred mode is on"},
 }
 
-// TestNoToolNameDispatchOutsideRegistry fails when Go code in host/ or cmd/,
-// outside host/toolspec, decides by a tool's name: the registry is the one
-// place tool names are written, and nothing dispatches on them
+// TestNoToolNameDispatchOutsideRegistry fails when Go code in host/, call/ or
+// cmd/, outside call/toolspec, decides by a tool's name: the registry is the
+// one place tool names are written, and nothing dispatches on them
 // (docs/ARCHITECTURE.md#core-rules §1, §2). It flags a static tool name or
 // name prefix, spelled as a literal or as a constant (folded through named
 // constants, toolspec's included), compared with == or !=, used as a switch
@@ -54,7 +54,7 @@ func TestNoToolNameDispatchOutsideRegistry(t *testing.T) {
 	ld := newLoader(t)
 	used := make([]bool, len(allowed))
 	checked := map[string]bool{}
-	for _, root := range []string{".", filepath.Join("..", "cmd")} {
+	for _, root := range []string{".", filepath.Join("..", "call"), filepath.Join("..", "cmd")} {
 		if _, err := os.Stat(root); err != nil {
 			continue
 		}
@@ -65,7 +65,7 @@ func TestNoToolNameDispatchOutsideRegistry(t *testing.T) {
 			if !d.IsDir() {
 				return nil
 			}
-			if d.Name() == "testdata" || filepath.ToSlash(path) == "toolspec" {
+			if d.Name() == "testdata" || filepath.ToSlash(path) == "../call/toolspec" {
 				return filepath.SkipDir
 			}
 			for _, f := range ld.check(t, path, words) {
@@ -87,7 +87,7 @@ func TestNoToolNameDispatchOutsideRegistry(t *testing.T) {
 	}
 	// Where the loop calls tools and where the CLI names them: a walk that
 	// missed them would be blind where it matters.
-	for _, f := range []string{"host/surface/surface.go", "host/mcpserver/server.go", "cmd/yagent/call.go"} {
+	for _, f := range []string{"host/surface/surface.go", "host/mcpserver/server.go", "call/adapter/adapter.go", "cmd/yagent/call.go"} {
 		if !checked[f] {
 			t.Errorf("%s was not checked (%d files were); the check would be blind there", f, len(checked))
 		}

@@ -17,11 +17,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/mcpserver"
-	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
-	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/profiles"
 )
 

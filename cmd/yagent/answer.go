@@ -11,7 +11,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/session"
 )
 
 // terminalAnswerer asks on the terminal when stdin is one (and is not

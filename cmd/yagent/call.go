@@ -12,9 +12,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/bus"
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/bus"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/sdk"
 )
 

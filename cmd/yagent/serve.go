@@ -16,9 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/mcpserver"
-	"github.com/yagent/yagent/host/session"
 )
 
 // tokenEnv names the environment variable serve --http reads its bearer

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/surface"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/yagent/yagent/host/bus"
+	"github.com/yagent/yagent/call/bus"
 )
 
 // logSink publishes the records of the plugin manager's log — the plugins'

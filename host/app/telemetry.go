@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
 	"github.com/yagent/yagent/host/telemetry"
 )
 

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/yagent/yagent/call/guard"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/call/guard"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
-	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )

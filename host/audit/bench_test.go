@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/session"
 )
 
 // BenchmarkAuditOverhead: the cost of a call through the surface with the

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/authz"
-	"github.com/yagent/yagent/host/session"
 )
 
 // Modes of audit.mode.

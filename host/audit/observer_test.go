@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
 )
 
 // TestObserver_RequiredWritesThrough: under required the decision line is

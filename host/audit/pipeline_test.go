@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/app"
-	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/internal/testbuild"
 	"github.com/yagent/yagent/sdk"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
 )
 
 // TestRoundTrip_ReaderReadsWhatTheObserverWrites: the reader decodes the

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/sandbox"
 )

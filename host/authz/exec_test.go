@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/call/guard"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )

@@ -3,7 +3,7 @@ package authz
 import (
 	"context"
 
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/session"
 )
 
 // Remote is the answerer of a session whose user is played by a test on

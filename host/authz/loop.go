@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/yagent/yagent/host/bus"
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/bus"
+	"github.com/yagent/yagent/call/session"
 )
 
 // DefaultTimeout is how long a request waits for its answer when

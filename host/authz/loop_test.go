@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/bus"
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/bus"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/sdk"
 )
 

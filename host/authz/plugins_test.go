@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/authz"
-	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/sdk"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/yagent/yagent/host/internal/suggest"
+	"github.com/yagent/yagent/internal/suggest"
 )
 
 // kind is the shape a key's value must have.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/policy"
 )
 

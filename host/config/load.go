@@ -17,8 +17,8 @@ import (
 	"github.com/knadh/koanf/v2"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/yagent/yagent/host/internal/suggest"
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/toolspec"
+	"github.com/yagent/yagent/internal/suggest"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/profiles"
 )

@@ -11,8 +11,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/profiles"
 	"github.com/yagent/yagent/sdk"
 )

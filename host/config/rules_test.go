@@ -38,6 +38,6 @@ func TestProfile_Rules(t *testing.T) {
 		t.Fatalf("defaults differ: %q/%v", empty.SandboxMode(), empty.SandboxNetwork())
 	}
 	if ProjectDir("") != ".yagent" {
-		t.Fatalf("ProjectDir = %q; the guard protects .yagent (host/guard projectDir)", ProjectDir(""))
+		t.Fatalf("ProjectDir = %q; the guard protects .yagent (call/guard projectDir)", ProjectDir(""))
 	}
 }

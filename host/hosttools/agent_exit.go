@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/bus"
-	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/bus"
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 

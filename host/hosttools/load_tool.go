@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/bus"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/bus"
 	"github.com/yagent/yagent/sdk"
 )
 

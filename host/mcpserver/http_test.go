@@ -16,9 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/host/surface"
-	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 

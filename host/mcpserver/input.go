@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/session"
 )
 
 // Questions reach the user of an MCP client as input requests (SEP-2322):

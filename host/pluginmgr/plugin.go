@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )

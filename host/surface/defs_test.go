@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 

@@ -10,15 +10,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/bus"
+	"github.com/yagent/yagent/call/guard"
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/host/authz"
-	"github.com/yagent/yagent/host/bus"
 	"github.com/yagent/yagent/host/config"
-	"github.com/yagent/yagent/host/guard"
 	"github.com/yagent/yagent/host/hosttools"
-	"github.com/yagent/yagent/host/internal/suggest"
-	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/internal/suggest"
 	"github.com/yagent/yagent/sdk"
 )
 

@@ -11,11 +11,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/host/config"
 	"github.com/yagent/yagent/host/hosttools"
-	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/host/toolspec"
 	"github.com/yagent/yagent/sdk"
 )
 

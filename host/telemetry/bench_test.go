@@ -9,7 +9,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
 )
 
 // BenchmarkObserver is the host's own share of a traced call: the span

@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
 	"github.com/yagent/yagent/sdk"
 )
 

@@ -13,7 +13,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
 )
 
 func TestEnabled(t *testing.T) {

@@ -4,7 +4,7 @@
 // progress and process groups and answers approval requests.
 //
 // It takes the plugin's specs in as the host does at load
-// (host/toolspec.Admit), and runs every call past the host's own guard
-// (host/guard) first, so a test sees the skips, asks, refusals and resolved
+// (call/toolspec.Admit), and runs every call past the host's own guard
+// (call/guard) first, so a test sees the skips, asks, refusals and resolved
 // arguments the plugin's users will.
 package plugintest

@@ -14,10 +14,10 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/session"
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/guard"
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
@@ -100,7 +100,7 @@ type Client struct {
 // ends.
 //
 // Calls take their input as the host does (parse, repair, schema
-// validation) and go through the host's guard (host/guard), as on a real
+// validation) and go through the host's guard (call/guard), as on a real
 // host: see Client.Call.
 //
 // A tool that panics fails its call with plugin_crashed and the panic text

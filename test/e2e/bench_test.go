@@ -17,9 +17,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/yagent/yagent/host/adapter"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/pluginmgr"
-	"github.com/yagent/yagent/host/session"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/sdk"
 )

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yagent/yagent/host/adapter"
-	"github.com/yagent/yagent/host/guard"
-	"github.com/yagent/yagent/host/session"
+	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/call/guard"
+	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/plugins/shell/runner"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/toolspec"
 )
 
 const browserPrefix = "browser_"

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/yagent/yagent/host/toolspec"
+	"github.com/yagent/yagent/call/toolspec"
 	"github.com/yagent/yagent/plugins/browser/session"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"

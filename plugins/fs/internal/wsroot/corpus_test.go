@@ -9,7 +9,7 @@ import (
 )
 
 // TestPathCorpus: the fs plugin opens every path of the shared corpus where
-// the host's guard judged it (host/guard runs the same cases); the whole
+// the host's guard judged it (call/guard runs the same cases); the whole
 // tree is approved, so that each path resolves rather than asks.
 func TestPathCorpus(t *testing.T) {
 	root := policytest.Tree(t)

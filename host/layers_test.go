@@ -1,0 +1,45 @@
+package host_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLayers holds the lines of the import graph that the layer table
+// (docs/ARCHITECTURE.md#layers) promises and a plugin author relies on:
+// each package's dependencies, tests' excluded, hold none of the forbidden
+// prefixes.
+func TestLayers(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/yagent/yagent/"
+	for _, c := range []struct {
+		pkg, why  string
+		forbidden []string
+	}{
+		{mod + "call/...", "what judges and runs a call is shared with the plugin test harness",
+			[]string{mod + "host/", mod + "plugins/", mod + "cmd/"}},
+		{mod + "sdk/plugintest", "a plugin author's tests run the host's pipeline and guard without the host process",
+			[]string{mod + "host/", mod + "plugins/", mod + "cmd/"}},
+		{mod + "policy", "policy decides for every side and imports none of them",
+			[]string{mod + "host/", mod + "plugins/", mod + "call/", mod + "sdk"}},
+		{mod + "plugins/...", "a plugin is built with the sdk alone",
+			[]string{mod + "host/", mod + "call/", mod + "cmd/"}},
+	} {
+		out, err := exec.Command("go", "list", "-deps", c.pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", c.pkg, err)
+		}
+		pkgs := strings.Fields(string(out))
+		if len(pkgs) < 2 {
+			t.Fatalf("go list -deps %s listed %d packages: is the path right?", c.pkg, len(pkgs))
+		}
+		for _, p := range pkgs {
+			for _, f := range c.forbidden {
+				if strings.HasPrefix(p, f) || p == strings.TrimSuffix(f, "/") {
+					t.Errorf("%s depends on %s: %s", c.pkg, p, c.why)
+				}
+			}
+		}
+	}
+}
