@@ -70,7 +70,7 @@ type interpSpec struct {
 	// starts, not run as the script (ocaml lib.cma).
 	objects []string
 	// shell says the arguments are read as a POSIX shell reads them (see
-	// readShell): values then holds the letters whose option takes the
+	// ReadShell): values then holds the letters whose option takes the
 	// next word (bash -o errexit), code the options that print and exit.
 	shell bool
 }
@@ -147,6 +147,14 @@ var interpreters = map[string]interpSpec{
 	"rbash": posixShell,
 	"zsh":   posixShell,
 	"fish":  {shell: true, values: "Cdopf", code: []string{"-v", "-h", "--version", "--help"}},
+	// Shells of other syntaxes: each runs -c's string, a script operand,
+	// or its standard input.
+	"csh":    posixShell,
+	"tcsh":   posixShell,
+	"xonsh":  posixShell,
+	"elvish": posixShell,
+	"nu":     posixShell,
+	"pwsh":   posixShell,
 }
 
 // longCodeValues are the long code options whose value is the next word.
@@ -232,7 +240,7 @@ func Interactive(prog string, args []Arg) bool {
 	}
 	if spec.shell {
 		sh := readShell(spec, args)
-		return sh.unknown || !sh.exits && !sh.command && (sh.stdin || len(sh.operands) == 0)
+		return sh.Unknown || !sh.Exits && !sh.Command && (sh.Stdin || len(sh.Operands) == 0)
 	}
 	code, repl, loop, operands := false, false, false, 0
 	for i := 0; i < len(args); i++ {
@@ -338,33 +346,49 @@ func (spec interpSpec) script(t string) bool {
 	return spec.scripts == nil || hasEnding(spec.scripts)
 }
 
-// shellArgs is what a shell makes of its arguments.
-type shellArgs struct {
-	// command says -c: the first operand is the script.
-	command bool
-	// stdin says -s: the commands are read from standard input.
-	stdin bool
-	// exits says an option prints something and exits (--version).
-	exits bool
-	// unknown says an option is only known when the command runs.
-	unknown bool
-	// operands follow the options.
-	operands []Arg
+// ShellArgs is what a shell makes of its arguments.
+type ShellArgs struct {
+	// Command says -c: the first operand is the script.
+	Command bool
+	// Stdin says -s: the commands are read from standard input.
+	Stdin bool
+	// Exits says an option prints something and exits (--version).
+	Exits bool
+	// Unknown says an option is only known when the command runs.
+	Unknown bool
+	// Operands follow the options.
+	Operands []Arg
 }
 
-// readShell reads a shell's arguments as bash does: options start with -
-// or +, and letters may be grouped; with -c the script is the first
-// operand after every option (bash -c -e 'x', bash -c -- 'x'); with -s,
-// or no operand, the commands are read from standard input; else the
-// first operand is a script file.
-func readShell(spec interpSpec, args []Arg) shellArgs {
-	var sh shellArgs
+// IsShell reports whether prog (a program's name or path) is a shell the
+// classifier knows: one that runs a -c string, a script file or its
+// standard input.
+func IsShell(prog string) bool {
+	return interpreters[path.Base(prog)].shell
+}
+
+// ReadShell reads the arguments of shell prog (a program's name or path)
+// as bash does: options start with - or +, and letters may be grouped;
+// with -c the script is the first operand after every option (bash -c -e
+// 'x', bash -c -- 'x'); with -s, or no operand, the commands are read from
+// standard input; else the first operand is a script file. ok is false
+// when prog is no shell IsShell knows.
+func ReadShell(prog string, args []Arg) (sh ShellArgs, ok bool) {
+	spec := interpreters[path.Base(prog)]
+	if !spec.shell {
+		return ShellArgs{}, false
+	}
+	return readShell(spec, args), true
+}
+
+func readShell(spec interpSpec, args []Arg) ShellArgs {
+	var sh ShellArgs
 	i := 0
 options:
 	for ; i < len(args); i++ {
 		w := args[i]
 		if !w.Static {
-			sh.unknown = true
+			sh.Unknown = true
 			return sh
 		}
 		t := w.Text
@@ -376,9 +400,9 @@ options:
 			name, _, hasVal := strings.Cut(t, "=")
 			switch {
 			case slices.Contains(spec.code, name):
-				sh.exits = true
+				sh.Exits = true
 			case name == "--command": // fish
-				sh.command = true
+				sh.Command = true
 			case !hasVal && (name == "--rcfile" || name == "--init-file" || name == "--init-command"):
 				i++
 			}
@@ -386,11 +410,11 @@ options:
 			for _, c := range t[1:] {
 				switch {
 				case c == 'c':
-					sh.command = true
+					sh.Command = true
 				case c == 's':
-					sh.stdin = true
+					sh.Stdin = true
 				case t[0] == '-' && slices.Contains(spec.code, "-"+string(c)):
-					sh.exits = true
+					sh.Exits = true
 				case strings.ContainsRune(spec.values, c):
 					i++ // each takes the next word: -o errexit, +O extglob
 				}
@@ -400,7 +424,7 @@ options:
 		}
 	}
 	if i < len(args) {
-		sh.operands = args[i:]
+		sh.Operands = args[i:]
 	}
 	return sh
 }
@@ -410,15 +434,11 @@ options:
 // ok is false when prog is no shell the classifier knows or runs no -c
 // script.
 func ShellScript(prog string, args []Arg) (script Arg, ok bool) {
-	spec := interpreters[path.Base(prog)]
-	if !spec.shell {
+	sh, ok := ReadShell(prog, args)
+	if !ok || sh.Unknown || !sh.Command || len(sh.Operands) == 0 {
 		return Arg{}, false
 	}
-	sh := readShell(spec, args)
-	if sh.unknown || !sh.command || len(sh.operands) == 0 {
-		return Arg{}, false
-	}
-	return sh.operands[0], true
+	return sh.Operands[0], true
 }
 
 // terminalPrograms always want a terminal: they prompt for passwords or
@@ -486,14 +506,77 @@ func gitSubcommand(args []string) (string, []string) {
 	return "", nil
 }
 
+// Options says which of a program's options take a value, as the next
+// word or glued (-n5, -oL, --signal=KILL).
+type Options struct {
+	// Short are the letters of the short options that take a value.
+	Short string
+	// Long are the long options that take a value as the next word
+	// (without --); any long option takes one glued (--signal=KILL).
+	Long []string
+}
+
+// ScanOptions reads the options at the head of args as o describes them
+// and returns the index of the first operand, reporting each option
+// (-n, --signal) and its value to seen, which may be nil. A "--" ends the
+// options. A word only known when the command runs, where an option may
+// stand, stops the scan there with ok false.
+func ScanOptions(args []Arg, o Options, seen func(opt string, val Arg)) (i int, ok bool) {
+	report := func(opt string, val Arg) {
+		if seen != nil {
+			seen(opt, val)
+		}
+	}
+	for i = 0; i < len(args); i++ {
+		w := args[i]
+		if !w.Static {
+			return i, false
+		}
+		t := w.Text
+		switch {
+		case t == "--":
+			return i + 1, true
+		case strings.HasPrefix(t, "--"):
+			name, val, hasVal := strings.Cut(t[2:], "=")
+			switch {
+			case hasVal:
+				report("--"+name, Arg{Text: val, Static: true})
+			case slices.Contains(o.Long, name):
+				if i+1 >= len(args) {
+					return len(args), true
+				}
+				i++
+				report("--"+name, args[i])
+			default:
+				report("--"+name, Arg{Static: true})
+			}
+		case len(t) > 1 && t[0] == '-':
+			// A cluster of short options; the first that takes a value
+			// takes the rest of the word, or the next word.
+			for j := 1; j < len(t); j++ {
+				c := t[j]
+				if strings.IndexByte(o.Short, c) < 0 {
+					report("-"+string(c), Arg{Static: true})
+					continue
+				}
+				if j+1 < len(t) {
+					report("-"+string(c), Arg{Text: t[j+1:], Static: true})
+				} else if i+1 < len(args) {
+					i++
+					report("-"+string(c), args[i])
+				}
+				break
+			}
+		default:
+			return i, true
+		}
+	}
+	return len(args), true
+}
+
 // wrapperSpec says how a wrapper's arguments name the program it runs.
 type wrapperSpec struct {
-	// short are the letters of the short options that take a value, as
-	// the next word or glued (-n5, -oL).
-	short string
-	// long are the long options that take a value as the next word
-	// (without --); any takes one glued (--signal=KILL).
-	long []string
+	Options
 	// skip is how many operands come before the program: timeout's
 	// duration, taskset's mask, chrt's priority.
 	skip int
@@ -512,25 +595,27 @@ type wrapperSpec struct {
 
 // runsAs are the options of the wrappers that run a program as another
 // user or in another namespace, of which the program is the first operand.
-var runsAs = wrapperSpec{long: []string{"reuid", "regid", "groups", "inh-caps", "bounding-set", "propagation", "setgroups"}}
+var runsAs = wrapperSpec{Options: Options{Long: []string{"reuid", "regid", "groups", "inh-caps", "bounding-set", "propagation", "setgroups"}}}
 
 // placement are numactl's, prlimit's, nsenter's and cgexec's options.
-var placement = wrapperSpec{short: "CNmpilPtugSw", long: []string{"cpunodebind", "membind", "physcpubind", "preferred", "interleave", "pid", "target", "mount", "setuid", "setgid", "wd"}}
+var placement = wrapperSpec{Options: Options{Short: "CNmpilPtugSw", Long: []string{"cpunodebind", "membind", "physcpubind", "preferred", "interleave", "pid", "target", "mount", "setuid", "setgid", "wd"}}}
 
 // runner is an environment manager's run subcommand's options.
 func runner(sub string, skip int) wrapperSpec {
-	return wrapperSpec{sub: sub, skip: skip, short: "npe", long: []string{"with", "python", "name", "prefix", "env", "environment", "directory", "project", "package", "extra", "group", "manifest-path", "cwd"}}
+	return wrapperSpec{sub: sub, skip: skip, Options: Options{Short: "npe", Long: []string{"with", "python", "name", "prefix", "env", "environment", "directory", "project", "package", "extra", "group", "manifest-path", "cwd"}}}
 }
 
 // wrappers are the programs that only run another one, named by their
-// operands. sudo, doas and su are not among them: they want a terminal
-// of their own (WantsTerminal).
+// operands: the one table the guard and the shell runner read wrappers
+// from. sudo, doas and su are not among them: they want a terminal of
+// their own (WantsTerminal), and the guard reads them itself.
 var wrappers = map[string]wrapperSpec{
-	"env":              {short: "uCS", long: []string{"unset", "chdir", "split-string"}, assigns: true, split: true},
-	"nice":             {short: "n", long: []string{"adjustment"}},
+	"env":              {Options: Options{Short: "uCS", Long: []string{"unset", "chdir", "split-string"}}, assigns: true, split: true},
+	"nice":             {Options: Options{Short: "n", Long: []string{"adjustment"}}},
 	"nohup":            runsAs,
 	"setsid":           runsAs,
 	"builtin":          runsAs,
+	"busybox":          runsAs,
 	"unbuffer":         runsAs,
 	"dbus-run-session": runsAs,
 	"catchsegv":        runsAs,
@@ -541,14 +626,14 @@ var wrappers = map[string]wrapperSpec{
 	"proxychains4":     runsAs,
 	"torsocks":         runsAs,
 	"firejail":         runsAs,
-	"stdbuf":           {short: "ioe", long: []string{"input", "output", "error"}},
-	"timeout":          {short: "sk", long: []string{"signal", "kill-after"}, skip: 1},
-	"time":             {short: "fo", long: []string{"format", "output"}},
+	"stdbuf":           {Options: Options{Short: "ioe", Long: []string{"input", "output", "error"}}},
+	"timeout":          {Options: Options{Short: "sk", Long: []string{"signal", "kill-after"}}, skip: 1},
+	"time":             {Options: Options{Short: "fo", Long: []string{"format", "output"}}},
 	"command":          {noRun: []string{"-v", "-V"}},
-	"exec":             {short: "a"},
-	"ionice":           {short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}, noRun: []string{"-p", "-P", "-u", "--pid", "--pgid", "--uid"}},
+	"exec":             {Options: Options{Short: "a"}},
+	"ionice":           {Options: Options{Short: "cnpPu", Long: []string{"class", "classdata", "pid", "pgid", "uid"}}, noRun: []string{"-p", "-P", "-u", "--pid", "--pgid", "--uid"}},
 	"taskset":          {skip: 1, noRun: []string{"-p", "--pid"}},
-	"chrt":             {short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, skip: 1, noRun: []string{"-p", "--pid", "-m", "--max"}},
+	"chrt":             {Options: Options{Short: "TPD", Long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, skip: 1, noRun: []string{"-p", "--pid", "-m", "--max"}},
 	"numactl":          placement,
 	"prlimit":          placement,
 	"nsenter":          placement,
@@ -567,100 +652,74 @@ var wrappers = map[string]wrapperSpec{
 	"direnv":           runner("exec", 1), // direnv exec DIR PROGRAM
 }
 
-// StripWrappers returns a command's words, the program first, with the
-// wrappers that only run another program dropped along with their
-// options and operands: env, nohup, setsid, nice, timeout, stdbuf, time,
-// command, exec and the like, and the run subcommands of environment
-// managers (uv run, poetry run, bundle exec). It stops at a word only known when the
-// command runs where an option or the program is expected (the program
-// is then that word), and returns nil when a wrapper runs no program
-// (command -v python3, taskset -p PID).
-func StripWrappers(args []Arg) []Arg {
-	for len(args) > 0 && args[0].Static {
-		w, ok := wrappers[path.Base(args[0].Text)]
-		if !ok || w.sub != "" && (len(args) < 2 || args[1].Text != w.sub || !args[1].Static) {
-			return args
-		}
-		if w.sub != "" {
-			args = args[1:]
-		}
-		args = w.payload(args[1:])
+// Unwrap looks through one wrapper: ok is false when args[0] (a
+// program's name or path) is no wrapper of the table. Otherwise run is
+// the program the wrapper runs and its arguments, a suffix of args (nil
+// when it runs none: command -v python3, taskset -p PID), and split holds
+// the strings env -S gives, which run the program before run's words. When
+// a word only known when the command runs stands where an option, the
+// subcommand or the program is expected, run starts with that word.
+func Unwrap(args []Arg) (run, split []Arg, ok bool) {
+	if len(args) == 0 || !args[0].Static {
+		return nil, nil, false
 	}
-	return args
-}
-
-// payload returns the program w runs and its arguments, from w's
-// arguments args.
-func (w wrapperSpec) payload(args []Arg) []Arg {
-	var split []Arg
-	i := 0
-	// value returns the value of an option: glued, or the next word.
-	value := func(glued string) (Arg, bool) {
-		if glued != "" {
-			return Arg{Text: glued, Static: true}, true
-		}
-		if i+1 < len(args) {
-			i++
-			return args[i], true
-		}
-		return Arg{}, false
+	w, ok := wrappers[path.Base(args[0].Text)]
+	if !ok {
+		return nil, nil, false
 	}
-	splitValue := func(v Arg) bool {
-		if !v.Static {
-			return false
-		}
-		split = append(split, StaticArgs(strings.Fields(v.Text)...)...)
-		return true
-	}
-options:
-	for ; i < len(args); i++ {
-		if !args[i].Static {
-			return args[i:]
-		}
-		t := args[i].Text
+	args = args[1:]
+	if w.sub != "" {
 		switch {
-		case t == "--":
-			i++
-			break options
-		case strings.HasPrefix(t, "--"):
-			name, glued, hasVal := strings.Cut(t[2:], "=")
-			if slices.Contains(w.noRun, "--"+name) {
-				return nil
-			}
-			if !hasVal && !slices.Contains(w.long, name) {
-				continue
-			}
-			v, ok := value(glued)
-			if ok && w.split && name == "split-string" && !splitValue(v) {
-				return args[i:]
-			}
-		case len(t) > 1 && t[0] == '-':
-			for j := 1; j < len(t); j++ {
-				c := t[j]
-				if slices.Contains(w.noRun, "-"+string(c)) {
-					return nil
-				}
-				if strings.IndexByte(w.short, c) < 0 {
-					continue
-				}
-				v, ok := value(t[j+1:])
-				if ok && w.split && c == 'S' && !splitValue(v) {
-					return args[i:]
-				}
-				break
-			}
-		default:
-			break options
+		case len(args) > 0 && !args[0].Static:
+			return args, nil, true
+		case len(args) == 0 || args[0].Text != w.sub:
+			return nil, nil, false
 		}
+		args = args[1:]
+	}
+	noRun := false
+	i, known := ScanOptions(args, w.Options, func(opt string, v Arg) {
+		noRun = noRun || slices.Contains(w.noRun, opt)
+		if w.split && (opt == "-S" || opt == "--split-string") {
+			split = append(split, v)
+		}
+	})
+	switch {
+	case noRun:
+		return nil, nil, true
+	case !known:
+		return args[i:], split, true
 	}
 	for w.assigns && i < len(args) && args[i].Static && IsAssignment(args[i].Text) {
 		i++
 	}
-	i = min(i+w.skip, len(args))
-	if split != nil {
-		return append(split, args[i:]...)
+	return args[min(i+w.skip, len(args)):], split, true
+}
+
+// StripWrappers returns a command's words, the program first, with the
+// wrappers that only run another program dropped along with their
+// options and operands: env, nohup, setsid, nice, timeout, stdbuf, time,
+// command, exec and the like, and the run subcommands of environment
+// managers (uv run, poetry run, bundle exec). env -S's string is split
+// into words. It stops at a word only known when the command runs where an
+// option or the program is expected (the program is then that word), and
+// returns nil when a wrapper runs no program (command -v python3,
+// taskset -p PID).
+func StripWrappers(args []Arg) []Arg {
+	for {
+		run, split, ok := Unwrap(args)
+		if !ok {
+			return args
+		}
+		var words []Arg
+		for _, s := range split {
+			if !s.Static {
+				return append([]Arg{s}, run...)
+			}
+			words = append(words, StaticArgs(strings.Fields(s.Text)...)...)
+		}
+		args = append(words, run...)
 	}
-	return args[i:]
 }
 
 // IsAssignment reports whether s is a shell assignment, NAME=value, as

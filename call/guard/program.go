@@ -156,7 +156,7 @@ func (a *analyzer) shebang(c *call, p string, depth int) {
 			}
 		}
 	}
-	if shells[path.Base(interp)] {
+	if policy.IsShell(interp) {
 		a.scriptFile(arg{text: p, static: true}, path.Base(interp), depth, true)
 	}
 }
@@ -397,7 +397,7 @@ func (a *analyzer) cd(args []arg) {
 // hash records hash -p FILE NAME...: NAME runs FILE from then on.
 func (a *analyzer) hash(args []arg) {
 	file := ""
-	i, ok := skipOpts(args, optSpec{short: "pt"}, func(opt string, v arg) {
+	i, ok := skipOpts(args, optSpec{Short: "pt"}, func(opt string, v arg) {
 		if opt == "-p" {
 			file = v.text
 			if !v.static {

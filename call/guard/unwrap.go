@@ -6,81 +6,20 @@ import (
 	"github.com/yagent/yagent/policy"
 )
 
-// optSpec describes a wrapper's options: which take a value (as the next
-// word, or glued: -n5, --signal=KILL).
-type optSpec struct {
-	short string   // letters of short options that take a value
-	long  []string // long options that take a value (without --)
-}
+// optSpec describes a program's options: which take a value.
+type optSpec = policy.Options
 
-// skipOpts returns the index of the first operand of args under spec,
-// reporting the value of each option to seen. A "--" ends the options. An
-// option whose value is not static makes the rest unknown (ok false).
+// skipOpts reads the options at the head of args with policy.ScanOptions
+// and returns the index of the first operand, reporting the value of each
+// option to seen. An option whose value is not static makes the rest
+// unknown (ok false).
 func skipOpts(args []arg, spec optSpec, seen func(opt string, val arg)) (int, bool) {
-	for i := 0; i < len(args); i++ {
-		w := args[i]
-		if !w.static {
-			return i, false
-		}
-		t := w.text
-		switch {
-		case t == "--":
-			return i + 1, true
-		case strings.HasPrefix(t, "--"):
-			name, val, hasVal := strings.Cut(t[2:], "=")
-			if hasVal {
-				seen("--"+name, arg{text: val, static: true})
-				continue
-			}
-			if contains(spec.long, name) {
-				if i+1 >= len(args) {
-					return len(args), true
-				}
-				i++
-				seen("--"+name, args[i])
-				continue
-			}
-			seen("--"+name, arg{static: true})
-		case len(t) > 1 && t[0] == '-':
-			// A cluster of short options; the first that takes a value
-			// takes the rest of the word, or the next word.
-			for j := 1; j < len(t); j++ {
-				c := t[j]
-				if !strings.ContainsRune(spec.short, rune(c)) {
-					seen("-"+string(c), arg{static: true})
-					continue
-				}
-				if j+1 < len(t) {
-					seen("-"+string(c), arg{text: t[j+1:], static: true})
-				} else if i+1 < len(args) {
-					i++
-					seen("-"+string(c), args[i])
-				}
-				break
-			}
-		default:
-			return i, true
-		}
-	}
-	return len(args), true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return policy.ScanOptions(policyArgs(args), spec, func(opt string, v policy.Arg) {
+		seen(opt, arg{text: v.Text, static: v.Static})
+	})
 }
 
 func ignoreOpt(string, arg) {}
-
-// shells run a script given with -c, from a file operand, or from stdin.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true,
-	"fish": true, "csh": true, "tcsh": true, "xonsh": true, "elvish": true, "nu": true, "pwsh": true, "rbash": true,
-}
 
 // unwrap looks through prog: a wrapper's payload program is recorded as a
 // call of its own, a shell's script is parsed in turn, and a program that
@@ -91,49 +30,23 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 			a.exec(args[i:], depth+1)
 		}
 	}
-	switch prog {
-	case "env":
-		i, ok := skipOpts(args, optSpec{short: "uCS", long: []string{"unset", "chdir", "split-string"}}, func(opt string, v arg) {
-			if opt == "-S" || opt == "--split-string" {
-				a.inner(v, "env -S", depth)
-			}
-		})
-		for ok && i < len(args) && args[i].static && policy.IsAssignment(args[i].text) {
-			i++
+	if run, split, ok := policy.Unwrap(policyArgs(append([]arg{{text: prog, static: true}}, args...))); ok {
+		// A wrapper of the classifier's table (env, nice, timeout, uv
+		// run...): what it runs is a call of its own.
+		for _, s := range split {
+			a.inner(arg{text: s.Text, static: s.Static}, prog+" -S", depth)
 		}
-		if !ok {
-			a.unknownf("the program env runs is only known when the command runs")
+		if len(run) > 0 && !run[0].Static {
+			a.unknownf("the program %s runs is only known when the command runs", prog)
 			return
 		}
-		next(i)
-	case "nice":
-		i, ok := skipOpts(args, optSpec{short: "n", long: []string{"adjustment"}}, ignoreOpt)
-		wrapped(a, args, i, ok, depth, "nice")
-	case "nohup", "setsid", "builtin", "busybox", "unbuffer", "dbus-run-session", "catchsegv", "fakeroot", "setpriv", "unshare", "proxychains", "proxychains4", "torsocks", "firejail":
-		i, ok := skipOpts(args, optSpec{long: []string{"reuid", "regid", "groups", "inh-caps", "bounding-set", "propagation", "setgroups"}}, ignoreOpt)
-		wrapped(a, args, i, ok, depth, prog)
-	case "taskset":
-		// taskset [-a] [-c] MASK|LIST COMMAND..., or -p [MASK] PID.
-		pid := false
-		i, ok := skipOpts(args, optSpec{}, func(opt string, _ arg) { pid = pid || opt == "-p" || opt == "--pid" })
-		if !pid {
-			wrapped(a, args, i+1, ok, depth, prog)
-		}
-	case "chrt":
-		// chrt [policy options] PRIORITY COMMAND..., or -p [PRIO] PID.
-		pid := false
-		i, ok := skipOpts(args, optSpec{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, func(opt string, _ arg) {
-			pid = pid || opt == "-p" || opt == "--pid" || opt == "-m" || opt == "--max"
-		})
-		if !pid {
-			wrapped(a, args, i+1, ok, depth, prog)
-		}
-	case "numactl", "prlimit", "nsenter", "cgexec":
-		i, ok := skipOpts(args, optSpec{short: "CNmpilPtugSw", long: []string{"cpunodebind", "membind", "physcpubind", "preferred", "interleave", "pid", "target", "mount", "setuid", "setgid", "wd"}}, ignoreOpt)
-		wrapped(a, args, i, ok, depth, prog)
+		next(len(args) - len(run))
+		return
+	}
+	switch prog {
 	case "flock":
 		// flock [options] FILE COMMAND..., FILE -c STRING, or FD.
-		i, ok := skipOpts(args, optSpec{short: "wE", long: []string{"wait", "timeout", "conflict-exit-code"}}, ignoreOpt)
+		i, ok := skipOpts(args, optSpec{Short: "wE", Long: []string{"wait", "timeout", "conflict-exit-code"}}, ignoreOpt)
 		if !ok {
 			a.unknownf("the program flock runs is only known when the command runs")
 			return
@@ -149,7 +62,7 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 	case "script":
 		// script runs -c STRING with the shell, or an interactive shell.
 		command := false
-		_, ok := skipOpts(args, optSpec{short: "cTIOBmEo", long: []string{"command", "log-timing", "log-in", "log-out", "log-io", "logging-format", "echo", "output-limit", "timing"}}, func(opt string, v arg) {
+		_, ok := skipOpts(args, optSpec{Short: "cTIOBmEo", Long: []string{"command", "log-timing", "log-in", "log-out", "log-io", "logging-format", "echo", "output-limit", "timing"}}, func(opt string, v arg) {
 			if opt == "-c" || opt == "--command" {
 				command = true
 				a.inner(v, "script -c", depth)
@@ -162,7 +75,7 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 		}
 	case "su", "runuser":
 		command := false
-		_, ok := skipOpts(permuted(args), optSpec{short: "cCsgGw", long: []string{"command", "session-command", "shell", "group", "supp-group", "whitelist-environment"}}, func(opt string, v arg) {
+		_, ok := skipOpts(permuted(args), optSpec{Short: "cCsgGw", Long: []string{"command", "session-command", "shell", "group", "supp-group", "whitelist-environment"}}, func(opt string, v arg) {
 			if opt == "-c" || opt == "-C" || opt == "--command" || opt == "--session-command" {
 				command = true
 				a.inner(v, prog+" -c", depth)
@@ -174,7 +87,7 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 			a.unknownf("%s starts a shell that reads its commands from the terminal", prog)
 		}
 	case "chroot":
-		i, ok := skipOpts(args, optSpec{long: []string{"userspec", "groups"}}, ignoreOpt)
+		i, ok := skipOpts(args, optSpec{Long: []string{"userspec", "groups"}}, ignoreOpt)
 		if ok && i+1 >= len(args) {
 			a.unknownf("chroot starts a shell that reads its commands from the terminal")
 			return
@@ -182,14 +95,14 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 		wrapped(a, args, i+1, ok, depth, prog) // past NEWROOT
 	case "strace", "ltrace":
 		attach := false
-		i, ok := skipOpts(args, optSpec{short: "oepPsuabEIOSXUn", long: []string{"output", "trace", "signal", "attach", "trace-path", "string-limit", "user", "columns", "env", "absolute-timestamps", "summary-columns", "summary-sort-by", "instruction-pointer"}}, func(opt string, _ arg) {
+		i, ok := skipOpts(args, optSpec{Short: "oepPsuabEIOSXUn", Long: []string{"output", "trace", "signal", "attach", "trace-path", "string-limit", "user", "columns", "env", "absolute-timestamps", "summary-columns", "summary-sort-by", "instruction-pointer"}}, func(opt string, _ arg) {
 			attach = attach || opt == "-p" || opt == "--attach"
 		})
 		if !attach || i < len(args) {
 			wrapped(a, args, i, ok, depth, prog)
 		}
 	case "valgrind", "ld.so", "ld-linux.so.2", "ld-linux-x86-64.so.2":
-		i, ok := skipOpts(args, optSpec{long: []string{"library-path", "preload", "argv0", "audit", "inhibit-rpath"}}, ignoreOpt)
+		i, ok := skipOpts(args, optSpec{Long: []string{"library-path", "preload", "argv0", "audit", "inhibit-rpath"}}, ignoreOpt)
 		wrapped(a, args, i, ok, depth, prog)
 	case "parallel":
 		parallelPayload(a, args, depth)
@@ -200,11 +113,9 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 			return
 		}
 		a.unknownf("%s starts a shell or a command in a terminal of its own", prog)
-	case "uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "pixi", "bundle", "direnv":
-		runPayload(a, prog, args, depth)
 	case "npx", "pnpx", "bunx":
 		// npx -c 'STRING' runs a shell; npx PKG ARGS runs PKG's program.
-		i, ok := skipOpts(args, optSpec{short: "pc", long: []string{"package", "call"}}, func(opt string, v arg) {
+		i, ok := skipOpts(args, optSpec{Short: "pc", Long: []string{"package", "call"}}, func(opt string, v arg) {
 			if opt == "-c" || opt == "--call" {
 				a.inner(v, prog+" -c", depth)
 			}
@@ -219,35 +130,9 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 				return
 			}
 		}
-	case "stdbuf":
-		i, ok := skipOpts(args, optSpec{short: "ioe", long: []string{"input", "output", "error"}}, ignoreOpt)
-		wrapped(a, args, i, ok, depth, prog)
-	case "ionice":
-		pids := false
-		i, ok := skipOpts(args, optSpec{short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}}, func(opt string, _ arg) {
-			pids = pids || strings.ContainsAny(opt, "pPu") && len(opt) == 2 || opt == "--pid" || opt == "--pgid" || opt == "--uid"
-		})
-		if !pids {
-			wrapped(a, args, i, ok, depth, prog)
-		}
-	case "timeout":
-		i, ok := skipOpts(args, optSpec{short: "sk", long: []string{"signal", "kill-after"}}, ignoreOpt)
-		wrapped(a, args, i+1, ok, depth, prog) // past the duration
-	case "time":
-		i, ok := skipOpts(args, optSpec{short: "fo", long: []string{"format", "output"}}, ignoreOpt)
-		wrapped(a, args, i, ok, depth, prog)
-	case "command":
-		noExec := false
-		i, ok := skipOpts(args, optSpec{}, func(opt string, _ arg) { noExec = noExec || opt == "-v" || opt == "-V" })
-		if !noExec {
-			wrapped(a, args, i, ok, depth, prog)
-		}
-	case "exec":
-		i, ok := skipOpts(args, optSpec{short: "a"}, ignoreOpt)
-		wrapped(a, args, i, ok, depth, prog)
 	case "sudo", "doas":
 		shell := false
-		i, ok := skipOpts(args, optSpec{short: "ugCDprtUT", long: []string{"user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "other-user", "command-timeout", "login-class"}}, func(opt string, _ arg) {
+		i, ok := skipOpts(args, optSpec{Short: "ugCDprtUT", Long: []string{"user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "other-user", "command-timeout", "login-class"}}, func(opt string, _ arg) {
 			shell = shell || opt == "-s" || opt == "-i" || opt == "--shell" || opt == "--login"
 		})
 		if shell && ok && i >= len(args) {
@@ -256,7 +141,7 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 		}
 		wrapped(a, args, i, ok, depth, prog)
 	case "xargs":
-		i, ok := skipOpts(args, optSpec{short: "ILnPsdEa", long: []string{"replace", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "eof", "arg-file", "process-slot-var"}}, ignoreOpt)
+		i, ok := skipOpts(args, optSpec{Short: "ILnPsdEa", Long: []string{"replace", "max-lines", "max-args", "max-procs", "max-chars", "delimiter", "eof", "arg-file", "process-slot-var"}}, ignoreOpt)
 		if !ok {
 			a.unknownf("the program xargs runs is only known when the command runs")
 			return
@@ -274,7 +159,7 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 		findPayloads(a, args, depth)
 	case "watch":
 		execArgv := false
-		i, ok := skipOpts(args, optSpec{short: "nqd", long: []string{"interval", "differences", "equexit"}}, func(opt string, _ arg) {
+		i, ok := skipOpts(args, optSpec{Short: "nqd", Long: []string{"interval", "differences", "equexit"}}, func(opt string, _ arg) {
 			execArgv = execArgv || opt == "-x" || opt == "--exec"
 		})
 		if !ok {
@@ -317,7 +202,7 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 		}
 		a.cd(args)
 	default:
-		if shells[prog] {
+		if policy.IsShell(prog) {
 			shellScript(a, prog, args, depth)
 		}
 	}
@@ -356,54 +241,22 @@ func wrapped(a *analyzer, args []arg, i int, ok bool, depth int, wrapper string)
 	}
 }
 
-// shellScript finds what a shell runs, parsing its options as bash does:
-// with -c the script is the first operand after every option (bash -c -e
-// 'x', bash -c -- 'x'), else the first operand is a script file (read for
-// its programs), else the shell reads its standard input.
+// shellScript finds what a shell runs, its options read by
+// policy.ReadShell: a -c script, a script file (read for its programs),
+// or its standard input.
 func shellScript(a *analyzer, prog string, args []arg, depth int) {
-	cflag, sflag := false, false
-	i := 0
-options:
-	for ; i < len(args); i++ {
-		w := args[i]
-		if !w.static {
-			a.unknownf("the arguments of %s are only known when the command runs", prog)
-			return
-		}
-		t := w.text
-		switch {
-		case t == "--" || t == "-":
-			i++
-			break options
-		case strings.HasPrefix(t, "--"):
-			if t == "--rcfile" || t == "--init-file" {
-				i++
-			}
-		case len(t) > 1 && (t[0] == '-' || t[0] == '+'):
-			for _, c := range t[1:] {
-				switch c {
-				case 'c':
-					cflag = true
-				case 's':
-					sflag = true
-				case 'o', 'O':
-					i++ // each takes the next word: -o errexit, +O extglob
-				}
-			}
-		default:
-			break options
-		}
-	}
-	var operands []arg
-	if i < len(args) {
-		operands = args[i:]
-	}
+	sh, _ := policy.ReadShell(prog, policyArgs(args))
+	operands := args[len(args)-len(sh.Operands):]
 	switch {
-	case cflag && len(operands) > 0:
+	case sh.Unknown:
+		a.unknownf("the arguments of %s are only known when the command runs", prog)
+	case sh.Exits && !sh.Command:
+		// --version, --help: the shell prints and runs nothing.
+	case sh.Command && len(operands) > 0:
 		a.inner(operands[0], prog+" -c", depth)
-	case cflag:
+	case sh.Command:
 		// bash refuses -c without a script and runs nothing.
-	case sflag || len(operands) == 0:
+	case sh.Stdin || len(operands) == 0:
 		a.unknownf("%s reads its commands from standard input", prog)
 	default:
 		a.scriptFile(operands[0], prog, depth, true)
@@ -413,7 +266,7 @@ options:
 // parallelPayload records the command GNU parallel runs: the words before
 // its first ::: (run by a shell), or its input when there are none.
 func parallelPayload(a *analyzer, args []arg, depth int) {
-	i, ok := skipOpts(args, optSpec{short: "jSaEIdnNlLPsXCkm", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "eof", "replace", "max-args", "max-lines", "max-replace-args", "max-procs", "max-chars", "colsep", "tagstring", "basefile", "halt", "memfree", "load", "delay", "timeout", "joblog", "results", "tmpdir", "workdir", "env", "sshloginfile", "retries", "shebang-wrap", "tag", "seqreplace"}}, ignoreOpt)
+	i, ok := skipOpts(args, optSpec{Short: "jSaEIdnNlLPsXCkm", Long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "eof", "replace", "max-args", "max-lines", "max-replace-args", "max-procs", "max-chars", "colsep", "tagstring", "basefile", "halt", "memfree", "load", "delay", "timeout", "joblog", "results", "tmpdir", "workdir", "env", "sshloginfile", "retries", "shebang-wrap", "tag", "seqreplace"}}, ignoreOpt)
 	if !ok {
 		a.unknownf("the program parallel runs is only known when the command runs")
 		return
@@ -435,29 +288,6 @@ func parallelPayload(a *analyzer, args []arg, depth int) {
 
 // tmuxQuiet are tmux subcommands that start no program.
 var tmuxQuiet = map[string]bool{"ls": true, "list-sessions": true, "list-windows": true, "list-panes": true, "kill-session": true, "kill-server": true, "has-session": true, "capture-pane": true, "show-options": true, "-V": true}
-
-// runners are the environment managers whose subcommand runs a program:
-// uv run PROG, bundle exec PROG, direnv exec DIR PROG.
-var runners = map[string]string{
-	"uv": "run", "poetry": "run", "pipenv": "run", "pdm": "run", "hatch": "run", "rye": "run",
-	"conda": "run", "mamba": "run", "micromamba": "run", "pixi": "run", "bundle": "exec", "direnv": "exec",
-}
-
-// runPayload records the program an environment manager's run runs.
-func runPayload(a *analyzer, prog string, args []arg, depth int) {
-	if len(args) == 0 || args[0].text != runners[prog] {
-		if len(args) > 0 && !args[0].static {
-			a.unknownf("the subcommand of %s is only known when the command runs", prog)
-		}
-		return
-	}
-	i, ok := skipOpts(args[1:], optSpec{short: "npe", long: []string{"with", "python", "name", "prefix", "env", "environment", "directory", "project", "package", "extra", "group", "manifest-path", "cwd"}}, ignoreOpt)
-	i++
-	if prog == "direnv" {
-		i++ // the folder whose .envrc applies
-	}
-	wrapped(a, args, i, ok, depth, prog)
-}
 
 // permuted moves the operands of a GNU-permuting command after its
 // options, so skipOpts sees every option (su USER -c CMD).
