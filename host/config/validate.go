@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -29,6 +30,15 @@ var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // validProfileName reports whether name may name a profile (and its file).
 func validProfileName(name string) bool { return profileNameRE.MatchString(name) }
+
+// Validate checks a profile built in code as Load checks a profile file,
+// returning every bad value, each a *KeyError, joined. Its name is a
+// label there, not a file's: any name passes.
+func (p *Profile) Validate() error {
+	q := *p
+	q.Name = ""
+	return errors.Join(validate("profile "+p.Name, &q)...)
+}
 
 // validate checks the values of one decoded layer; keys the layer does not
 // set are zero and pass. It returns one *KeyError per bad value.

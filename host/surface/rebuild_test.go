@@ -62,7 +62,7 @@ func TestNew_ExternalSpecs(t *testing.T) {
 			plugSpec("ext_loose", sdk.EffectNone, nil), // duplicate: first wins
 			plugSpec("ext_bad_effect", "teleport", nil),
 		}, Exec: echoExec("p")},
-	}, opts(&config.Profile{Deferred: config.DeferredOff, Tiers: map[string]string{"ext_pinned": "hot"}}))
+	}, opts(&config.Profile{Deferred: config.DeferredOff}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,14 +79,21 @@ func TestNew_ExternalSpecs(t *testing.T) {
 	}
 	for _, d := range s.All() {
 		if strings.HasPrefix(d.Name, "ext_") && d.Tier != toolspec.Cold {
-			t.Errorf("%s is %v; external tools are always cold, whatever the profile says", d.Name, d.Tier)
+			t.Errorf("%s is %v; external tools are always cold", d.Name, d.Tier)
 		}
 	}
 	if sk := s.Skipped(); len(sk) != 1 || sk[0].Tool != "ext_loose" || sk[0].Plugin != "pinned" {
 		t.Fatalf("Skipped() = %+v", sk)
 	}
-	if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, "ext_pinned") || !strings.Contains(w, "ext_bad_effect") {
-		t.Fatalf("Warnings() = %q; want the ignored tier and the bad effect", w)
+	if w := strings.Join(s.Warnings(), "\n"); !strings.Contains(w, "ext_bad_effect") {
+		t.Fatalf("Warnings() = %q; want the bad effect", w)
+	}
+	// A profile cannot re-tier an external tool: it is refused, as the
+	// same profile in a file is.
+	_, err = New([]Source{{Plugin: "pinned", Family: "pinned", Pinned: true, Specs: []sdk.Spec{plugSpec("ext_pinned", sdk.EffectRead, roles)}, Exec: echoExec("p")}},
+		opts(&config.Profile{Tiers: map[string]string{"ext_pinned": "hot"}}))
+	if err == nil || !strings.Contains(err.Error(), "ext_pinned") {
+		t.Fatalf("New with an external tool's tier: err = %v, want one naming ext_pinned", err)
 	}
 }
 
@@ -152,8 +159,8 @@ func TestNew_ProfileFilters(t *testing.T) {
 
 func TestNew_ProfileTiers(t *testing.T) {
 	t.Parallel()
-	s, err := New([]Source{{Plugin: "fs", Family: toolspec.FamilyFS, Specs: []sdk.Spec{plugSpec("list_dir", sdk.EffectNone, nil), plugSpec("read_file", sdk.EffectNone, nil)}, Exec: echoExec("fs")}},
-		opts(&config.Profile{Deferred: config.DeferredOn, Tiers: map[string]string{"list_dir": "cold", "read_file": "hot", toolspec.AgentExit: "cold"}}))
+	fs := []Source{{Plugin: "fs", Family: toolspec.FamilyFS, Specs: []sdk.Spec{plugSpec("list_dir", sdk.EffectNone, nil), plugSpec("read_file", sdk.EffectNone, nil)}, Exec: echoExec("fs")}}
+	s, err := New(fs, opts(&config.Profile{Deferred: config.DeferredOn, Tiers: map[string]string{"list_dir": "cold", "read_file": "hot"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,10 +169,13 @@ func TestNew_ProfileTiers(t *testing.T) {
 		tiers[d.Name] = d.Tier
 	}
 	if tiers["list_dir"] != toolspec.Cold || tiers["read_file"] != toolspec.Hot || tiers[toolspec.AgentExit] != toolspec.Hot {
-		t.Fatalf("tiers = %v; want list_dir cold, read_file hot, agent_exit left hot", tiers)
+		t.Fatalf("tiers = %v; want list_dir cold, read_file hot, agent_exit hot", tiers)
 	}
-	if !strings.Contains(strings.Join(s.Warnings(), "\n"), toolspec.AgentExit) {
-		t.Fatalf("Warnings() = %v; the refused override must be reported", s.Warnings())
+	// A host tool is always hot: a profile built in code that re-tiers
+	// one is refused as the same profile in a file is.
+	_, err = New(fs, opts(&config.Profile{Tiers: map[string]string{toolspec.AgentExit: "cold"}}))
+	if err == nil || !strings.Contains(err.Error(), toolspec.AgentExit) {
+		t.Fatalf("New with a host tool's tier: err = %v, want one naming %s", err, toolspec.AgentExit)
 	}
 }
 

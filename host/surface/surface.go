@@ -205,8 +205,10 @@ func (s *Surface) hostAdapter(spec sdk.Spec, exec adapter.Executor) *adapter.Ada
 // deferred mode, adds load_tool when it is on, and attaches the guard.
 func (s *Surface) assemble(cands []candidate) error {
 	prof := s.opts.Profile
-	if err := checkProfile(prof); err != nil {
-		return err
+	if prof != nil {
+		if err := prof.Validate(); err != nil {
+			return err
+		}
 	}
 	s.off = map[string]string{}
 	for _, c := range cands {
@@ -262,28 +264,6 @@ func (s *Surface) assemble(cands []candidate) error {
 	return nil
 }
 
-func checkProfile(p *config.Profile) error {
-	if p == nil {
-		return nil
-	}
-	switch m := p.DeferredMode(); m {
-	case config.DeferredAuto, config.DeferredOn, config.DeferredOff:
-	default:
-		return fmt.Errorf("profile %s: deferred %q: want auto, on or off", p.Name, m)
-	}
-	for _, g := range slices.Concat(p.Grant, p.Deny) {
-		if _, err := path.Match(g, ""); err != nil {
-			return fmt.Errorf("profile %s: tool glob %q: %w", p.Name, g, err)
-		}
-	}
-	for name, t := range p.Tiers {
-		if _, err := toolspec.ParseTier(t); err != nil {
-			return fmt.Errorf("profile %s: tier of %s: %w", p.Name, name, err)
-		}
-	}
-	return nil
-}
-
 // offReason applies the profile: first-party families must be enabled
 // (other families are external plugins, governed by Grant and Deny alone);
 // Deny wins over Grant; Grant never removes the host-native tools. It says
@@ -324,11 +304,7 @@ func (s *Surface) tierOf(a *adapter.Adapter) toolspec.Tier {
 	if !ok {
 		return tier
 	}
-	if st, static := toolspec.Lookup(name); !static || st.Family == toolspec.FamilyHost {
-		s.warn(fmt.Sprintf("profile tier for %s ignored: only the static tools of plugin families can be re-tiered", name))
-		return tier
-	}
-	t, _ := toolspec.ParseTier(word) // checkProfile has parsed it
+	t, _ := toolspec.ParseTier(word) // Validate has parsed it, and refused a host tool's
 	return t
 }
 
