@@ -35,9 +35,10 @@ type keptRoot struct {
 	gone bool        // replaced: closed when refs drops to 0
 }
 
-// New returns a Resolver as the package's New does, on the workspace's
-// kept root when it still holds the folder the name means. Close it when
-// the call ends.
+// New returns a Resolver for a call whose workspace is the absolute folder
+// workspace and whose approved external paths are approved, on the
+// workspace's kept root when it still holds the folder the name means.
+// Close it when the call ends.
 func (s *Roots) New(workspace string, approved []string) (*Resolver, error) {
 	if workspace == "" || !filepath.IsAbs(workspace) {
 		return nil, fmt.Errorf("workspace root %q is not an absolute path", workspace)
