@@ -73,7 +73,7 @@ func reported(p *Policy) (*Policy, func()) {
 			return execwatch.Verdict{Allow: p.MayConnectFile(c.Path, c.Dev, c.Ino)}
 		}
 		go func() {
-			execwatch.SuperviseWith(context.Background(), l, execwatch.Supervision{Connect: judge, Proxy: proxy})
+			execwatch.Supervise(context.Background(), l, execwatch.Supervision{Connect: judge, Proxy: proxy})
 			done <- struct{}{}
 		}()
 	}

@@ -475,11 +475,11 @@ func TestStart_SetIDRefused(t *testing.T) {
 			p.Supervise = func(l *os.File, _ execwatch.Proxy) {
 				supervised = true
 				go func() {
-					done <- execwatch.Supervise(context.Background(), l, nil, func(r execwatch.Refusal) {
+					done <- execwatch.Supervise(context.Background(), l, execwatch.Supervision{Refused: func(r execwatch.Refusal) {
 						mu.Lock()
 						told = append(told, r)
 						mu.Unlock()
-					})
+					}})
 				}()
 			}
 		}

@@ -172,7 +172,7 @@ func (m *Manager) supervisor(t *task, c *confinement, match *execwatch.Matcher) 
 			Exposed: c.policy.UnixSockets,
 		}
 		go func() {
-			if err := execwatch.SuperviseWith(context.Background(), listener, s); err != nil {
+			if err := execwatch.Supervise(context.Background(), listener, s); err != nil {
 				m.opts.Logger.Warn("shell: the exec supervisor stopped", "task", t.id, "err", err)
 			}
 		}()

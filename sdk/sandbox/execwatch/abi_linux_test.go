@@ -111,7 +111,7 @@ func TestTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- Supervise(t.Context(), f, r.judge, nil) }()
+	go func() { done <- Supervise(t.Context(), f, Supervision{Judge: r.judge}) }()
 	cmd.Wait()
 	if err := <-done; err != nil {
 		t.Fatal(err)

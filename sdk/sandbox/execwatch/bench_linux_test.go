@@ -44,7 +44,7 @@ func BenchmarkExec(b *testing.B) {
 				b.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- Supervise(context.Background(), f, judge, nil) }()
+			go func() { done <- Supervise(context.Background(), f, Supervision{Judge: judge}) }()
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func BenchmarkStart(b *testing.B) {
 				b.Fatal(err)
 			}
 			done := make(chan error, 1)
-			go func() { done <- Supervise(context.Background(), f, allow, nil) }()
+			go func() { done <- Supervise(context.Background(), f, Supervision{Judge: allow}) }()
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func BenchmarkInstall(b *testing.B) {
 	})
 	b.Run("report", func(b *testing.B) {
 		for b.Loop() {
-			if err := Supervise(context.Background(), install(b, &Filter{Report: true}), nil, nil); err != nil {
+			if err := Supervise(context.Background(), install(b, &Filter{Report: true}), Supervision{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -149,7 +149,7 @@ func TestInstallCost(t *testing.T) {
 			}
 		})
 		if err == nil && l != nil {
-			err = Supervise(context.Background(), l, nil, nil)
+			err = Supervise(context.Background(), l, Supervision{})
 		}
 		if err != nil {
 			t.Fatal(err)

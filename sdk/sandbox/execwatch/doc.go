@@ -7,7 +7,7 @@
 // filter refuses every mode with the setuid or setgid bit, and io_uring,
 // whose requests it cannot see; the supervisor fails and reports those
 // the filter hands it (Filter.Report). With Filter.Sockets it also hands
-// every connect to the supervisor (SuperviseWith), which reads the address
+// every connect to the supervisor (Supervise), which reads the address
 // once and connects the process's socket itself, taken with pidfd_getfd:
 // a pathname unix socket only when the judge allows the file the name
 // resolves to in the process's view, an abstract one through a Proxy

@@ -187,8 +187,8 @@ func InstallFilter(f Filter) (*os.File, error) {
 // Supervise answers the listener's notifications until every process
 // under the filter has exited (it returns nil, or ctx's error if ctx ended
 // first) or ctx is done (it returns ctx's error), then closes it. Execs go
-// to judge (nil when the filter has no Exec), each in its own goroutine,
-// so an ask blocks only that exec; judge's context ends with the
+// to s.Judge (nil when the filter has no Exec), each in its own goroutine,
+// so an ask blocks only that exec; its context ends with the
 // supervision. Execs pending when ctx ends fail with EACCES, as does one
 // whose verdict comes after; once the listener is closed the kernel fails
 // any later exec with ENOSYS. An exec of a file that does not exist
@@ -197,17 +197,12 @@ func InstallFilter(f Filter) (*os.File, error) {
 // the exec: a multithreaded process can change its argument memory after
 // the check (and the dynamic loader opens its program after the exec), a
 // stated limit of exec rules; Landlock is the wall for files. A refused
-// call of a Report filter goes to refused (when not nil) before it fails,
-// so what refused says reaches its reader before the process goes on;
-// such a call never goes on, whatever happens to the supervision.
-func Supervise(ctx context.Context, listener *os.File, judge Judge, refused func(Refusal)) error {
-	return supervise(ctx, listener, Supervision{Judge: judge, Refused: refused})
-}
-
-// SuperviseWith is Supervise with the connects of a Sockets filter: each
-// is answered as Supervision's Connect and Proxy say, and a refused one
-// goes to Refused (Call "connect", Errno EACCES) like a refused unix
-// datagram socket (Call "socket" or "socketpair").
-func SuperviseWith(ctx context.Context, listener *os.File, s Supervision) error {
+// call of a Report filter goes to s.Refused (when not nil) before it fails,
+// so what it says reaches its reader before the process goes on;
+// such a call never goes on, whatever happens to the supervision. The
+// connects of a Sockets filter are answered as s.Connect and s.Proxy say,
+// and a refused one goes to s.Refused (Call "connect", Errno EACCES) like
+// a refused unix datagram socket (Call "socket" or "socketpair").
+func Supervise(ctx context.Context, listener *os.File, s Supervision) error {
 	return supervise(ctx, listener, s)
 }

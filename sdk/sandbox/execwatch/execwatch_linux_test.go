@@ -252,7 +252,7 @@ func TestSuperviseEndsWithTree(t *testing.T) {
 	}
 	sup := make(chan error, 1)
 	go func() {
-		sup <- Supervise(context.Background(), f, func(context.Context, Exec) Verdict { return Verdict{Allow: true} }, nil)
+		sup <- Supervise(context.Background(), f, Supervision{Judge: func(context.Context, Exec) Verdict { return Verdict{Allow: true} }})
 	}()
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestSuperviseEndsDespiteBlockedJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	sup := make(chan error, 1)
-	go func() { sup <- Supervise(context.Background(), f, judge, nil) }()
+	go func() { sup <- Supervise(context.Background(), f, Supervision{Judge: judge}) }()
 	select {
 	case <-asked:
 	case <-time.After(waitBound):

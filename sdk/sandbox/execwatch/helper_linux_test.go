@@ -162,7 +162,7 @@ func runCtx(ctx context.Context, t testing.TB, judge Judge, dir string, argv ...
 		t.Fatalf("start %v: %v", argv, err)
 	}
 	sup := make(chan error, 1)
-	go func() { sup <- Supervise(ctx, f, judge, nil) }()
+	go func() { sup <- Supervise(ctx, f, Supervision{Judge: judge}) }()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	select {

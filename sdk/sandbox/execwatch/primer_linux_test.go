@@ -240,7 +240,7 @@ func startSupervisedFirst(t *testing.T, cmd *exec.Cmd, judge Judge) <-chan error
 			started <- err
 			return
 		}
-		go func() { sup <- Supervise(context.Background(), f, judge, nil) }()
+		go func() { sup <- Supervise(context.Background(), f, Supervision{Judge: judge}) }()
 		started <- cmd.Start()
 	})
 	if err := <-started; err != nil {

@@ -102,11 +102,11 @@ func runSetID(t *testing.T, f Filter, judge Judge, prefix string) (string, strin
 	sup := make(chan error, 1)
 	if l != nil {
 		go func() {
-			sup <- Supervise(context.Background(), l, judge, func(r Refusal) {
+			sup <- Supervise(context.Background(), l, Supervision{Judge: judge, Refused: func(r Refusal) {
 				mu.Lock()
 				told = append(told, r)
 				mu.Unlock()
-			})
+			}})
 		}()
 	} else {
 		sup <- nil

@@ -62,7 +62,7 @@ func runSockets(t *testing.T, dir string, allow func(Connect) bool, script strin
 	var told []Refusal
 	sup := make(chan error, 1)
 	go func() {
-		sup <- SuperviseWith(context.Background(), l, Supervision{
+		sup <- Supervise(context.Background(), l, Supervision{
 			Connect: func(_ context.Context, c Connect) Verdict { return Verdict{Allow: allow(c)} },
 			Refused: func(r Refusal) {
 				mu.Lock()
@@ -80,7 +80,7 @@ func runSockets(t *testing.T, dir string, allow func(Connect) bool, script strin
 		t.Fatalf("the script did not end; output so far:\n%s", out.String())
 	}
 	if err := <-sup; err != nil {
-		t.Fatalf("SuperviseWith: %v", err)
+		t.Fatalf("Supervise: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
