@@ -487,11 +487,21 @@ func (a *App) EndSession(ctx context.Context, id string) {
 	}
 }
 
-// Close shuts the plugins down.
+// Close shuts the plugins down and waits for the start's background work
+// (the program hash cache it saves); ctx bounds both.
 func (a *App) Close(ctx context.Context) error {
 	var errs []error
 	if a.Plugins != nil {
 		errs = append(errs, a.Plugins.Close(ctx))
+	}
+	if a.warm != nil {
+		// The start's background work writes the program hash cache under
+		// the user's folder: nothing of the App writes after Close.
+		select {
+		case <-a.warm:
+		case <-ctx.Done():
+			errs = append(errs, ctx.Err())
+		}
 	}
 	if a.temps != nil {
 		// After the plugins, whose commands in flight are gone: what a
