@@ -24,7 +24,13 @@ func TestLayers(t *testing.T) {
 		{mod + "policy", "policy decides for every side and imports none of them",
 			[]string{mod + "host/", mod + "plugins/", mod + "call/", mod + "sdk"}},
 		{mod + "plugins/...", "a plugin is built with the sdk alone",
-			[]string{mod + "host/", mod + "call/", mod + "cmd/"}},
+			[]string{mod + "host/", mod + "call/", mod + "cmd/", mod + "internal/remote"}},
+		{mod + "sdk", "the sdk is the plugin's side of the wire; the host's half lives in internal/remote",
+			[]string{mod + "internal/remote", mod + "host/", mod + "call/", mod + "plugins/", mod + "cmd/"}},
+		{mod + "internal/wire", "what both ends of the wire share imports neither end",
+			[]string{mod + "internal/remote", mod + "host/", mod + "call/", mod + "plugins/", mod + "cmd/", mod + "policy"}},
+		{mod + "internal/remote", "the host's half of the wire is shared with the plugin test harness",
+			[]string{mod + "host/", mod + "call/", mod + "plugins/", mod + "cmd/"}},
 	} {
 		out, err := exec.Command("go", "list", "-deps", c.pkg).Output()
 		if err != nil {

@@ -8,7 +8,8 @@
 # Each target builds the host, the first-party plugins and the example
 # plugins (linked, into a throwaway folder), then runs go vet over the
 # whole module with the test files. windows/amd64 and freebsd/amd64 build
-# and vet the sdk and the hello example only: a team may ship a plugin
+# and vet the sdk, the two halves of the wire under it (internal/wire and
+# internal/remote) and the hello example only: a team may ship a plugin
 # there, but the host itself runs on Linux and macOS (see the README).
 #
 # The other systems' packages are compiled without optimisation (-N -l):
@@ -35,8 +36,8 @@ for t in "${targets[@]}"; do
 		flags=(-gcflags=all=-N\ -l)
 	fi
 	if [[ " ${plugin_only[*]} " == *" $t "* ]]; then
-		build=(./sdk/... ./examples/hello)
-		vet=(./sdk/... ./examples/hello)
+		build=(./sdk/... ./internal/wire ./internal/remote ./examples/hello)
+		vet=(./sdk/... ./internal/wire ./internal/remote ./examples/hello)
 	else
 		build=(./cmd/yagent ./plugins/... ./examples/...)
 		vet=(./...)

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc/metadata"
 
+	"github.com/yagent/yagent/internal/wire"
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
@@ -22,15 +23,15 @@ func (s *pluginServer) serveOn(conn net.Conn) {
 // serveChannel runs the calls the host sends on the call channel conn
 // until the host closes it; then it cancels the calls still running.
 func (s *pluginServer) serveChannel(conn net.Conn) {
-	fc := newFrameConn(conn)
-	defer fc.close()
+	fc := wire.NewFrameConn(conn)
+	defer fc.Close()
 	base, cancelAll := context.WithCancel(context.Background())
 	defer cancelAll()
 	var mu sync.Mutex
 	running := make(map[uint64]context.CancelFunc)
 	work := make(chan func())
 	defer close(work)
-	for range streamWorkers {
+	for range wire.StreamWorkers {
 		go func() {
 			for fn := range work {
 				fn()
@@ -38,7 +39,7 @@ func (s *pluginServer) serveChannel(conn net.Conn) {
 		}()
 	}
 	for {
-		f, err := fc.read()
+		f, err := fc.Read()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				s.logger.Error("call channel", "error", err)
@@ -63,7 +64,7 @@ func (s *pluginServer) serveChannel(conn net.Conn) {
 					cancel()
 				}()
 				events := &eventSender{send: func(ev *pluginpb.CallEvent) error {
-					return fc.write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Event{Event: ev}})
+					return fc.Write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Event{Event: ev}})
 				}}
 				if err := s.call(ctx, b.Call, events); err != nil && !errors.Is(err, errCallFinished) {
 					s.logger.Error("send the result of a call", "tool", b.Call.GetTool(), "error", err)

@@ -19,5 +19,7 @@
 // the host with the call's result (see TelemetryEnv).
 //
 // Proto types never appear in this package's signatures; the gRPC adapter
-// lives in files of its own.
+// lives in files of its own. The package is the plugin's side of the wire
+// only: the host's half is internal/remote, and what both sides share is
+// internal/wire, neither of which a plugin author imports.
 package sdk

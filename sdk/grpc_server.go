@@ -14,7 +14,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -72,12 +71,8 @@ func newPluginServer(p Plugin, opts ServeOptions) (*pluginServer, error) {
 	}
 	sort.Strings(s.names)
 	sort.Slice(s.specs, func(i, j int) bool { return s.specs[i].Name < s.specs[j].Name })
-	if c := opts.CallChannel; c != nil {
-		conn, err := c.pluginConn()
-		if err != nil {
-			return nil, fmt.Errorf("serve the call channel: %w", err)
-		}
-		s.serveOn(conn)
+	if opts.CallConn != nil {
+		s.serveOn(opts.CallConn)
 	}
 	return s, nil
 }
@@ -326,39 +321,4 @@ func (c *hostConn) wait(ctx context.Context) (pluginpb.HostClient, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-// maxMessageBytes lifts gRPC's 4 MiB message limit: tool inputs (edits of
-// up to 10 MB each) and results (screenshots) are bigger.
-const maxMessageBytes = 256 << 20
-
-// windowBytes is the fixed HTTP/2 flow-control window of both sides. A
-// fixed window turns off gRPC's bandwidth-delay probing, whose pings cost
-// every small call a few syscalls; between two processes on one machine
-// there is no bandwidth to probe.
-const windowBytes = 4 << 20
-
-// streamWorkers is how many goroutines each side keeps for the calls it
-// serves.
-const streamWorkers = 4
-
-// newGRPCServer is the gRPC server factory of both sides (go-plugin's
-// DefaultGRPCServer with the message limit lifted and a fixed window).
-//
-// Calls run on a few kept goroutines (a call that finds them all busy,
-// such as long commands, gets a new one, as without them): a goroutine
-// started for each call grew its stack anew every time, through the gRPC
-// handler, the tool and its JSON.
-func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	opts = append(opts,
-		grpc.MaxRecvMsgSize(maxMessageBytes), grpc.MaxSendMsgSize(maxMessageBytes),
-		grpc.InitialWindowSize(windowBytes), grpc.InitialConnWindowSize(windowBytes),
-		grpc.NumStreamWorkers(streamWorkers))
-	return grpc.NewServer(opts...)
-}
-
-// DialOptions are the gRPC options a host dials its plugins with: the
-// fixed window that matches newGRPCServer's.
-func DialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithInitialWindowSize(windowBytes), grpc.WithInitialConnWindowSize(windowBytes)}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+
+	"github.com/yagent/yagent/internal/wire"
 )
 
 // Plugin is what a plugin binary serves: its identity and its tools.
@@ -72,9 +75,6 @@ const (
 	LogLevelEnv = "YAGENT_PLUGIN_LOG_LEVEL"
 )
 
-// pluginSetKey is the one plugin a yagent plugin binary dispenses.
-const pluginSetKey = "tools"
-
 // Handshake is the go-plugin handshake shared by the host and every plugin.
 // The magic cookie only keeps a plugin binary from being run by hand; it is
 // not a security measure. Treat it as a constant.
@@ -96,11 +96,10 @@ type ServeOptions struct {
 	// A handler that returns instead (sdk/plugintest does) has its error
 	// sent to the host as the call's error.
 	OnPanic func(tool string, value any, stack []byte) error
-	// CallChannel, when set, is served in this process: the plugin's end
-	// of it runs the calls the host sends on its own end (given to
-	// Remote.UseCallChannel), as in a plugin process the host launched.
-	// sdk/plugintest uses it.
-	CallChannel *CallChannel
+	// CallConn, when set, is the plugin's end of a call channel, served in
+	// this process: it runs the calls the host sends on the other end, as
+	// in a plugin process the host launched. sdk/plugintest uses it.
+	CallConn net.Conn
 }
 
 // Serve serves p to the yagent host that launched this process and returns
@@ -119,13 +118,13 @@ type ServeOptions struct {
 // says it is a plugin and exits. When the host is gone (SIGTERM, which the
 // host has the kernel send on its death, or a change of parent) Serve runs
 // OnShutdown, at most shutdownGrace long, and exits. The gRPC connection
-// is mutual TLS with the identity the host hands over (ChannelTLS); a
+// is mutual TLS with the identity the host hands over; a
 // handover that cannot be read ends the process with status 1 rather than
 // serving anyone who reaches the socket.
 func Serve(p Plugin) {
 	// First, before anything could start a command that inherits them.
-	channel, channelErr := takeCallChannel()
-	channelTLS, tlsErr := takeChannelTLS()
+	channel, channelErr := wire.TakeCallChannel()
+	channelTLS, tlsErr := wire.TakeChannelTLS()
 	capProcs(p.MaxProcs)
 	logger := hclog.New(&hclog.LoggerOptions{
 		Name:       p.Name,
@@ -170,7 +169,7 @@ func Serve(p Plugin) {
 	cfg := &plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: serverPluginSet(srv),
-		GRPCServer:       newGRPCServer,
+		GRPCServer:       wire.NewGRPCServer,
 		Logger:           logger,
 	}
 	if channelTLS != nil {
@@ -193,7 +192,7 @@ func ServerPluginSet(p Plugin, opts ServeOptions) (map[int]plugin.PluginSet, err
 
 func serverPluginSet(srv *pluginServer) map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
-		ProtocolVersion: {pluginSetKey: &grpcPlugin{server: srv}},
+		ProtocolVersion: {wire.PluginSetKey: &grpcPlugin{server: srv}},
 	}
 }
 

@@ -3,18 +3,15 @@ package sdk
 import (
 	"context"
 	"sync"
-	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/yagent/yagent/internal/wire"
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
@@ -28,10 +25,6 @@ const TelemetryEnv = "YAGENT_TELEMETRY"
 
 // tracerName is the instrumentation scope of the sdk's own spans.
 const tracerName = "github.com/yagent/yagent/sdk"
-
-// traceProp carries the host's span context to the plugin: a W3C
-// traceparent in the Call stream's metadata.
-var traceProp = propagation.TraceContext{}
 
 // metadataCarrier adapts gRPC metadata to a propagation.TextMapCarrier.
 type metadataCarrier metadata.MD
@@ -51,46 +44,6 @@ func (c metadataCarrier) Keys() []string {
 		keys = append(keys, k)
 	}
 	return keys
-}
-
-// injectTrace adds the span context of ctx to the outgoing metadata when
-// the host traces the call (a span and a span sink in ctx). Otherwise no
-// header: a host without telemetry sends nothing, even when the caller of
-// the Go API put a span of its own in ctx.
-func injectTrace(ctx context.Context) context.Context {
-	md := traceHeaders(ctx)
-	if md == nil {
-		return ctx
-	}
-	kv := make([]string, 0, 2*len(md))
-	for k, v := range md {
-		kv = append(kv, k, v)
-	}
-	return metadata.AppendToOutgoingContext(ctx, kv...)
-}
-
-// traceHeaders returns the headers injectTrace adds, nil when it adds none.
-func traceHeaders(ctx context.Context) map[string]string {
-	if spanSink(ctx) == nil || !trace.SpanContextFromContext(ctx).IsValid() {
-		return nil
-	}
-	h := propagation.MapCarrier{}
-	traceProp.Inject(ctx, h)
-	return h
-}
-
-type spanSinkKey struct{}
-
-// WithSpanSink returns ctx carrying sink: Remote.Call hands it the spans
-// the plugin finished during a call made with that ctx (the host passes
-// them on to its exporter). Without a sink they are dropped.
-func WithSpanSink(ctx context.Context, sink func([]sdktrace.ReadOnlySpan)) context.Context {
-	return context.WithValue(ctx, spanSinkKey{}, sink)
-}
-
-func spanSink(ctx context.Context) func([]sdktrace.ReadOnlySpan) {
-	sink, _ := ctx.Value(spanSinkKey{}).(func([]sdktrace.ReadOnlySpan))
-	return sink
 }
 
 // pluginTracing records, in a plugin process, the spans of the calls the
@@ -121,7 +74,7 @@ func newPluginTracing() *pluginTracing {
 	)
 	t.tracer = t.tp.Tracer(tracerName)
 	otel.SetTracerProvider(t.tp)
-	otel.SetTextMapPropagator(traceProp)
+	otel.SetTextMapPropagator(wire.TraceProp)
 	return t
 }
 
@@ -130,7 +83,7 @@ func newPluginTracing() *pluginTracing {
 // the call.
 func (t *pluginTracing) startCall(ctx context.Context, plugin, tool string) (context.Context, trace.Span, *spanBatch, bool) {
 	md, _ := metadata.FromIncomingContext(ctx)
-	ctx = traceProp.Extract(ctx, metadataCarrier(md))
+	ctx = wire.TraceProp.Extract(ctx, metadataCarrier(md))
 	if !trace.SpanContextFromContext(ctx).IsSampled() {
 		return ctx, nil, nil, false
 	}
@@ -233,58 +186,6 @@ func attrsToWire(kvs []attribute.KeyValue) []*pluginpb.SpanAttribute {
 			a.Value = &pluginpb.SpanAttribute_StringValue{StringValue: kv.Value.Emit()}
 		}
 		out = append(out, a)
-	}
-	return out
-}
-
-func attrsFromWire(ws []*pluginpb.SpanAttribute) []attribute.KeyValue {
-	out := make([]attribute.KeyValue, 0, len(ws))
-	for _, a := range ws {
-		switch v := a.GetValue().(type) {
-		case *pluginpb.SpanAttribute_BoolValue:
-			out = append(out, attribute.Bool(a.GetKey(), v.BoolValue))
-		case *pluginpb.SpanAttribute_IntValue:
-			out = append(out, attribute.Int64(a.GetKey(), v.IntValue))
-		case *pluginpb.SpanAttribute_DoubleValue:
-			out = append(out, attribute.Float64(a.GetKey(), v.DoubleValue))
-		default:
-			out = append(out, attribute.String(a.GetKey(), a.GetStringValue()))
-		}
-	}
-	return out
-}
-
-// spansFromWire rebuilds the plugin's spans as read-only spans the host's
-// span processors take. A span with a malformed id is dropped.
-func spansFromWire(ws []*pluginpb.Span) []sdktrace.ReadOnlySpan {
-	out := make([]sdktrace.ReadOnlySpan, 0, len(ws))
-	for _, w := range ws {
-		var tid trace.TraceID
-		var sid, pid trace.SpanID
-		if len(w.GetTraceId()) != len(tid) || len(w.GetSpanId()) != len(sid) {
-			continue
-		}
-		copy(tid[:], w.GetTraceId())
-		copy(sid[:], w.GetSpanId())
-		flags := trace.TraceFlags(w.GetTraceFlags())
-		stub := tracetest.SpanStub{
-			Name:                 w.GetName(),
-			SpanContext:          trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: flags}),
-			SpanKind:             trace.SpanKind(w.GetKind()),
-			StartTime:            time.Unix(0, w.GetStartUnixNano()),
-			EndTime:              time.Unix(0, w.GetEndUnixNano()),
-			Attributes:           attrsFromWire(w.GetAttributes()),
-			Status:               sdktrace.Status{Code: codes.Code(w.GetStatusCode()), Description: w.GetStatusMessage()},
-			InstrumentationScope: instrumentation.Scope{Name: w.GetScopeName(), Version: w.GetScopeVersion()},
-		}
-		if len(w.GetParentSpanId()) == len(pid) {
-			copy(pid[:], w.GetParentSpanId())
-			stub.Parent = trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: pid, TraceFlags: flags})
-		}
-		for _, e := range w.GetEvents() {
-			stub.Events = append(stub.Events, sdktrace.Event{Name: e.GetName(), Time: time.Unix(0, e.GetTimeUnixNano()), Attributes: attrsFromWire(e.GetAttributes())})
-		}
-		out = append(out, stub.Snapshot())
 	}
 	return out
 }

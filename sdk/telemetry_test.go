@@ -11,6 +11,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/yagent/yagent/internal/remote"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/plugintest"
 )
@@ -50,7 +51,7 @@ func TestTelemetry_ConcurrentCallsKeepTheirSpans(t *testing.T) {
 	for i := range n {
 		host[i] = trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{byte(i + 1)}, SpanID: trace.SpanID{byte(i + 1)}, TraceFlags: trace.FlagsSampled})
 		ctx := trace.ContextWithSpanContext(context.Background(), host[i])
-		ctx = sdk.WithSpanSink(ctx, func(s []sdktrace.ReadOnlySpan) { got[i] = append(got[i], s...) })
+		ctx = remote.WithSpanSink(ctx, func(s []sdktrace.ReadOnlySpan) { got[i] = append(got[i], s...) })
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

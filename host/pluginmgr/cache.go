@@ -14,6 +14,7 @@ import (
 
 	"github.com/yagent/yagent/internal/atomicfile"
 	"github.com/yagent/yagent/internal/filestat"
+	"github.com/yagent/yagent/internal/remote"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -43,19 +44,19 @@ type cachedSpec struct {
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // loadSpecs returns the cached description of the binary with sum, if any.
-func loadSpecs(dir, sum string) (sdk.Description, bool) {
+func loadSpecs(dir, sum string) (remote.Description, bool) {
 	if dir == "" || !shaPattern.MatchString(sum) {
-		return sdk.Description{}, false
+		return remote.Description{}, false
 	}
 	b, err := os.ReadFile(filepath.Join(dir, sum+".json"))
 	if err != nil {
-		return sdk.Description{}, false
+		return remote.Description{}, false
 	}
 	var c cachedDescription
 	if err := json.Unmarshal(b, &c); err != nil || c.Format != cacheFormat || c.SHA256 != sum || c.ProtocolVersion != sdk.ProtocolVersion {
-		return sdk.Description{}, false
+		return remote.Description{}, false
 	}
-	d := sdk.Description{Name: c.Name, Version: c.Version, ProtocolVersion: c.ProtocolVersion}
+	d := remote.Description{Name: c.Name, Version: c.Version, ProtocolVersion: c.ProtocolVersion}
 	for _, cs := range c.Specs {
 		spec := cs.Spec
 		spec.InputSchema = json.RawMessage(cs.InputSchema)
@@ -65,7 +66,7 @@ func loadSpecs(dir, sum string) (sdk.Description, bool) {
 }
 
 // storeSpecs writes d as the cached description of the binary with sum.
-func storeSpecs(dir, sum string, d sdk.Description) error {
+func storeSpecs(dir, sum string, d remote.Description) error {
 	if dir == "" {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/internal/remote"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -53,7 +54,7 @@ func TestSpecCache_RoundTripAndRejects(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sum := strings.Repeat("ab", 32)
-	d := sdk.Description{Name: "x", Version: "1", ProtocolVersion: sdk.ProtocolVersion, Specs: []sdk.Spec{{
+	d := remote.Description{Name: "x", Version: "1", ProtocolVersion: sdk.ProtocolVersion, Specs: []sdk.Spec{{
 		Name: "t", Description: "d", InputSchema: json.RawMessage(`{ "type": "object", "description": "<a & b>" }`), Effect: sdk.EffectRead,
 		Roles: map[string]sdk.Role{"path": sdk.RolePathRead},
 	}}}

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/internal/remote"
 )
 
 // TestChannelTLS_PluginRefusesStrangers: a launched plugin's gRPC socket
@@ -35,7 +35,7 @@ func TestChannelTLS_PluginRefusesStrangers(t *testing.T) {
 	target := rc.Addr.Network() + ":" + rc.Addr.String()
 
 	stranger := func() *tls.Config {
-		c, err := sdk.NewChannelTLS() // a key pair the plugin never saw
+		c, err := remote.NewChannelTLS() // a key pair the plugin never saw
 		if err != nil {
 			t.Fatal(err)
 		}

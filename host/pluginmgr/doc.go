@@ -3,7 +3,7 @@
 // folders, a spec cache keyed by each binary's sha256 (so a warm start
 // launches nothing until a tool is called), optional pinning by checksum,
 // go-plugin launches over gRPC with the host's callback service on the
-// broker and the calls on a call channel (sdk.CallChannel), and crash
+// broker and the calls on a call channel (remote.CallChannel), and crash
 // handling: plugin_crashed for the call in flight, the
 // plugin's reported process groups killed, a fresh process on the next call.
 //

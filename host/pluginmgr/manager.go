@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yagent/yagent/internal/remote"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -70,7 +71,7 @@ type Options struct {
 	// consecutive crash (0-based); nil means DefaultBackoff.
 	Backoff func(attempt int) time.Duration
 	// GRPCCalls sends every call as a gRPC stream, as to a plugin that
-	// does not serve a call channel (sdk.CallChannel): for comparisons.
+	// does not serve a call channel (remote.CallChannel): for comparisons.
 	GRPCCalls bool
 }
 
@@ -288,7 +289,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			warnings = append(warnings, p.Refused.Error())
 			continue
 		}
-		if err := storeSpecs(m.opts.CacheDir, p.SHA256, sdk.Description{
+		if err := storeSpecs(m.opts.CacheDir, p.SHA256, remote.Description{
 			Name: p.Name, Version: p.Version, ProtocolVersion: sdk.ProtocolVersion, Specs: p.Specs,
 		}); err != nil {
 			warnings = append(warnings, fmt.Sprintf("plugin %s: specs not cached: %v", p.Name, err))

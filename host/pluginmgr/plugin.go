@@ -20,6 +20,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/yagent/yagent/call/adapter"
+	"github.com/yagent/yagent/internal/remote"
+	"github.com/yagent/yagent/internal/wire"
 	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/sandbox/cgroup"
 )
@@ -79,10 +81,10 @@ var _ adapter.Executor = (*Plugin)(nil)
 // instance is one running process of a plugin.
 type instance struct {
 	client *plugin.Client
-	remote *sdk.Remote
+	remote *remote.Client
 	pid    int
 	tail   *stderrTail
-	desc   sdk.Description
+	desc   remote.Description
 	// cgroups is the folder under which the process makes its commands'
 	// cgroups (cgroup.DirOf, read while it lives); "" without cgroup v2.
 	cgroups string
@@ -107,7 +109,7 @@ func (p *Plugin) PID() int {
 }
 
 // CallChannel reports whether the running plugin's calls travel on its call
-// channel (sdk.CallChannel) rather than as gRPC streams; false when it is
+// channel (remote.CallChannel) rather than as gRPC streams; false when it is
 // not running.
 func (p *Plugin) CallChannel() bool {
 	p.mu.Lock()
@@ -378,10 +380,10 @@ func (p *Plugin) launch() (*instance, error) {
 	cmd.Env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "PWD=") }), "PWD="+dir)
 	setParentDeathSignal(cmd)
 	// Calls travel on a socket pair the plugin inherits (see
-	// sdk.CallChannel); without one they go over gRPC.
-	var channel *sdk.CallChannel
+	// remote.CallChannel); without one they go over gRPC.
+	var channel *remote.CallChannel
 	if !p.m.opts.GRPCCalls {
-		if channel, err = sdk.NewCallChannel(); err != nil {
+		if channel, err = remote.NewCallChannel(); err != nil {
 			p.m.logger.Debug("no call channel: calls go over gRPC", "plugin", p.Name, "error", err)
 			channel = nil
 		} else {
@@ -389,9 +391,9 @@ func (p *Plugin) launch() (*instance, error) {
 		}
 	}
 	// The gRPC connection is mutual TLS with Ed25519 keys the host makes
-	// (sdk.ChannelTLS); go-plugin's AutoMTLS, with P-521 keys, where the
+	// (remote.ChannelTLS); go-plugin's AutoMTLS, with P-521 keys, where the
 	// system cannot hand them over.
-	ctls, err := sdk.NewChannelTLS()
+	ctls, err := remote.NewChannelTLS()
 	if err != nil {
 		p.m.logger.Debug("no channel TLS: go-plugin's AutoMTLS instead", "plugin", p.Name, "error", err)
 		ctls = nil
@@ -403,13 +405,13 @@ func (p *Plugin) launch() (*instance, error) {
 	logger := newPluginLogger(p.m.logger, p.Name, filepath.Base(p.Path))
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.ClientPluginSet(&pluginHost{p: p}),
+		VersionedPlugins: remote.PluginSet(&pluginHost{p: p}),
 		Cmd:              cmd,
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         ctls == nil,
 		TLSConfig:        ctls.Config(),
-		GRPCDialOptions:  sdk.DialOptions(),
+		GRPCDialOptions:  wire.DialOptions(),
 		Managed:          false,
 		StartTimeout:     startTimeout,
 		Logger:           logger,
@@ -449,12 +451,12 @@ func (p *Plugin) launch() (*instance, error) {
 			inst.cgroups = dir
 		}
 	}
-	if inst.remote, err = sdk.DispenseRemote(rpc); err != nil {
+	if inst.remote, err = remote.Dispense(rpc); err != nil {
 		return fail(err)
 	}
 	if channel != nil {
 		inst.remote.UseCallChannel(channel)
-		channel = nil // the Remote's now
+		channel = nil // the Client's now
 	}
 	watching = true
 	go func() {

@@ -19,7 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/yagent/yagent/call/adapter"
-	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/internal/remote"
 )
 
 // ArgumentsEnv, set to "1", adds each call's arguments to its span
@@ -159,7 +159,7 @@ func (t *Telemetry) Start(ctx context.Context, rec *adapter.CallRecord) context.
 			attribute.String("yagent.client", rec.Client),
 			attribute.String("yagent.call", rec.ID),
 		))
-	return sdk.WithSpanSink(ctx, t.pluginSpans)
+	return remote.WithSpanSink(ctx, t.pluginSpans)
 }
 
 // pluginSpans hands the spans a plugin finished to the span processor, as

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/yagent/yagent/call/guard"
 	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/call/toolspec"
+	"github.com/yagent/yagent/internal/remote"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
@@ -81,7 +83,7 @@ type Client struct {
 
 	name   string
 	family string
-	remote *sdk.Remote
+	remote *remote.Client
 	seq    atomic.Uint64
 	opts   Options
 	// tools are the tools as the host serves them (toolspec.Admit), each
@@ -115,15 +117,18 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 		opts = &Options{}
 	}
 	host := &Host{approve: opts.Approve, progress: map[string][]sdk.Progress{}, live: map[int]bool{}}
-	var channel *sdk.CallChannel
+	var channel *remote.CallChannel
+	var pluginEnd net.Conn
 	if !opts.GRPCCalls {
 		var err error
-		if channel, err = sdk.NewCallChannel(); err != nil {
+		if channel, err = remote.NewCallChannel(); err != nil {
 			t.Logf("plugintest: calls go over gRPC: %v", err)
+		} else if pluginEnd, err = channel.PluginConn(); err != nil {
+			t.Fatalf("plugintest.Start: %v", err)
 		}
 	}
 	serverSet, err := sdk.ServerPluginSet(p, sdk.ServeOptions{
-		CallChannel: channel,
+		CallConn: pluginEnd,
 		OnPanic: func(tool string, value any, stack []byte) error {
 			t.Logf("plugintest: tool %s panicked: %v\n%s", tool, value, stack)
 			return &sdk.ToolError{
@@ -135,7 +140,7 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 	if err != nil {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
-	clientSet := sdk.ClientPluginSet(hostAdapter{host})
+	clientSet := remote.PluginSet(hostAdapter{host})
 	ps := plugin.PluginSet{}
 	for key, srv := range serverSet[sdk.ProtocolVersion] {
 		ps[key] = bothSides{server: srv.(plugin.GRPCPlugin), client: clientSet[sdk.ProtocolVersion][key].(plugin.GRPCPlugin)}
@@ -145,15 +150,15 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 		server.Stop()
 		_ = client.Close()
 	})
-	remote, err := sdk.DispenseRemote(client)
+	rc, err := remote.Dispense(client)
 	if err != nil {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
 	if channel != nil {
-		remote.UseCallChannel(channel)
-		t.Cleanup(remote.Close)
+		rc.UseCallChannel(channel)
+		t.Cleanup(rc.Close)
 	}
-	c := &Client{Host: host, Workspace: opts.Workspace, name: p.Name, family: opts.Family, remote: remote, opts: *opts,
+	c := &Client{Host: host, Workspace: opts.Workspace, name: p.Name, family: opts.Family, remote: rc, opts: *opts,
 		tools: map[string]*adapter.Adapter{}, guards: map[string]*guard.WorkspaceGuard{}, session: map[string]*session.Session{}}
 	if c.Workspace == "" {
 		c.Workspace = t.TempDir()
@@ -218,9 +223,21 @@ func (b bothSides) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, co
 // plugin process the host launched, rather than as gRPC streams.
 func (c *Client) CallChannel() bool { return c.remote.CallChannel() }
 
+// Description is what a plugin says about itself, as the host reads it.
+type Description struct {
+	Name            string
+	Version         string
+	ProtocolVersion int
+	Specs           []sdk.Spec
+}
+
 // Describe asks the plugin for its name, version and specs over gRPC.
-func (c *Client) Describe(ctx context.Context) (sdk.Description, error) {
-	return c.remote.Describe(ctx)
+func (c *Client) Describe(ctx context.Context) (Description, error) {
+	d, err := c.remote.Describe(ctx)
+	if err != nil {
+		return Description{}, err
+	}
+	return Description{Name: d.Name, Version: d.Version, ProtocolVersion: d.ProtocolVersion, Specs: d.Specs}, nil
 }
 
 // Call runs tool with input as the host would: input is JSON-encoded (a

@@ -10,7 +10,7 @@ import (
 )
 
 // TestCallChannel_NoCommandReachesIt: calls between the host and a plugin
-// travel on a socket pair the plugin inherits (sdk.CallChannel), with no
+// travel on a socket pair the plugin inherits (remote.CallChannel in internal/remote), with no
 // name in the file system to connect to. A command the shell plugin runs
 // holds no end of it and no variable naming it, and cannot take one from
 // the plugin or the host with pidfd_getfd: the sandbox's Landlock domain

@@ -1,34 +1,33 @@
-package sdk
+package remote
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/yagent/yagent/internal/wire"
+	"github.com/yagent/yagent/sdk"
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
-// channelEnds returns a Remote calling on a new call channel, and the
+// channelEnds returns a Client calling on a new call channel, and the
 // plugin's end of it (no gRPC: Describe is not needed to take it up).
-func channelEnds(t *testing.T) (*Remote, net.Conn) {
+func channelEnds(t *testing.T) (*Client, net.Conn) {
 	t.Helper()
 	ch, err := NewCallChannel()
 	if err != nil {
 		t.Skipf("no call channel here: %v", err)
 	}
 	t.Cleanup(ch.Close)
-	pconn, err := ch.pluginConn()
+	pconn, err := ch.PluginConn()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,23 +35,22 @@ func channelEnds(t *testing.T) (*Remote, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRemote(t.Context(), nil, nil, nil)
+	r := newClient(t.Context(), nil, nil, nil)
 	r.ch = newChannelClient(hconn)
 	t.Cleanup(r.Close)
 	return r, pconn
 }
 
 // channelPair serves p on the plugin's end of a new call channel, in this
-// process, and returns the Remote calling on the other.
-func channelPair(t *testing.T, p Plugin) (*Remote, *pluginServer, net.Conn) {
+// process (sdk.ServeOptions.CallConn), and returns the Client calling on
+// the other.
+func channelPair(t *testing.T, p sdk.Plugin) (*Client, net.Conn) {
 	t.Helper()
-	srv, err := newPluginServer(p, ServeOptions{})
-	if err != nil {
+	r, pconn := channelEnds(t)
+	if _, err := sdk.ServerPluginSet(p, sdk.ServeOptions{CallConn: pconn}); err != nil {
 		t.Fatal(err)
 	}
-	r, pconn := channelEnds(t)
-	srv.serveOn(pconn)
-	return r, srv, pconn
+	return r, pconn
 }
 
 // TestCallChannel_CancelReachesTheTool: a call the host gives up on is
@@ -60,8 +58,8 @@ func channelPair(t *testing.T, p Plugin) (*Remote, *pluginServer, net.Conn) {
 func TestCallChannel_CancelReachesTheTool(t *testing.T) {
 	t.Parallel()
 	started, stopped := make(chan struct{}), make(chan error, 1)
-	r, _, _ := channelPair(t, Plugin{Name: "chan", Tools: []Tool{
-		NewTool(Spec{Name: "block"}, func(ctx context.Context, _ struct{}) (string, error) {
+	r, _ := channelPair(t, sdk.Plugin{Name: "chan", Tools: []sdk.Tool{
+		sdk.NewTool(sdk.Spec{Name: "block"}, func(ctx context.Context, _ struct{}) (string, error) {
 			close(started)
 			<-ctx.Done()
 			stopped <- ctx.Err()
@@ -71,7 +69,7 @@ func TestCallChannel_CancelReachesTheTool(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := r.Call(ctx, CallInfo{Tool: "block"}, []byte(`{}`), nil)
+		_, err := r.Call(ctx, sdk.CallInfo{Tool: "block"}, []byte(`{}`), nil)
 		errc <- err
 	}()
 	<-started
@@ -96,8 +94,8 @@ func TestCallChannel_CancelReachesTheTool(t *testing.T) {
 func TestCallChannel_PluginGoneIsUnavailable(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	r, _, pconn := channelPair(t, Plugin{Name: "chan", Tools: []Tool{
-		NewTool(Spec{Name: "block"}, func(ctx context.Context, _ struct{}) (string, error) {
+	r, pconn := channelPair(t, sdk.Plugin{Name: "chan", Tools: []sdk.Tool{
+		sdk.NewTool(sdk.Spec{Name: "block"}, func(ctx context.Context, _ struct{}) (string, error) {
 			close(started)
 			<-ctx.Done()
 			return "", ctx.Err()
@@ -105,7 +103,7 @@ func TestCallChannel_PluginGoneIsUnavailable(t *testing.T) {
 	}})
 	errc := make(chan error, 1)
 	go func() {
-		_, err := r.Call(t.Context(), CallInfo{Tool: "block"}, []byte(`{}`), nil)
+		_, err := r.Call(t.Context(), sdk.CallInfo{Tool: "block"}, []byte(`{}`), nil)
 		errc <- err
 	}()
 	<-started
@@ -118,7 +116,7 @@ func TestCallChannel_PluginGoneIsUnavailable(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Call did not return when the plugin's end closed")
 	}
-	if _, err := r.Call(t.Context(), CallInfo{Tool: "block"}, []byte(`{}`), nil); status.Code(errors.Unwrap(err)) != codes.Unavailable {
+	if _, err := r.Call(t.Context(), sdk.CallInfo{Tool: "block"}, []byte(`{}`), nil); status.Code(errors.Unwrap(err)) != codes.Unavailable {
 		t.Errorf("Call after the channel ended: %v, want Unavailable", err)
 	}
 }
@@ -127,14 +125,14 @@ func TestCallChannel_PluginGoneIsUnavailable(t *testing.T) {
 // the host is slow to take does not hold up another call's result.
 func TestCallChannel_SlowProgressHoldsUpNoOtherCall(t *testing.T) {
 	t.Parallel()
-	r, _, _ := channelPair(t, Plugin{Name: "chan", Tools: []Tool{
-		NewTool(Spec{Name: "chatty"}, func(ctx context.Context, _ struct{}) (string, error) {
+	r, _ := channelPair(t, sdk.Plugin{Name: "chan", Tools: []sdk.Tool{
+		sdk.NewTool(sdk.Spec{Name: "chatty"}, func(ctx context.Context, _ struct{}) (string, error) {
 			for i := range 50 {
-				ReportProgress(ctx, "step", float64(i), 50)
+				sdk.ReportProgress(ctx, "step", float64(i), 50)
 			}
 			return "chatty done", nil
 		}),
-		NewTool(Spec{Name: "quick"}, func(ctx context.Context, _ struct{}) (string, error) {
+		sdk.NewTool(sdk.Spec{Name: "quick"}, func(ctx context.Context, _ struct{}) (string, error) {
 			return "quick done", nil
 		}),
 	}})
@@ -142,7 +140,7 @@ func TestCallChannel_SlowProgressHoldsUpNoOtherCall(t *testing.T) {
 	slow := make(chan error, 1)
 	go func() {
 		seen := 0
-		_, err := r.Call(t.Context(), CallInfo{Tool: "chatty"}, []byte(`{}`), func(Progress) {
+		_, err := r.Call(t.Context(), sdk.CallInfo{Tool: "chatty"}, []byte(`{}`), func(sdk.Progress) {
 			if seen++; seen == 1 {
 				close(first)
 				<-release
@@ -153,7 +151,7 @@ func TestCallChannel_SlowProgressHoldsUpNoOtherCall(t *testing.T) {
 	<-first
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	res, err := r.Call(ctx, CallInfo{Tool: "quick"}, []byte(`{}`), nil)
+	res, err := r.Call(ctx, sdk.CallInfo{Tool: "quick"}, []byte(`{}`), nil)
 	close(release)
 	if err != nil || res.Text != "quick done" {
 		t.Errorf("quick call while another's progress waits: %+v, %v", res, err)
@@ -169,15 +167,15 @@ func TestCallChannel_SlowProgressHoldsUpNoOtherCall(t *testing.T) {
 func TestCallChannel_EndAfterResultSendsNoCancel(t *testing.T) {
 	t.Parallel()
 	r, pconn := channelEnds(t)
-	plugin := newFrameConn(pconn)
-	t.Cleanup(func() { _ = plugin.close() })
+	plugin := wire.NewFrameConn(pconn)
+	t.Cleanup(func() { _ = plugin.Close() })
 
 	var frames []string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for calls := 0; calls < 3; {
-			f, err := plugin.read()
+			f, err := plugin.Read()
 			if err != nil {
 				return
 			}
@@ -185,7 +183,7 @@ func TestCallChannel_EndAfterResultSendsNoCancel(t *testing.T) {
 			if f.GetCall() != nil {
 				calls++
 				ev := &pluginpb.CallEvent{Event: &pluginpb.CallEvent_Result{Result: &pluginpb.CallResult{Text: "ok"}}}
-				if err := plugin.write(&pluginpb.Frame{Id: f.GetId(), Body: &pluginpb.Frame_Event{Event: ev}}); err != nil {
+				if err := plugin.Write(&pluginpb.Frame{Id: f.GetId(), Body: &pluginpb.Frame_Event{Event: ev}}); err != nil {
 					return
 				}
 			}
@@ -194,7 +192,7 @@ func TestCallChannel_EndAfterResultSendsNoCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for range 3 {
-		if res, err := r.Call(ctx, CallInfo{Tool: "quick"}, []byte(`{}`), nil); err != nil || res.Text != "ok" {
+		if res, err := r.Call(ctx, sdk.CallInfo{Tool: "quick"}, []byte(`{}`), nil); err != nil || res.Text != "ok" {
 			t.Fatalf("Call: %+v, %v", res, err)
 		}
 	}
@@ -215,7 +213,7 @@ func TestCallChannel_NotServedIsClosed(t *testing.T) {
 		t.Skipf("no call channel here: %v", err)
 	}
 	child := ch.child
-	r := newRemote(t.Context(), nil, nil, nil)
+	r := newClient(t.Context(), nil, nil, nil)
 	r.UseCallChannel(ch)
 	r.takeUp(false)
 	if r.CallChannel() {
@@ -226,83 +224,5 @@ func TestCallChannel_NotServedIsClosed(t *testing.T) {
 	}
 	if _, err := child.Stat(); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("the plugin's end in the host: %v, want closed", err)
-	}
-}
-
-// TestTakeCallChannel_NothingInheritsIt: the plugin's end, and the
-// variable naming it, reach no command the plugin starts.
-func TestTakeCallChannel_NothingInheritsIt(t *testing.T) {
-	if os.Getenv("YAGENT_TEST_TAKE_CHANNEL") == "1" {
-		conn, err := takeCallChannel()
-		if err != nil || conn == nil {
-			t.Fatalf("takeCallChannel: %v, %v", conn, err)
-		}
-		out, err := exec.Command("sh", "-c", `ls -l /proc/self/fd/ | grep -c socket: ; echo "env:${`+CallChannelEnv+`-unset}"`).CombinedOutput()
-		if err != nil {
-			t.Fatalf("sh: %v: %s", err, out)
-		}
-		os.Stdout.Write(out)
-		return
-	}
-	t.Parallel()
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
-	if _, err := os.Stat("/proc/self/fd"); err != nil {
-		t.Skip("no /proc")
-	}
-	ch, err := NewCallChannel()
-	if err != nil {
-		t.Skipf("no call channel here: %v", err)
-	}
-	defer ch.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTakeCallChannel_NothingInheritsIt$")
-	cmd.Env = append(os.Environ(), "YAGENT_TEST_TAKE_CHANNEL=1")
-	ch.Attach(cmd)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("child: %v: %s", err, out)
-	}
-	if got := string(out); !strings.HasPrefix(got, "0\nenv:unset\n") {
-		t.Errorf("a command the plugin starts sees (sockets, then the variable):\n%s", got)
-	}
-}
-
-// TestFrameConn_FramesOfEverySize: frames that fit the reader's buffer and
-// frames larger than it arrive whole and in order, back to back, each
-// decoded on its own (a frame's text is not the next frame's bytes), and a
-// frame cut short is an error, not a frame.
-func TestFrameConn_FramesOfEverySize(t *testing.T) {
-	t.Parallel()
-	a, b := net.Pipe()
-	w, r := newFrameConn(a), newFrameConn(b)
-	t.Cleanup(func() { _ = w.close(); _ = r.close() })
-	texts := []string{"small", strings.Repeat("x", 60<<10), strings.Repeat("y", 200<<10), "after", strings.Repeat("z", 64<<10)}
-	go func() {
-		for i, text := range texts {
-			ev := &pluginpb.CallEvent{Event: &pluginpb.CallEvent_Result{Result: &pluginpb.CallResult{Text: text}}}
-			if err := w.write(&pluginpb.Frame{Id: uint64(i), Body: &pluginpb.Frame_Event{Event: ev}}); err != nil {
-				return
-			}
-		}
-		// A header promising more than follows, then the end.
-		_, _ = a.Write([]byte{0, 0, 1, 0, 1, 2, 3})
-		_ = a.Close()
-	}()
-	var got []*pluginpb.Frame
-	for range texts {
-		f, err := r.read()
-		if err != nil {
-			t.Fatalf("frame %d: %v", len(got), err)
-		}
-		got = append(got, f)
-	}
-	for i, f := range got {
-		if f.GetId() != uint64(i) || f.GetEvent().GetResult().GetText() != texts[i] {
-			t.Errorf("frame %d: id %d, text of %d bytes; want id %d, %d bytes", i, f.GetId(), len(f.GetEvent().GetResult().GetText()), i, len(texts[i]))
-		}
-	}
-	if f, err := r.read(); !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("a frame cut short: %v, %v; want io.ErrUnexpectedEOF", f, err)
 	}
 }

@@ -1,4 +1,4 @@
-package sdk
+package wire
 
 import (
 	"bufio"
@@ -14,16 +14,10 @@ import (
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
-// CallChannelEnv names the descriptor of the plugin's end of the call
-// channel, when the host hands it one (see CallChannel). Serve takes the
-// descriptor out of the environment and closes it to every command the
-// plugin starts.
-const CallChannelEnv = "YAGENT_CALL_FD"
-
-// frameConn reads and writes Frames on one end of a call channel: a 4-byte
+// FrameConn reads and writes Frames on one end of a call channel: a 4-byte
 // big-endian length, then the marshalled Frame. Writes are whole frames,
 // from any goroutine; reads are from one goroutine.
-type frameConn struct {
+type FrameConn struct {
 	conn net.Conn
 	r    *bufio.Reader
 	hdr  [4]byte
@@ -31,8 +25,9 @@ type frameConn struct {
 	wmu sync.Mutex
 }
 
-func newFrameConn(c net.Conn) *frameConn {
-	return &frameConn{conn: c, r: bufio.NewReaderSize(c, 64<<10)}
+// NewFrameConn reads and writes frames on c.
+func NewFrameConn(c net.Conn) *FrameConn {
+	return &FrameConn{conn: c, r: bufio.NewReaderSize(c, 64<<10)}
 }
 
 // frameBufs keeps write buffers of ordinary size; a buffer grown past
@@ -41,11 +36,13 @@ var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return 
 
 const keptFrameBytes = 256 << 10
 
-var errFrameTooBig = fmt.Errorf("frame over %d bytes", maxMessageBytes)
+// ErrFrameTooBig is the error of a frame over MaxMessageBytes, written or
+// read.
+var ErrFrameTooBig = fmt.Errorf("frame over %d bytes", MaxMessageBytes)
 
-// write sends f as one frame: marshalled outside the lock, written in one
+// Write sends f as one frame: marshalled outside the lock, written in one
 // call under it.
-func (c *frameConn) write(f *pluginpb.Frame) error {
+func (c *FrameConn) Write(f *pluginpb.Frame) error {
 	bp := frameBufs.Get().(*[]byte)
 	b, err := proto.MarshalOptions{}.MarshalAppend(append((*bp)[:0], 0, 0, 0, 0), f)
 	defer func() {
@@ -57,8 +54,8 @@ func (c *frameConn) write(f *pluginpb.Frame) error {
 	if err != nil {
 		return fmt.Errorf("marshal frame: %w", err)
 	}
-	if len(b)-4 > maxMessageBytes {
-		return errFrameTooBig
+	if len(b)-4 > MaxMessageBytes {
+		return ErrFrameTooBig
 	}
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 	c.wmu.Lock()
@@ -69,15 +66,15 @@ func (c *frameConn) write(f *pluginpb.Frame) error {
 	return nil
 }
 
-// read returns the next frame; io.EOF when the other end closed between
+// Read returns the next frame; io.EOF when the other end closed between
 // frames.
-func (c *frameConn) read() (*pluginpb.Frame, error) {
+func (c *FrameConn) Read() (*pluginpb.Frame, error) {
 	if _, err := io.ReadFull(c.r, c.hdr[:]); err != nil {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(c.hdr[:])
-	if n > maxMessageBytes {
-		return nil, errFrameTooBig
+	if n > MaxMessageBytes {
+		return nil, ErrFrameTooBig
 	}
 	// A frame that fits the reader's buffer is decoded where it lies:
 	// proto.Unmarshal copies what it keeps, never aliasing its input.
@@ -108,4 +105,5 @@ func (c *frameConn) read() (*pluginpb.Frame, error) {
 	return f, nil
 }
 
-func (c *frameConn) close() error { return c.conn.Close() }
+// Close closes the connection.
+func (c *FrameConn) Close() error { return c.conn.Close() }

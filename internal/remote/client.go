@@ -1,4 +1,4 @@
-package sdk
+package remote
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/yagent/yagent/internal/wire"
+	"github.com/yagent/yagent/sdk"
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
@@ -23,18 +25,18 @@ type Description struct {
 	Name            string
 	Version         string
 	ProtocolVersion int
-	Specs           []Spec
+	Specs           []sdk.Spec
 }
 
-// Remote is the host's handle on one running plugin, dispensed from
-// ClientPluginSet. It is safe for concurrent use: calls run in parallel on
-// one connection.
-type Remote struct {
+// Client is the host's handle on one running plugin, dispensed from
+// PluginSet. It is safe for concurrent use: calls run in parallel on one
+// connection.
+type Client struct {
 	client pluginpb.PluginClient
 	// hostID is the broker id of the host's callback service, 0 when none.
 	hostID uint32
 	done   <-chan struct{}
-	host   Host
+	host   sdk.Host
 	seq    atomic.Uint64
 	// offered is the call channel handed to the plugin, until Describe
 	// says whether it serves it; ch runs the calls when it does.
@@ -49,19 +51,19 @@ type Remote struct {
 // and progress func.
 type inflight struct {
 	ctx      context.Context
-	info     CallInfo
-	progress func(Progress)
-	host     Host
+	info     sdk.CallInfo
+	progress func(sdk.Progress)
+	host     sdk.Host
 
 	mu   sync.Mutex
 	done bool
 }
 
-func newRemote(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn, host Host) *Remote {
+func newClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn, host sdk.Host) *Client {
 	if host == nil {
-		host = noHost{}
+		host = sdk.HostFrom(context.Background()) // approves nothing, ignores reports
 	}
-	r := &Remote{
+	r := &Client{
 		client: pluginpb.NewPluginClient(conn),
 		done:   ctx.Done(),
 		host:   host,
@@ -70,7 +72,7 @@ func newRemote(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.Client
 	if broker != nil {
 		r.hostID = broker.NextId()
 		go broker.AcceptAndServe(r.hostID, func(opts []grpc.ServerOption) *grpc.Server {
-			s := newGRPCServer(opts)
+			s := wire.NewGRPCServer(opts)
 			pluginpb.RegisterHostServer(s, &hostServer{r: r})
 			return s
 		})
@@ -81,13 +83,13 @@ func newRemote(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.Client
 // Done is closed when the plugin process has exited (go-plugin cancels the
 // client's context then, after it has read the last of the plugin's
 // stderr). It is never closed for a plugin run in-process.
-func (r *Remote) Done() <-chan struct{} { return r.done }
+func (r *Client) Done() <-chan struct{} { return r.done }
 
 // UseCallChannel offers c, whose other end the plugin's process inherited,
 // for the plugin's calls. Describe takes it up when the plugin serves it,
-// and closes it otherwise; the Remote owns c from here on. Call it before
+// and closes it otherwise; the Client owns c from here on. Call it before
 // Describe, and before any call.
-func (r *Remote) UseCallChannel(c *CallChannel) {
+func (r *Client) UseCallChannel(c *CallChannel) {
 	if r.offered != nil {
 		r.offered.Close()
 	}
@@ -96,7 +98,7 @@ func (r *Remote) UseCallChannel(c *CallChannel) {
 
 // takeUp starts calling on the offered call channel when the plugin serves
 // it, and closes it when the plugin does not.
-func (r *Remote) takeUp(served bool) error {
+func (r *Client) takeUp(served bool) error {
 	c := r.offered
 	if c == nil {
 		return nil
@@ -116,7 +118,7 @@ func (r *Remote) takeUp(served bool) error {
 
 // Close releases the call channel: calls in flight on it fail. The
 // plugin's process is the go-plugin client's to stop.
-func (r *Remote) Close() {
+func (r *Client) Close() {
 	if r.offered != nil {
 		r.offered.Close()
 		r.offered = nil
@@ -128,13 +130,13 @@ func (r *Remote) Close() {
 
 // CallChannel reports whether calls travel on the call channel rather than
 // as gRPC streams.
-func (r *Remote) CallChannel() bool { return r.ch != nil }
+func (r *Client) CallChannel() bool { return r.ch != nil }
 
 // Describe asks the plugin for its identity and tool specs. The host calls
 // it right after dispensing: the plugin dials the host's callback service
 // when it first sees its broker id, and the broker holds that id's address
 // only for a few seconds.
-func (r *Remote) Describe(ctx context.Context) (Description, error) {
+func (r *Client) Describe(ctx context.Context) (Description, error) {
 	resp, err := r.client.Describe(ctx, &pluginpb.DescribeRequest{HostBrokerId: r.hostID})
 	if err != nil {
 		return Description{}, fmt.Errorf("describe: %w", err)
@@ -159,10 +161,10 @@ func (r *Remote) Describe(ctx context.Context) (Description, error) {
 // info.Deadline, when zero, is ctx's deadline if it has one. Progress
 // events, from the call's stream and from the Host.Progress callback, go to
 // progress (which may be nil; calls to it are serialized and stop when Call
-// returns). The tool's failure is returned as a *ToolError; a failure of the
+// returns). The tool's failure is returned as a *sdk.ToolError; a failure of the
 // call itself (the plugin died, the connection broke) is another error
 // wrapping the gRPC status; when ctx ends first, the error wraps ctx.Err().
-func (r *Remote) Call(ctx context.Context, info CallInfo, input json.RawMessage, progress func(Progress)) (*Result, error) {
+func (r *Client) Call(ctx context.Context, info sdk.CallInfo, input json.RawMessage, progress func(sdk.Progress)) (*sdk.Result, error) {
 	if info.ID == "" {
 		info.ID = "call-" + strconv.FormatUint(r.seq.Add(1), 10)
 	}
@@ -217,7 +219,7 @@ func (r *Remote) Call(ctx context.Context, info CallInfo, input json.RawMessage,
 	}
 }
 
-func callError(ctx context.Context, info CallInfo, err error) error {
+func callError(ctx context.Context, info sdk.CallInfo, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("call %s: %w", info.Tool, cerr)
 	}
@@ -226,7 +228,7 @@ func callError(ctx context.Context, info CallInfo, err error) error {
 
 // Shutdown asks the plugin to release what it holds (its OnShutdown); the
 // process keeps running until the host stops it.
-func (r *Remote) Shutdown(ctx context.Context) error {
+func (r *Client) Shutdown(ctx context.Context) error {
 	if _, err := r.client.Shutdown(ctx, &pluginpb.ShutdownRequest{}); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -236,7 +238,7 @@ func (r *Remote) Shutdown(ctx context.Context) error {
 // EndSession tells the plugin that the agent session id ended (its
 // OnSessionEnd). A plugin that predates the call is not an error: it holds
 // nothing it could release.
-func (r *Remote) EndSession(ctx context.Context, id string) error {
+func (r *Client) EndSession(ctx context.Context, id string) error {
 	if _, err := r.client.EndSession(ctx, &pluginpb.EndSessionRequest{SessionId: id, HostBrokerId: r.hostID}); err != nil {
 		if status.Code(err) == codes.Unimplemented {
 			return nil
@@ -246,7 +248,7 @@ func (r *Remote) EndSession(ctx context.Context, id string) error {
 	return nil
 }
 
-func (r *Remote) register(c *inflight) error {
+func (r *Client) register(c *inflight) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.calls[c.info.ID]; dup {
@@ -256,7 +258,7 @@ func (r *Remote) register(c *inflight) error {
 	return nil
 }
 
-func (r *Remote) unregister(c *inflight) {
+func (r *Client) unregister(c *inflight) {
 	r.mu.Lock()
 	delete(r.calls, c.info.ID)
 	r.mu.Unlock()
@@ -265,13 +267,13 @@ func (r *Remote) unregister(c *inflight) {
 	c.mu.Unlock()
 }
 
-func (r *Remote) lookup(id string) *inflight {
+func (r *Client) lookup(id string) *inflight {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.calls[id]
 }
 
-func (c *inflight) report(p Progress) {
+func (c *inflight) report(p sdk.Progress) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.done {
@@ -281,23 +283,23 @@ func (c *inflight) report(p Progress) {
 		c.progress(p)
 		return
 	}
-	_ = c.host.Progress(WithCall(c.ctx, c.info), p)
+	_ = c.host.Progress(sdk.WithCall(c.ctx, c.info), p)
 }
 
 // hostServer is the host's side of the Host service: the plugin's
 // callbacks, routed to the call they name.
 type hostServer struct {
 	pluginpb.UnimplementedHostServer
-	r *Remote
+	r *Client
 }
 
 // callInfo returns the CallInfo of the call id names, or what the request
 // itself says when that call is not (or no longer) in flight.
-func (h *hostServer) callInfo(id, session, tool string) (CallInfo, *inflight) {
+func (h *hostServer) callInfo(id, session, tool string) (sdk.CallInfo, *inflight) {
 	if c := h.r.lookup(id); c != nil {
 		return c.info, c
 	}
-	return CallInfo{ID: id, SessionID: session, Tool: tool}, nil
+	return sdk.CallInfo{ID: id, SessionID: session, Tool: tool}, nil
 }
 
 // RequestApproval hands the question to the host under the call's own
@@ -312,7 +314,7 @@ func (h *hostServer) RequestApproval(ctx context.Context, req *pluginpb.Approval
 	callCtx, cancel := context.WithCancel(call.ctx)
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
-	resp, err := h.r.host.RequestApproval(WithCall(callCtx, call.info), approvalFromWire(req))
+	resp, err := h.r.host.RequestApproval(sdk.WithCall(callCtx, call.info), approvalFromWire(req))
 	if err != nil {
 		if callCtx.Err() != nil {
 			return nil, status.FromContextError(callCtx.Err()).Err()
@@ -329,13 +331,13 @@ func (h *hostServer) Progress(ctx context.Context, req *pluginpb.ProgressReport)
 		call.report(p)
 		return &pluginpb.Empty{}, nil
 	}
-	_ = h.r.host.Progress(WithCall(ctx, info), p)
+	_ = h.r.host.Progress(sdk.WithCall(ctx, info), p)
 	return &pluginpb.Empty{}, nil
 }
 
 func (h *hostServer) ReportProcessGroup(ctx context.Context, req *pluginpb.ProcessGroupReport) (*pluginpb.Empty, error) {
 	info, _ := h.callInfo(req.GetCallId(), req.GetSessionId(), "")
-	if err := h.r.host.ReportProcessGroup(WithCall(ctx, info), int(req.GetPgid()), req.GetLive()); err != nil {
+	if err := h.r.host.ReportProcessGroup(sdk.WithCall(ctx, info), int(req.GetPgid()), req.GetLive()); err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "report process group %d: %v", req.GetPgid(), err)
 	}
 	return &pluginpb.Empty{}, nil

@@ -1,4 +1,4 @@
-package sdk
+package remote
 
 import (
 	"crypto/tls"
@@ -7,15 +7,17 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/internal/wire"
 )
 
 // pluginSide reads the plugin's share of c the way a launched plugin does,
 // from the pipe's read end.
 func pluginSide(t *testing.T, c *ChannelTLS) *tls.Config {
 	t.Helper()
-	cfg, err := readChannelTLS(c.child)
+	cfg, err := wire.ReadChannelTLS(c.child)
 	if err != nil {
-		t.Fatalf("readChannelTLS: %v", err)
+		t.Fatalf("ReadChannelTLS: %v", err)
 	}
 	c.Started()
 	return cfg
@@ -26,7 +28,7 @@ func pluginSide(t *testing.T, c *ChannelTLS) *tls.Config {
 // posed as a plugin, could bring.
 func stranger(t *testing.T) *tls.Config {
 	t.Helper()
-	cert, key, err := selfSigned()
+	cert, key, err := wire.SelfSigned()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func exchange(t *testing.T, client, server *tls.Config) (clientErr, serverErr er
 // connPair is the two ends of a connected stream socket pair.
 func connPair(t *testing.T) (net.Conn, net.Conn) {
 	t.Helper()
-	fa, fb, err := socketPair()
+	fa, fb, err := wire.SocketPair()
 	if err != nil {
 		t.Skip(err)
 	}
@@ -159,8 +161,8 @@ func TestChannelTLS_AttachKeepsKeysOutOfTheEnvironment(t *testing.T) {
 	cmd.ExtraFiles = make([]*os.File, 1) // a descriptor already passed: ours is 4
 	c.Attach(cmd)
 	env := strings.Join(cmd.Env, "\n")
-	if !strings.Contains(env, ChannelTLSEnv+"=4") || !strings.Contains(env, autoMTLSEnv+"=-----BEGIN CERTIFICATE") {
-		t.Errorf("env %q: want %s=4 and the host's certificate in %s", env, ChannelTLSEnv, autoMTLSEnv)
+	if !strings.Contains(env, wire.ChannelTLSEnv+"=4") || !strings.Contains(env, autoMTLSEnv+"=-----BEGIN CERTIFICATE") {
+		t.Errorf("env %q: want %s=4 and the host's certificate in %s", env, wire.ChannelTLSEnv, autoMTLSEnv)
 	}
 	if strings.Contains(env, "PRIVATE KEY") {
 		t.Errorf("a private key is in the plugin's environment")

@@ -1,18 +1,18 @@
 //go:build unix
 
-package sdk
+package wire
 
 import "crypto/tls"
 
-// takeChannelTLS returns the plugin's side of the channel TLS the host
+// TakeChannelTLS returns the plugin's side of the channel TLS the host
 // named in ChannelTLSEnv, or nil when it named none (a host that uses
 // go-plugin's AutoMTLS, or none); the descriptor is read and closed
 // before anything else can start a command.
-func takeChannelTLS() (*tls.Config, error) {
+func TakeChannelTLS() (*tls.Config, error) {
 	f, err := takeInherited(ChannelTLSEnv, "channel-tls")
 	if f == nil || err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readChannelTLS(f)
+	return ReadChannelTLS(f)
 }

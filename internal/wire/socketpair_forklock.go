@@ -1,6 +1,6 @@
 //go:build darwin || ios || aix
 
-package sdk
+package wire
 
 import "syscall"
 

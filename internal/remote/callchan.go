@@ -1,4 +1,4 @@
-package sdk
+package remote
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/yagent/yagent/internal/wire"
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
@@ -28,7 +28,7 @@ import (
 // and shutdown stay on the mutual-TLS gRPC connection (ChannelTLS).
 //
 // The host makes one per launch: NewCallChannel, Attach to the plugin's
-// command, Started once the process runs, then Remote.UseCallChannel
+// command, Started once the process runs, then Client.UseCallChannel
 // before Describe. A plugin that does not serve it (built against an older
 // sdk) says so in Describe, and its calls go over gRPC as before.
 type CallChannel struct {
@@ -38,7 +38,7 @@ type CallChannel struct {
 // NewCallChannel makes the socket pair of one plugin launch. It fails
 // where the system has no socket pairs; the host then calls over gRPC.
 func NewCallChannel() (*CallChannel, error) {
-	h, c, err := socketPair()
+	h, c, err := wire.SocketPair()
 	if err != nil {
 		return nil, err
 	}
@@ -46,16 +46,9 @@ func NewCallChannel() (*CallChannel, error) {
 }
 
 // Attach hands the plugin's end to cmd: as an inherited descriptor, named
-// in CallChannelEnv.
+// in wire.CallChannelEnv.
 func (c *CallChannel) Attach(cmd *exec.Cmd) {
-	attachInherited(cmd, CallChannelEnv, c.child)
-}
-
-// attachInherited has cmd inherit f, with env naming its descriptor.
-func attachInherited(cmd *exec.Cmd, env string, f *os.File) {
-	fd := 3 + len(cmd.ExtraFiles)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-	cmd.Env = append(cmd.Env, env+"="+strconv.Itoa(fd))
+	wire.AttachInherited(cmd, wire.CallChannelEnv, c.child)
 }
 
 // Started closes the host's copy of the plugin's end, once the plugin's
@@ -84,9 +77,10 @@ func (c *CallChannel) conn() (net.Conn, error) {
 	return takeConn(&c.host, "the call channel is already in use")
 }
 
-// pluginConn turns the plugin's end into a connection, for a plugin served
-// in the host's process (ServeOptions.CallChannel).
-func (c *CallChannel) pluginConn() (net.Conn, error) {
+// PluginConn turns the plugin's end into a connection, for a plugin served
+// in the host's process (sdk.ServeOptions.CallConn), as sdk/plugintest
+// serves one.
+func (c *CallChannel) PluginConn() (net.Conn, error) {
 	return takeConn(&c.child, "the plugin's end of the call channel is already in use")
 }
 
@@ -103,7 +97,7 @@ func takeConn(end **os.File, taken string) (net.Conn, error) {
 
 // channelClient runs the host's calls on a call channel.
 type channelClient struct {
-	fc  *frameConn
+	fc  *wire.FrameConn
 	seq atomic.Uint64
 
 	mu    sync.Mutex
@@ -123,7 +117,7 @@ type channelCall struct {
 }
 
 func newChannelClient(conn net.Conn) *channelClient {
-	c := &channelClient{fc: newFrameConn(conn), calls: make(map[uint64]*channelCall), dead: make(chan struct{})}
+	c := &channelClient{fc: wire.NewFrameConn(conn), calls: make(map[uint64]*channelCall), dead: make(chan struct{})}
 	go c.readLoop()
 	return c
 }
@@ -132,7 +126,7 @@ func (c *channelClient) readLoop() {
 	var err error
 	for {
 		var f *pluginpb.Frame
-		if f, err = c.fc.read(); err != nil {
+		if f, err = c.fc.Read(); err != nil {
 			break
 		}
 		ev := f.GetEvent()
@@ -154,7 +148,7 @@ func (c *channelClient) readLoop() {
 	c.err = status.Errorf(codes.Unavailable, "call channel: %v", err)
 	c.mu.Unlock()
 	close(c.dead)
-	_ = c.fc.close()
+	_ = c.fc.Close()
 }
 
 func (q *channelCall) push(ev *pluginpb.CallEvent) {
@@ -197,9 +191,9 @@ func (c *channelClient) start(req *pluginpb.CallRequest, trace map[string]string
 	}
 	c.calls[id] = q
 	c.mu.Unlock()
-	if err := c.fc.write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Call{Call: req}, Trace: trace}); err != nil {
+	if err := c.fc.Write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Call{Call: req}, Trace: trace}); err != nil {
 		c.forget(id)
-		if errors.Is(err, errFrameTooBig) {
+		if errors.Is(err, wire.ErrFrameTooBig) {
 			return nil, status.Error(codes.ResourceExhausted, err.Error())
 		}
 		return nil, status.Errorf(codes.Unavailable, "call channel: %v", err)
@@ -238,7 +232,7 @@ func (c *channelClient) next(ctx context.Context, q *channelCall) (*pluginpb.Cal
 // is told to cancel it.
 func (c *channelClient) end(q *channelCall) {
 	if c.forget(q.id) {
-		_ = c.fc.write(&pluginpb.Frame{Id: q.id, Body: &pluginpb.Frame_Cancel{Cancel: &pluginpb.Cancel{}}})
+		_ = c.fc.Write(&pluginpb.Frame{Id: q.id, Body: &pluginpb.Frame_Cancel{Cancel: &pluginpb.Cancel{}}})
 	}
 }
 
@@ -251,4 +245,4 @@ func (c *channelClient) forget(id uint64) bool {
 	return ok
 }
 
-func (c *channelClient) close() { _ = c.fc.close() }
+func (c *channelClient) close() { _ = c.fc.Close() }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sdk
+package wire
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"syscall"
 )
 
-// socketPair returns the two ends of a new stream socket pair, both closed
+// SocketPair returns the two ends of a new stream socket pair, both closed
 // on exec.
-func socketPair() (a, b *os.File, err error) {
+func SocketPair() (a, b *os.File, err error) {
 	fds, err := socketpairCloexec()
 	if err != nil {
 		return nil, nil, fmt.Errorf("socketpair: %w", err)
@@ -20,10 +20,10 @@ func socketPair() (a, b *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "call-channel"), os.NewFile(uintptr(fds[1]), "call-channel-plugin"), nil
 }
 
-// takeCallChannel returns the plugin's end of the call channel the host
+// TakeCallChannel returns the plugin's end of the call channel the host
 // named in CallChannelEnv, or nil when it named none. No command the
 // plugin runs inherits the variable or the descriptor.
-func takeCallChannel() (net.Conn, error) {
+func TakeCallChannel() (net.Conn, error) {
 	f, err := takeInherited(CallChannelEnv, "call-channel")
 	if f == nil || err != nil {
 		return nil, err
@@ -54,5 +54,5 @@ func takeInherited(env, name string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), name), nil
 }
 
-// inheritPipe is a pipe whose read end a plugin can inherit.
-func inheritPipe() (r, w *os.File, err error) { return os.Pipe() }
+// InheritPipe is a pipe whose read end a plugin can inherit.
+func InheritPipe() (r, w *os.File, err error) { return os.Pipe() }

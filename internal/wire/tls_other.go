@@ -1,15 +1,15 @@
 //go:build !unix
 
-package sdk
+package wire
 
 import (
 	"crypto/tls"
 	"os"
 )
 
-// takeChannelTLS finds no descriptor where the system passes none: the
+// TakeChannelTLS finds no descriptor where the system passes none: the
 // host uses go-plugin's AutoMTLS there.
-func takeChannelTLS() (*tls.Config, error) {
+func TakeChannelTLS() (*tls.Config, error) {
 	_ = os.Unsetenv(ChannelTLSEnv)
 	return nil, nil
 }

@@ -1,22 +1,23 @@
-package sdk
+package remote
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/yagent/yagent/sdk"
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
 // recordingHost remembers the context and request of each approval.
 type recordingHost struct {
-	noHost
-	ctxs []context.Context
-	reqs []ApprovalRequest
-	resp ApprovalResponse
+	sdk.Host // the sdk's own, which ignores reports
+	ctxs     []context.Context
+	reqs     []sdk.ApprovalRequest
+	resp     sdk.ApprovalResponse
 }
 
-func (h *recordingHost) RequestApproval(ctx context.Context, req ApprovalRequest) (ApprovalResponse, error) {
+func (h *recordingHost) RequestApproval(ctx context.Context, req sdk.ApprovalRequest) (sdk.ApprovalResponse, error) {
 	h.ctxs = append(h.ctxs, ctx)
 	h.reqs = append(h.reqs, req)
 	return h.resp, nil
@@ -29,10 +30,10 @@ type callerKey struct{}
 // and ends with the call; a call not in flight never reaches the host.
 func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
 	t.Parallel()
-	host := &recordingHost{resp: ApprovalResponse{Reason: "nobody", Unanswered: true}}
-	r := newRemote(t.Context(), nil, nil, host)
+	host := &recordingHost{Host: sdk.HostFrom(t.Context()), resp: sdk.ApprovalResponse{Reason: "nobody", Unanswered: true}}
+	r := newClient(t.Context(), nil, nil, host)
 	callCtx, endCall := context.WithCancel(context.WithValue(t.Context(), callerKey{}, "session-7"))
-	info := CallInfo{ID: "c-1", Tool: "write_stdin", SessionID: "s-1"}
+	info := sdk.CallInfo{ID: "c-1", Tool: "write_stdin", SessionID: "s-1"}
 	call := &inflight{ctx: callCtx, info: info, host: host}
 	if err := r.register(call); err != nil {
 		t.Fatal(err)
@@ -40,7 +41,7 @@ func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
 	hs := &hostServer{r: r}
 
 	resp, err := hs.RequestApproval(t.Context(), &pluginpb.ApprovalRequest{
-		CallId: "c-1", Kind: ApprovalStdin, TaskId: "sh-1", Program: "/usr/bin/python3", Shell: false, Input: "print(1)", Dir: "/ws", Unseen: true,
+		CallId: "c-1", Kind: sdk.ApprovalStdin, TaskId: "sh-1", Program: "/usr/bin/python3", Shell: false, Input: "print(1)", Dir: "/ws", Unseen: true,
 	})
 	if err != nil || resp.GetApproved() || !resp.GetUnanswered() || resp.GetReason() != "nobody" {
 		t.Fatalf("RequestApproval = %+v, %v; want the host's answer, unanswered", resp, err)
@@ -52,10 +53,10 @@ func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
 	if v, _ := got.Value(callerKey{}).(string); v != "session-7" {
 		t.Errorf("callback context lacks the call's values: got %q, want session-7", v)
 	}
-	if ci := CallFrom(got); ci.ID != "c-1" || ci.Tool != "write_stdin" {
+	if ci := sdk.CallFrom(got); ci.ID != "c-1" || ci.Tool != "write_stdin" {
 		t.Errorf("callback CallInfo = %+v, want the call's", ci)
 	}
-	want := ApprovalRequest{Kind: ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/python3", Input: "print(1)", Dir: "/ws", Unseen: true}
+	want := sdk.ApprovalRequest{Kind: sdk.ApprovalStdin, TaskID: "sh-1", Program: "/usr/bin/python3", Input: "print(1)", Dir: "/ws", Unseen: true}
 	if g := host.reqs[0]; g.Kind != want.Kind || g.TaskID != want.TaskID || g.Program != want.Program || g.Shell || g.Input != want.Input || g.Dir != want.Dir || !g.Unseen {
 		t.Errorf("request = %+v, want %+v", g, want)
 	}
