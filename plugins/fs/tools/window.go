@@ -6,7 +6,8 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/yagent/yagent/plugins/fs/internal/textenc"
 )
 
 // window is a run of whole lines read from a text stream.
@@ -73,7 +74,7 @@ func readWindow(r io.Reader, offset, limit, maxBytes int, drain bool, sizeHint i
 		}
 		if n > int64(room) {
 			if w.shown == 0 {
-				w.text = trimPartialRune(w.text)
+				w.text = textenc.TrimPartialRune(w.text)
 				w.shown, w.cutBy, w.longLen = 1, "long_line", n
 			} else {
 				w.text = w.text[:start]
@@ -196,17 +197,4 @@ func countLines(r io.Reader) int {
 		lines++
 	}
 	return lines
-}
-
-// trimPartialRune drops a UTF-8 sequence cut at the end of b.
-func trimPartialRune(b []byte) []byte {
-	for cut := 1; cut <= utf8.UTFMax && cut <= len(b); cut++ {
-		if utf8.RuneStart(b[len(b)-cut]) {
-			if !utf8.FullRune(b[len(b)-cut:]) {
-				return b[:len(b)-cut]
-			}
-			break
-		}
-	}
-	return b
 }

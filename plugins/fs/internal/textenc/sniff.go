@@ -33,7 +33,7 @@ func Sniff(head []byte, atEOF bool) (enc Encoding, binary bool, mime string) {
 	}
 	body := head
 	if !atEOF {
-		body = trimPartialRune(body)
+		body = TrimPartialRune(body)
 	}
 	if utf8.Valid(body) {
 		return UTF8, false, ""
@@ -55,7 +55,8 @@ func Sniff(head []byte, atEOF bool) (enc Encoding, binary bool, mime string) {
 	return UTF8, false, ""
 }
 
-func trimPartialRune(b []byte) []byte {
+// TrimPartialRune drops a UTF-8 sequence cut at the end of b.
+func TrimPartialRune(b []byte) []byte {
 	for cut := 1; cut <= utf8.UTFMax && cut <= len(b); cut++ {
 		if utf8.RuneStart(b[len(b)-cut]) {
 			if !utf8.FullRune(b[len(b)-cut:]) {
