@@ -8,9 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
-
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -26,21 +23,6 @@ func everyFieldSet(t *testing.T, v any) {
 	}
 }
 
-// bothSides is one go-plugin plugin serving the plugin's side and
-// dispensing the host's, as a loopback connection needs.
-type bothSides struct {
-	plugin.NetRPCUnsupportedPlugin
-	server, client plugin.GRPCPlugin
-}
-
-func (b bothSides) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
-	return b.server.GRPCServer(broker, s)
-}
-
-func (b bothSides) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	return b.client.GRPCClient(ctx, broker, conn)
-}
-
 // loopback serves p in this process (the sdk's ServerPluginSet) and
 // connects to it as the host does, over gRPC with go-plugin's broker; host
 // answers the plugin's callbacks. Both directions of every conversion run:
@@ -51,17 +33,7 @@ func loopback(t *testing.T, p sdk.Plugin, host sdk.Host) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clientSet := PluginSet(host)
-	ps := plugin.PluginSet{}
-	for key, srv := range serverSet[sdk.ProtocolVersion] {
-		ps[key] = bothSides{server: srv.(plugin.GRPCPlugin), client: clientSet[sdk.ProtocolVersion][key].(plugin.GRPCPlugin)}
-	}
-	client, server := plugin.TestPluginGRPCConn(t, false, ps)
-	t.Cleanup(func() {
-		server.Stop()
-		_ = client.Close()
-	})
-	r, err := Dispense(client)
+	r, err := Loopback(t, serverSet, host)
 	if err != nil {
 		t.Fatal(err)
 	}
