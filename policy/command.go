@@ -652,6 +652,13 @@ var wrappers = map[string]wrapperSpec{
 	"direnv":           runner("exec", 1), // direnv exec DIR PROGRAM
 }
 
+// IsWrapper reports whether prog (a program's name or path) is a wrapper
+// of Unwrap's table.
+func IsWrapper(prog string) bool {
+	_, ok := wrappers[path.Base(prog)]
+	return ok
+}
+
 // Unwrap looks through one wrapper: ok is false when args[0] (a
 // program's name or path) is no wrapper of the table. Otherwise run is
 // the program the wrapper runs and its arguments, a suffix of args (nil
