@@ -30,17 +30,21 @@ func unwrap(a *analyzer, prog string, args []arg, depth int) {
 			a.exec(args[i:], depth+1)
 		}
 	}
-	if run, split, ok := policy.Unwrap(policyArgs(append([]arg{{text: prog, static: true}}, args...))); ok {
+	if policy.IsWrapper(prog) {
 		// A wrapper of the classifier's table (env, nice, timeout, uv
 		// run...): what it runs is a call of its own.
+		run, split, ok := policy.Unwrap(policyArgs(append([]arg{{text: prog, static: true}}, args...)))
 		for _, s := range split {
 			a.inner(arg{text: s.Text, static: s.Static}, prog+" -S", depth)
 		}
-		if len(run) > 0 && !run[0].Static {
+		switch {
+		case !ok || len(run) == 0:
+			// Another subcommand (uv pip), or no program (command -v).
+		case !run[0].Static:
 			a.unknownf("the program %s runs is only known when the command runs", prog)
-			return
+		default:
+			next(len(args) - len(run))
 		}
-		next(len(args) - len(run))
 		return
 	}
 	switch prog {

@@ -12,9 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
-
 	"github.com/yagent/yagent/call/adapter"
 	"github.com/yagent/yagent/call/guard"
 	"github.com/yagent/yagent/call/session"
@@ -140,17 +137,7 @@ func Start(t testing.TB, p sdk.Plugin, opts *Options) *Client {
 	if err != nil {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
-	clientSet := remote.PluginSet(hostAdapter{host})
-	ps := plugin.PluginSet{}
-	for key, srv := range serverSet[sdk.ProtocolVersion] {
-		ps[key] = bothSides{server: srv.(plugin.GRPCPlugin), client: clientSet[sdk.ProtocolVersion][key].(plugin.GRPCPlugin)}
-	}
-	client, server := plugin.TestPluginGRPCConn(t, false, ps)
-	t.Cleanup(func() {
-		server.Stop()
-		_ = client.Close()
-	})
-	rc, err := remote.Dispense(client)
+	rc, err := remote.Loopback(t, serverSet, hostAdapter{host})
 	if err != nil {
 		t.Fatalf("plugintest.Start: %v", err)
 	}
@@ -202,21 +189,6 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
-}
-
-// bothSides is one go-plugin plugin serving the plugin's side and
-// dispensing the host's, as a loopback connection needs.
-type bothSides struct {
-	plugin.NetRPCUnsupportedPlugin
-	server, client plugin.GRPCPlugin
-}
-
-func (b bothSides) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
-	return b.server.GRPCServer(broker, s)
-}
-
-func (b bothSides) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	return b.client.GRPCClient(ctx, broker, conn)
 }
 
 // CallChannel reports whether calls travel on a call channel, as to a
