@@ -418,6 +418,34 @@ func (s *nestScan) dollar(quoted bool) error {
 	return nil
 }
 
+// quote reads a backslash, a quote or an expansion at s.i, which escape,
+// open or nest the same way in every context but one: quoted says s.i is
+// within double quotes or a here-document's body, where ' and " are plain
+// bytes. It reports whether the byte was one of them.
+func (s *nestScan) quote(quoted bool) (bool, error) {
+	switch s.src[s.i] {
+	case '\\':
+		s.i += 2
+	case '\'':
+		if quoted {
+			return false, nil
+		}
+		s.skipSingle(0)
+	case '"':
+		if quoted {
+			return false, nil
+		}
+		return true, s.push(nestDQ, 1, `"`)
+	case '$':
+		return true, s.dollar(quoted)
+	case '`':
+		return true, s.backquote()
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 // command reads the next token of a command, a compound command or a
 // substitution.
 func (s *nestScan) command() error {
@@ -444,22 +472,14 @@ func (s *nestScan) command() error {
 			return nil
 		}
 		return s.word()
-	case '\\':
-		if s.at(1) != '\n' {
+	case '\\', '\'', '"', '$', '`':
+		// A quote or an expansion makes a word; an escaped newline and a
+		// backquote leave the position as it was.
+		if c != '`' && (c != '\\' || s.at(1) != '\n') {
 			s.cmdPos = false
 		}
-		s.i += 2
-	case '\'':
-		s.skipSingle(0)
-		s.cmdPos = false
-	case '"':
-		s.cmdPos = false
-		return s.push(nestDQ, 1, `"`)
-	case '$':
-		s.cmdPos = false
-		return s.dollar(false)
-	case '`':
-		return s.backquote()
+		_, err := s.quote(false)
+		return err
 	case ';':
 		n := 1
 		if s.at(1) == ';' || s.at(1) == '&' {
@@ -633,33 +653,23 @@ func (s *nestScan) heredocBody() error {
 		}
 		s.i = start
 	}
-	switch s.src[s.i] {
-	case '\\':
-		s.i += 2
-	case '$':
-		return s.dollar(true)
-	case '`':
-		return s.backquote()
-	default:
-		s.i++
+	if ok, err := s.quote(true); ok {
+		return err
 	}
+	s.i++
 	return nil
 }
 
 // dquoted reads within double quotes.
 func (s *nestScan) dquoted() error {
-	switch s.src[s.i] {
-	case '\\':
-		s.i += 2
-	case '"':
+	if s.src[s.i] == '"' {
 		s.pop(1)
-	case '$':
-		return s.dollar(true)
-	case '`':
-		return s.backquote()
-	default:
-		s.i++
+		return nil
 	}
+	if ok, err := s.quote(true); ok {
+		return err
+	}
+	s.i++
 	return nil
 }
 
@@ -685,22 +695,14 @@ func (s *nestScan) param() error {
 			return s.push(nestSlice, 1, ":")
 		}
 	}
-	switch c {
-	case '}':
+	if c == '}' {
 		s.pop(1)
-	case '\\':
-		s.i += 2
-	case '\'':
-		s.skipSingle(0)
-	case '"':
-		return s.push(nestDQ, 1, `"`)
-	case '$':
-		return s.dollar(false)
-	case '`':
-		return s.backquote()
-	default:
-		s.i++
+		return nil
 	}
+	if ok, err := s.quote(false); ok {
+		return err
+	}
+	s.i++
 	return nil
 }
 
@@ -741,17 +743,12 @@ func (s *nestScan) arith() error {
 		} else {
 			s.i++
 		}
-	case '\\':
-		s.i += 2
-	case '\'':
-		s.skipSingle(0)
-		s.operand = false
-	case '"':
-		return s.push(nestDQ, 1, `"`)
-	case '$':
-		return s.dollar(false)
-	case '`':
-		return s.backquote()
+	case '\\', '\'', '"', '$', '`':
+		if c == '\'' {
+			s.operand = false
+		}
+		_, err := s.quote(false)
+		return err
 	default:
 		if strings.IndexByte(arithOps, c) < 0 {
 			s.i++
@@ -834,16 +831,9 @@ func (s *nestScan) test() error {
 			return s.op("`" + string([]byte{c, c}) + "`")
 		}
 		s.i++
-	case '\\':
-		s.i += 2
-	case '\'':
-		s.skipSingle(0)
-	case '"':
-		return s.push(nestDQ, 1, `"`)
-	case '$':
-		return s.dollar(false)
-	case '`':
-		return s.backquote()
+	case '\\', '\'', '"', '$', '`':
+		_, err := s.quote(false)
+		return err
 	default:
 		j := s.i
 		for j < len(s.src) && !isMeta(s.src[j]) && strings.IndexByte("'\"`$\\", s.src[j]) < 0 {
