@@ -66,16 +66,13 @@ func (s *Service) listDir(ctx context.Context, in listDirInput) (*sdk.Result, er
 	if path == "" {
 		path = "."
 	}
-	c, err := s.begin(ctx)
+	c, err := s.begin(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer c.close()
-	t, err := c.res.Resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	path = shownPath(ctx, path)
+	t := c.target
+	path = c.shown
 	if !t.Exists {
 		return nil, sdk.Errorf(sdk.CodeNotFound, "%s does not exist", path)
 	}

@@ -36,16 +36,13 @@ type applyFunc func(text string) (edit.Outcome, []int, error)
 // file atomically, checking just before the rename that nobody wrote it
 // meanwhile.
 func (s *Service) editFile(ctx context.Context, tool, path string, apply applyFunc) (*sdk.Result, error) {
-	c, err := s.begin(ctx)
+	c, err := s.begin(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer c.close()
-	t, err := c.res.Resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	path = shownPath(ctx, path)
+	t := c.target
+	path = c.shown
 	if !t.Exists {
 		return nil, sdk.Errorf(sdk.CodeNotFound, "%s does not exist: check the path (list_dir), or create the file with write_file", path)
 	}

@@ -78,16 +78,13 @@ func (s *Service) readFile(ctx context.Context, in readFileInput) (*sdk.Result, 
 		limit = in.Limit
 	}
 
-	c, err := s.begin(ctx)
+	c, err := s.begin(ctx, in.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer c.close()
-	t, err := c.res.Resolve(in.Path)
-	if err != nil {
-		return nil, err
-	}
-	in.Path = shownPath(ctx, in.Path)
+	t := c.target
+	in.Path = c.shown
 	if !t.Exists {
 		return nil, sdk.Errorf(sdk.CodeNotFound, "%s does not exist", in.Path)
 	}

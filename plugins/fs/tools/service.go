@@ -67,17 +67,20 @@ func (s *Service) Tools() []sdk.Tool {
 	}
 }
 
-// call is the state of one tool call.
+// call is the state of one tool call on one path.
 type call struct {
-	info sdk.CallInfo
-	res  *wsroot.Resolver
+	info   sdk.CallInfo
+	res    *wsroot.Resolver
+	target wsroot.Target // the path, resolved
+	shown  string        // the path as results name it
 }
 
 func (c *call) close() { _ = c.res.Close() }
 
-// begin opens the call's roots and, on the first call for a workspace,
-// sweeps it of temp files left by a killed write.
-func (s *Service) begin(ctx context.Context) (*call, error) {
+// begin opens the call's roots, on the first call for a workspace sweeps
+// it of temp files left by a killed write, and resolves path. The caller
+// closes the call it returns.
+func (s *Service) begin(ctx context.Context, path string) (*call, error) {
 	info := sdk.CallFrom(ctx)
 	res, err := s.roots.New(info.Workspace, info.ApprovedPaths)
 	if err != nil {
@@ -85,7 +88,12 @@ func (s *Service) begin(ctx context.Context) (*call, error) {
 	}
 	res.SetTemp(info.Temp)
 	s.sweepWorkspace(ctx, res)
-	return &call{info: info, res: res}, nil
+	t, err := res.Resolve(path)
+	if err != nil {
+		_ = res.Close()
+		return nil, err
+	}
+	return &call{info: info, res: res, target: t, shown: shownPath(ctx, path)}, nil
 }
 
 func (s *Service) sweepWorkspace(ctx context.Context, res *wsroot.Resolver) {

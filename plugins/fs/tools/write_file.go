@@ -45,16 +45,13 @@ func (s *Service) writeFileTool() sdk.Tool {
 }
 
 func (s *Service) writeFile(ctx context.Context, in writeFileInput) (*sdk.Result, error) {
-	c, err := s.begin(ctx)
+	c, err := s.begin(ctx, in.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer c.close()
-	t, err := c.res.Resolve(in.Path)
-	if err != nil {
-		return nil, err
-	}
-	in.Path = shownPath(ctx, in.Path)
+	t := c.target
+	in.Path = c.shown
 	unlock := s.lock(t.Abs)
 	defer unlock()
 
