@@ -47,6 +47,18 @@ func (s *Session) node(ctx context.Context, t *Tab, e Element) (cdp.BackendNodeI
 	return 0, sdk.Errorf(sdk.CodeInvalidInput, "name the element: ref (like e12, from browser_snapshot) or selector (a CSS selector)")
 }
 
+// onElement finds e in tab t and bounds an action on it by the action
+// timeout; the caller cancels the context it returns when the action is
+// over.
+func (s *Session) onElement(ctx context.Context, t *Tab, e Element) (cdp.BackendNodeID, context.Context, context.CancelFunc, error) {
+	node, err := s.node(ctx, t, e)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	a, cancel := s.bounded(ctx, t.ctx)
+	return node, a, cancel, nil
+}
+
 // selectorNode finds the one element matching the CSS selector sel.
 func (s *Session) selectorNode(ctx context.Context, t *Tab, sel string) (cdp.BackendNodeID, error) {
 	a, cancel := s.bounded(ctx, t.ctx)
@@ -139,11 +151,10 @@ func quadArea(q dom.Quad) float64 {
 // returns the snapshot.
 func (s *Session) Click(ctx context.Context, e Element, double bool) (*sdk.Result, error) {
 	t := s.current()
-	node, err := s.node(ctx, t, e)
+	node, a, cancel, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	a, cancel := s.bounded(ctx, t.ctx)
 	defer cancel()
 	if d, err := chromedp.Call(a, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: node}); err == nil && d.Node != nil && strings.EqualFold(d.Node.NodeName, "option") {
 		return nil, sdk.Errorf(sdk.CodeInvalidInput, "%s is an option of a dropdown, which a click does not choose; use browser_select_option with the dropdown's ref and this option's value or label", e)
@@ -217,11 +228,10 @@ func (s *Session) flushTasks(ctx context.Context, t *Tab) {
 // Hover moves the mouse over e.
 func (s *Session) Hover(ctx context.Context, e Element) (*sdk.Result, error) {
 	t := s.current()
-	node, err := s.node(ctx, t, e)
+	node, a, cancel, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	a, cancel := s.bounded(ctx, t.ctx)
 	defer cancel()
 	x, y, err := s.center(ctx, a, e, node)
 	if err != nil {
@@ -255,11 +265,10 @@ const selectContents = `function() {
 // presses Enter.
 func (s *Session) Type(ctx context.Context, e Element, text string, submit bool) (*sdk.Result, error) {
 	t := s.current()
-	node, err := s.node(ctx, t, e)
+	node, a, cancel, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	a, cancel := s.bounded(ctx, t.ctx)
 	defer cancel()
 	defer release(a)
 	if _, err := chromedp.Call(a, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: node}); err != nil {
@@ -342,11 +351,10 @@ const chooseOptions = `function(values) {
 // SelectOption selects values (option values or labels) in the <select> e.
 func (s *Session) SelectOption(ctx context.Context, e Element, values []string) (*sdk.Result, error) {
 	t := s.current()
-	node, err := s.node(ctx, t, e)
+	node, a, cancel, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	a, cancel := s.bounded(ctx, t.ctx)
 	defer cancel()
 	defer release(a)
 	if values == nil {
