@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -321,11 +322,10 @@ func (h *ProgramHashes) Sum(f ExecFile) (string, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}
-	hs := sha256.New()
-	if _, err := io.Copy(hs, io.NewSectionReader(fh, 0, fi.Size())); err != nil {
+	sum, err := sumOf(io.NewSectionReader(fh, 0, fi.Size()))
+	if err != nil {
 		return "", false
 	}
-	sum := hex.EncodeToString(hs.Sum(nil))
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.hashed++
@@ -418,4 +418,29 @@ func (h *ProgramHashes) Save() {
 	if b, err := json.MarshalIndent(saved, "", "  "); err == nil {
 		_ = atomicfile.WriteFile(h.file, b, 0o600)
 	}
+}
+
+// SumFile returns the sha256 of the file at path, lowercase hex: the sum a
+// program is known by in exec rules, in plugin pins and in the first-party
+// plugins' sums a host is built with.
+func SumFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sum, err := sumOf(f)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", path, err)
+	}
+	return sum, nil
+}
+
+// sumOf returns the sha256 of what r holds, lowercase hex.
+func sumOf(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/yagent/yagent/host/pluginmgr"
 	"github.com/yagent/yagent/plugins/browser/chrome"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk"
 )
 
 // probeLayers reports the kernel layers and the cgroup v2 folder; a seam
@@ -117,23 +118,19 @@ func doctorTools(out io.Writer, prof *config.Profile) {
 	}
 }
 
-// lookSetting finds a program as the search plugin does: the setting when
-// it names an executable, else name on PATH; "off" means none.
+// lookSetting finds a program as the search plugin does (sdk.LookProgram)
+// and says how it was found.
 func lookSetting(setting, name string) (path, note string) {
-	switch setting {
-	case "off", "none", "false":
-		return "", " (turned off by the profile)"
-	case "":
-	default:
-		if p, err := exec.LookPath(setting); err == nil {
-			return p, " (set by the profile)"
-		}
-		note = fmt.Sprintf(" (the profile's %q is not an executable)", setting)
+	ps := sdk.LookProgram(setting, name, nil)
+	switch {
+	case ps.Off:
+		note = " (turned off by the profile)"
+	case ps.Set:
+		note = " (set by the profile)"
+	case ps.Bad != "":
+		note = fmt.Sprintf(" (the profile's %q is not an executable)", ps.Bad)
 	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, note
-	}
-	return "", note
+	return ps.Path, note
 }
 
 func universalCtags(p string) bool {
@@ -161,7 +158,7 @@ func doctorPlugins(cmd *cobra.Command, g *globals, out io.Writer) {
 	}
 	status := map[string]pluginmgr.PinStatus{}
 	if err == nil {
-		for _, v := range lock.Verify(a.All, pluginmgr.SHA256File) {
+		for _, v := range lock.Verify(a.All, policy.SumFile) {
 			status[v.Name] = v.Status
 		}
 	}

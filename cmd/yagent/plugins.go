@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/pluginmgr"
+	"github.com/yagent/yagent/policy"
 )
 
 func newPluginsCmd(g *globals) *cobra.Command {
@@ -21,15 +23,7 @@ func newPluginsCmd(g *globals) *cobra.Command {
 		Use:   "list",
 		Short: "List the plugins found, in search order",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(listOut); err != nil {
-				return err
-			}
-			a, err := openApp(cmd, g)
-			if err != nil {
-				return err
-			}
-			defer a.Close(cmd.Context())
+		RunE: withApp(g, &listOut, func(cmd *cobra.Command, a *app.App, _ []string) error {
 			if listOut == outputJSON {
 				type entry struct {
 					Name    string `json:"name"`
@@ -80,7 +74,7 @@ func newPluginsCmd(g *globals) *cobra.Command {
 				}
 			}
 			return nil
-		},
+		}),
 	}
 	var reset bool
 	pin := &cobra.Command{
@@ -96,12 +90,7 @@ trusted: such a binary is refused unless it is pinned or is the one yagent was
 built with. The binary is hashed, never launched. Pinning them all (no NAME)
 skips the refused ones a command could have written: name each to pin it.`,
 		ValidArgsFunction: completePlugins(g),
-		RunE: func(cmd *cobra.Command, names []string) error {
-			a, err := openApp(cmd, g)
-			if err != nil {
-				return err
-			}
-			defer a.Close(cmd.Context())
+		RunE: withApp(g, nil, func(cmd *cobra.Command, a *app.App, names []string) error {
 			chosen, err := choosePlugins(a.All, names)
 			if err != nil {
 				return err
@@ -138,7 +127,7 @@ skips the refused ones a command could have written: name each to pin it.`,
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "lock file:", a.LockFile)
 			return nil
-		},
+		}),
 	}
 	pin.Flags().BoolVar(&reset, "reset", false, "replace the lock file instead of adding to it (the old one is kept as <lock>.bad)")
 	unpin := &cobra.Command{
@@ -146,14 +135,9 @@ skips the refused ones a command could have written: name each to pin it.`,
 		Short:             "Remove the named plugins from the lock file",
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completePlugins(g),
-		RunE: func(cmd *cobra.Command, names []string) error {
-			// The lock file alone is edited: a pin whose binary is gone
-			// can be removed too.
-			a, err := openApp(cmd, g)
-			if err != nil {
-				return err
-			}
-			defer a.Close(cmd.Context())
+		// The lock file alone is edited: a pin whose binary is gone can be
+		// removed too.
+		RunE: withApp(g, nil, func(cmd *cobra.Command, a *app.App, names []string) error {
 			if err := pluginmgr.Unpin(a.LockFile, names); err != nil {
 				return err
 			}
@@ -162,28 +146,20 @@ skips the refused ones a command could have written: name each to pin it.`,
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "lock file:", a.LockFile)
 			return nil
-		},
+		}),
 	}
 	verify := &cobra.Command{
 		Use:   "verify",
 		Short: "Hash every plugin binary again and compare it with the lock file; exit 1 when a pinned one is missing or differs",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(verifyOut); err != nil {
-				return err
-			}
-			a, err := openApp(cmd, g)
-			if err != nil {
-				return err
-			}
-			defer a.Close(cmd.Context())
+		RunE: withApp(g, &verifyOut, func(cmd *cobra.Command, a *app.App, _ []string) error {
 			lock, err := pluginmgr.ReadLock(a.LockFile)
 			if err != nil {
 				return pluginmgr.WithUserFix(err)
 			}
 			out := cmd.OutOrStdout()
 			bad := 0
-			verdicts := lock.Verify(a.All, pluginmgr.SHA256File)
+			verdicts := lock.Verify(a.All, policy.SumFile)
 			for _, v := range verdicts {
 				if v.Bad() {
 					bad++
@@ -233,7 +209,7 @@ skips the refused ones a command could have written: name each to pin it.`,
 				return fmt.Errorf("%d pinned plugin(s) do not match %s", bad, a.LockFile)
 			}
 			return nil
-		},
+		}),
 	}
 	outputFlag(list, &listOut)
 	outputFlag(verify, &verifyOut)

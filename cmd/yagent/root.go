@@ -154,6 +154,25 @@ func openApp(cmd *cobra.Command, g *globals) (*app.App, error) {
 	return a, nil
 }
 
+// withApp is the RunE of a command that works on the host: it checks the
+// command's --output value (when output is not nil) before anything is
+// opened, opens the host, runs fn and closes the host.
+func withApp(g *globals, output *string, fn func(cmd *cobra.Command, a *app.App, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if output != nil {
+			if err := checkOutput(*output); err != nil {
+				return err
+			}
+		}
+		a, err := openApp(cmd, g)
+		if err != nil {
+			return err
+		}
+		defer a.Close(cmd.Context())
+		return fn(cmd, a, args)
+	}
+}
+
 // say writes one of the CLI's own lines on stderr: prefix and msg as text
 // or, under --log-format json, msg as a host log record at level, so that
 // stderr stays one JSON object a line (and --log-level applies to it).

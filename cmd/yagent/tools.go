@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/host/app"
 	"github.com/yagent/yagent/host/surface"
 )
 
@@ -19,13 +20,7 @@ func newToolsCmd(g *globals) *cobra.Command {
 		Use:   "tools",
 		Short: "List the tools a client sees (--all: every tool, Cold ones too)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			a, err := openApp(cmd, g)
-			if err != nil {
-				return err
-			}
-			defer a.Close(ctx)
+		RunE: withApp(g, nil, func(cmd *cobra.Command, a *app.App, _ []string) error {
 			var defs []surface.ToolDef
 			if all {
 				defs = a.Surface.All()
@@ -34,7 +29,7 @@ func newToolsCmd(g *globals) *cobra.Command {
 			}
 			surface.SortToolDefs(defs)
 			return writeDefs(cmd.OutOrStdout(), format, defs)
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "list every tool, Cold ones included")
 	cmd.Flags().StringVarP(&format, "format", "o", "table", "table, json, openai or anthropic")

@@ -109,7 +109,7 @@ func TestOpen_PlantedPluginNeverRuns(t *testing.T) {
 			if err := os.WriteFile(bin, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			sum, err := pluginmgr.SHA256File(bin)
+			sum, err := policy.SumFile(bin)
 			if err != nil {
 				t.Fatal(err)
 			}

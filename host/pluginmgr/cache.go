@@ -1,11 +1,8 @@
 package pluginmgr
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -204,18 +201,4 @@ func hashWithID(path string, hash func(string) (string, error)) (string, fileID,
 		return "", fileID{}, err
 	}
 	return s, id, nil
-}
-
-// sha256File hashes the file at path.
-func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

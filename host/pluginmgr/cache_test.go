@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yagent/yagent/internal/remote"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -18,7 +19,7 @@ func TestShaIndex_HashesOnlyChangedFiles(t *testing.T) {
 	dir, cache := t.TempDir(), t.TempDir()
 	bin := fakeBinary(t, dir, "x", 0o755)
 	hashes := 0
-	hash := func(p string) (string, error) { hashes++; return sha256File(p) }
+	hash := func(p string) (string, error) { hashes++; return policy.SumFile(p) }
 
 	idx := loadIndex(cache)
 	s1, _, err := idx.sum(bin, hash, agedClock)
@@ -44,7 +45,7 @@ func TestShaIndex_HashesOnlyChangedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := sha256File(bin)
+	want, _ := policy.SumFile(bin)
 	if s3 != want || s3 == s1 || hashes != 2 {
 		t.Errorf("changed file: sum %s, want %s (new), after 2 hashes (got %d)", s3, want, hashes)
 	}

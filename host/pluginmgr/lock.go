@@ -259,7 +259,3 @@ func (v Verdict) Bad() bool {
 	}
 	return false
 }
-
-// SHA256File returns the sha256 of the file at path, lowercase hex, read
-// in full (no memo).
-func SHA256File(path string) (string, error) { return sha256File(path) }

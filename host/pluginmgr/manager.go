@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yagent/yagent/internal/remote"
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -139,7 +140,7 @@ func New(opts Options) *Manager {
 	return &Manager{
 		opts:       opts,
 		logger:     opts.Logger,
-		hashFile:   sha256File,
+		hashFile:   policy.SumFile,
 		now:        time.Now,
 		crashGrace: 2 * time.Second,
 		done:       make(chan struct{}),

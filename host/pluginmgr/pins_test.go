@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // ctimeNS returns the ctime of path.
@@ -53,7 +55,7 @@ func TestShaIndex_PatchWithRestoredMtimeIsHashed(t *testing.T) {
 		t.Fatal(err)
 	}
 	hashes := 0
-	hash := func(p string) (string, error) { hashes++; return sha256File(p) }
+	hash := func(p string) (string, error) { hashes++; return policy.SumFile(p) }
 	idx := loadIndex(cache)
 	good, _, err := idx.sum(bin, hash, agedClock)
 	if err != nil {
@@ -85,7 +87,7 @@ func TestShaIndex_PatchWithRestoredMtimeIsHashed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := sha256File(bin)
+	want, _ := policy.SumFile(bin)
 	if got != want || got == good || hashes != 2 {
 		t.Errorf("patched binary: sum %s after %d hashes; want its new sum %s (not the memoized %s) after 2", got, hashes, want, good)
 	}
@@ -99,7 +101,7 @@ func TestShaIndex_RecentFileNotMemoized(t *testing.T) {
 	dir, cache := t.TempDir(), t.TempDir()
 	bin := fakeBinary(t, dir, "x", 0o755)
 	hashes := 0
-	hash := func(p string) (string, error) { hashes++; return sha256File(p) }
+	hash := func(p string) (string, error) { hashes++; return policy.SumFile(p) }
 	idx := loadIndex(cache)
 	for range 2 {
 		if _, _, err := idx.sum(bin, hash, time.Now); err != nil {
@@ -115,7 +117,7 @@ func TestShaIndex_RecentFileNotMemoized(t *testing.T) {
 // does not stop Load, pins no plugin, and is named with its fix.
 func TestLoad_UnreadableLockPinsNothing(t *testing.T) {
 	t.Parallel()
-	sum, err := sha256File(filepath.Join(testPluginDir, BinaryPrefix+"test"))
+	sum, err := policy.SumFile(filepath.Join(testPluginDir, BinaryPrefix+"test"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ func TestVerify_HashesAgain(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	bin := fakeBinary(t, dir, "a", 0o755)
-	good, _ := sha256File(bin)
+	good, _ := policy.SumFile(bin)
 	gone := filepath.Join(dir, BinaryPrefix+"gone")
 	l := Lock{Plugins: map[string]LockEntry{
 		"a":    {SHA256: good},
@@ -205,7 +207,7 @@ func TestVerify_HashesAgain(t *testing.T) {
 		{Name: "gone", Path: gone, SHA256: good}, // deleted after Load
 	}
 	got := map[string]Verdict{}
-	for _, v := range l.Verify(plugins, sha256File) {
+	for _, v := range l.Verify(plugins, policy.SumFile) {
 		got[v.Name] = v
 	}
 	for name, want := range map[string]PinStatus{"a": PinMismatch, "gone": PinMissing, "away": PinMissing} {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -144,7 +145,7 @@ func TestLoad_WarmStartHashesNothing(t *testing.T) {
 		var n atomic.Int32
 		m.hashFile = func(path string) (string, error) {
 			n.Add(1)
-			return sha256File(path)
+			return policy.SumFile(path)
 		}
 		return m, &n
 	}
@@ -356,7 +357,7 @@ func TestExecute_CancelAndDeadlineAreNotCrashes(t *testing.T) {
 
 func TestPin(t *testing.T) {
 	t.Parallel()
-	sum, err := sha256File(filepath.Join(testPluginDir, BinaryPrefix+"test"))
+	sum, err := policy.SumFile(filepath.Join(testPluginDir, BinaryPrefix+"test"))
 	if err != nil {
 		t.Fatal(err)
 	}

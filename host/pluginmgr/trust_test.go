@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/yagent/yagent/internal/testbuild"
+	"github.com/yagent/yagent/policy"
 )
 
 // TestBuiltSumsVar: the name make build and testbuild link the sums with
@@ -158,7 +159,7 @@ func TestLoad_UntrustedRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, err := sha256File(filepath.Join(testPluginDir, BinaryPrefix+"test"))
+	good, err := policy.SumFile(filepath.Join(testPluginDir, BinaryPrefix+"test"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,10 +297,10 @@ func TestLoad_UntrustedRefused(t *testing.T) {
 func TestVerify_Untrusted(t *testing.T) {
 	t.Parallel()
 	bin := fakeBinary(t, t.TempDir(), "zz", 0o755)
-	sum, _ := sha256File(bin)
+	sum, _ := policy.SumFile(bin)
 	zz := &Plugin{Name: "zz", Path: bin, SHA256: sum, Refused: &UntrustedError{Name: "zz", Path: bin, Why: "inside /tmp"}}
 	for _, l := range []Lock{{Plugins: map[string]LockEntry{}}, {Plugins: map[string]LockEntry{"zz": {SHA256: strings.Repeat("0", 64)}}}} {
-		v := l.Verify([]*Plugin{zz}, sha256File)
+		v := l.Verify([]*Plugin{zz}, policy.SumFile)
 		want := PinUntrusted
 		if len(l.Plugins) > 0 {
 			want = PinMismatch // a pin of another sum is said as it is

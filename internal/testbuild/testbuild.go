@@ -1,8 +1,6 @@
 package testbuild
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // Families are the first-party tool families, each built from
@@ -150,7 +150,7 @@ func pluginSums(built []Target) (string, error) {
 		if f == "" {
 			continue
 		}
-		sum, err := sha256File(t.Out)
+		sum, err := policy.SumFile(t.Out)
 		if err != nil {
 			return "", fmt.Errorf("testbuild: hash %s: %w", t.Out, err)
 		}
@@ -203,19 +203,6 @@ func withLdflag(flags []string, flag string) []string {
 		return out
 	}
 	return append(out, "-ldflags", flag)
-}
-
-func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // groups splits the targets into go build invocations: one per set of

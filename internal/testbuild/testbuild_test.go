@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/yagent/yagent/policy"
 )
 
 func TestGroups(t *testing.T) {
@@ -119,7 +121,7 @@ func TestBuild_HostLinkedWithPluginSums(t *testing.T) {
 		Target{Pkg: "./internal/testbuild/testdata/a/hello", Out: filepath.Join(dir, "hello")}); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := sha256File(plugin.Out)
+	sum, err := policy.SumFile(plugin.Out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +146,8 @@ func TestPluginSums(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	one, _ := sha256File(filepath.Join(dir, "a"))
-	two, _ := sha256File(filepath.Join(dir, "b"))
+	one, _ := policy.SumFile(filepath.Join(dir, "a"))
+	two, _ := policy.SumFile(filepath.Join(dir, "b"))
 	got, err := pluginSums([]Target{
 		{Pkg: "./plugins/shell", Out: filepath.Join(dir, "b")},
 		{Pkg: "./test/e2e/testplugin", Out: filepath.Join(dir, "b")},

@@ -64,7 +64,7 @@ func runGrep(ctx context.Context, cfg Config, in grepInput) (*sdk.Result, error)
 	}
 	rg, rgNote := grep.RgPath(cfg.RgPath, cfg.LookPath)
 	if rgNote != "" {
-		notes = append(notes, sdk.Note{Kind: "rg_path", Detail: rgNote + "searched without it"})
+		notes = append(notes, sdk.Note{Kind: "rg_path", Detail: rgNote})
 	}
 	q := grep.Query{
 		Root:       root,

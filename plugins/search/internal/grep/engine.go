@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/yagent/yagent/plugins/search/internal/ignore"
+	"github.com/yagent/yagent/sdk"
 )
 
 // Query is one search.
@@ -215,21 +215,6 @@ func (g *globSet) rgArgs() []string {
 // lookPath (exec.LookPath when nil); "" when there is none or the setting
 // is "off". note says why a setting was not used.
 func RgPath(setting string, lookPath func(string) (string, error)) (path, note string) {
-	if lookPath == nil {
-		lookPath = exec.LookPath
-	}
-	switch setting {
-	case "off", "none", "false":
-		return "", ""
-	case "":
-	default:
-		if p, err := lookPath(setting); err == nil {
-			return p, ""
-		}
-		note = fmt.Sprintf("rg_path %q is not an executable; ", setting)
-	}
-	if p, err := lookPath("rg"); err == nil {
-		return p, note
-	}
-	return "", note
+	ps := sdk.LookProgram(setting, "rg", lookPath)
+	return ps.Path, ps.Note("rg_path")
 }
