@@ -28,15 +28,10 @@ func FindReferences(cfg Config) sdk.Tool {
 		Effect:      sdk.EffectRead,
 		ReadOnly:    true,
 	}, func(ctx context.Context, in findReferencesInput) (*sdk.Result, error) {
-		name := strings.TrimSpace(in.Name)
-		if name == "" {
-			return nil, sdk.Errorf(sdk.CodeInvalidInput, "name is empty; give the identifier whose uses to find")
-		}
-		root, err := resolve(ctx, "")
+		name, root, f, notes, err := nameQuery(ctx, cfg, in.Name, "give the identifier whose uses to find")
 		if err != nil {
 			return nil, err
 		}
-		f, notes := finder(ctx, cfg)
 		res, err := f.FindReferences(ctx, root, name)
 		if err != nil {
 			return nil, navError(err, name)

@@ -28,15 +28,10 @@ func FindSymbol(cfg Config) sdk.Tool {
 		Effect:      sdk.EffectRead,
 		ReadOnly:    true,
 	}, func(ctx context.Context, in findSymbolInput) (*sdk.Result, error) {
-		name := strings.TrimSpace(in.Name)
-		if name == "" {
-			return nil, sdk.Errorf(sdk.CodeInvalidInput, "name is empty; give the identifier to find, such as ParseConfig or Server.Start")
-		}
-		root, err := resolve(ctx, "")
+		name, root, f, notes, err := nameQuery(ctx, cfg, in.Name, "give the identifier to find, such as ParseConfig or Server.Start")
 		if err != nil {
 			return nil, err
 		}
-		f, notes := finder(ctx, cfg)
 		res, err := f.FindSymbol(ctx, root, name, findSymbolMax)
 		if err != nil {
 			return nil, navError(err, name)

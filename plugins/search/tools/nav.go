@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 	"github.com/yagent/yagent/plugins/search/internal/nav"
@@ -25,6 +26,21 @@ func finder(ctx context.Context, cfg Config) (*nav.Finder, []sdk.Note) {
 	roots := append([]string{info.Workspace}, info.ApprovedPaths...)
 	return &nav.Finder{Ctags: ctags.Path, Grep: &grep.Engine{RgPath: rg}, Base: info.Workspace, Roots: roots,
 		Loader: cfg.GoLoader, LoaderEnv: cfg.GoLoaderEnv}, notes
+}
+
+// nameQuery is the start of a query for a name over the workspace: the
+// name trimmed (empty refused with advice), the workspace's root and the
+// call's finder with its notes.
+func nameQuery(ctx context.Context, cfg Config, name, advice string) (trimmed, root string, f *nav.Finder, notes []sdk.Note, err error) {
+	trimmed = strings.TrimSpace(name)
+	if trimmed == "" {
+		return "", "", nil, nil, sdk.Errorf(sdk.CodeInvalidInput, "name is empty; %s", advice)
+	}
+	if root, err = resolve(ctx, ""); err != nil {
+		return "", "", nil, nil, err
+	}
+	f, notes = finder(ctx, cfg)
+	return trimmed, root, f, notes, nil
 }
 
 // navError turns a navigation error into what the model reads.
