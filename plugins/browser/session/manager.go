@@ -46,6 +46,19 @@ func NewManager(o Options) *Manager {
 // errShutDown fails calls that arrive after Shutdown.
 var errShutDown = errors.New("the browser plugin is shutting down")
 
+// acquire returns the session of ctx's call, held for the caller alone
+// until it calls release.
+func (m *Manager) acquire(ctx context.Context) (*Session, error) {
+	s, err := m.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // session returns the session of ctx's call, creating it when new.
 func (m *Manager) session(ctx context.Context) (*Session, error) {
 	id := sdk.CallFrom(ctx).SessionID
@@ -68,11 +81,8 @@ func (m *Manager) session(ctx context.Context) (*Session, error) {
 // the result what happened on the side: dialogs answered, tabs opened, a
 // restart.
 func (m *Manager) Do(ctx context.Context, fn func(ctx context.Context, s *Session) (*sdk.Result, error)) (*sdk.Result, error) {
-	s, err := m.session(ctx)
+	s, err := m.acquire(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer s.release()
@@ -107,11 +117,8 @@ func (m *Manager) Do(ctx context.Context, fn func(ctx context.Context, s *Sessio
 // Close closes the browser of ctx's session and forgets its tabs, so the
 // next browser tool starts a fresh browser with one blank tab.
 func (m *Manager) Close(ctx context.Context) (*sdk.Result, error) {
-	s, err := m.session(ctx)
+	s, err := m.acquire(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer s.release()
