@@ -14,12 +14,6 @@ type Rules struct {
 	Sandbox   SandboxRules
 }
 
-// NetworkRules are the hosts a profile grants.
-type NetworkRules struct {
-	// Allow lists host names or globs ("*.example.com") reachable without asking.
-	Allow []string `koanf:"allow" json:"allow,omitempty" yaml:"allow,omitempty"`
-}
-
 // ExecRules are the admin's rules on commands, checked on every simple
 // command.
 type ExecRules struct {

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -52,7 +53,7 @@ type WorkspaceGuard struct {
 	protected string // the workspace's .yagent folder: yagent's own settings
 	readRoots []string
 	safe      safeList
-	netAllow  []string
+	network   policy.NetworkRules
 	rules     []policy.ExecRule
 	warnings  []string
 	// sandbox is the profile whose sandbox settings Sandbox reads; nil
@@ -79,7 +80,7 @@ func New(opts Options) *WorkspaceGuard {
 	g.protected = filepath.Join(g.ws, projectDir)
 	g.readRoots, g.warnings = readRoots(g.ws, home, opts.Policy)
 	if p := opts.Policy; p != nil {
-		g.netAllow = slices.Clone(p.Network.Allow)
+		g.network = policy.NetworkRules{Allow: slices.Clone(p.Network.Allow), Deny: slices.Clone(p.Network.Deny), Unlisted: p.Network.Unlisted}
 		g.rules = slices.Clone(p.Exec.Rules)
 		g.sandbox = p
 	}
@@ -202,6 +203,8 @@ type verdict struct {
 	// external are outside paths the read whitelist allows without asking.
 	external []string
 	denied   []string
+	// denyHint says what would change a denial other than an exec rule's.
+	denyHint string
 	command  string
 	// bounds say what of the call passed a bound of the guard's (a
 	// command nested thousands deep): the call is refused.
@@ -223,6 +226,18 @@ type verdict struct {
 func (v *verdict) rule(slot *string, text string) {
 	if *slot == "" {
 		*slot = text
+	}
+}
+
+// deny refuses the call by the profile's entry rule, which no approval
+// opens; hint says what would change that.
+func (v *verdict) deny(reason, rule, hint string) {
+	v.rule(&v.denyRule, rule)
+	if !slices.Contains(v.denied, reason) {
+		v.denied = append(v.denied, reason)
+	}
+	if v.denyHint == "" {
+		v.denyHint = hint
 	}
 }
 
@@ -283,7 +298,7 @@ func (v *verdict) decision() adapter.Decision {
 			Action:  adapter.Deny,
 			Reason:  strings.Join(v.denied, "; "),
 			Command: v.command,
-			Hint:    "only the profile's admin can change an exec deny rule",
+			Hint:    cmp.Or(v.denyHint, "only the profile's admin can change an exec deny rule"),
 			Basis:   adapter.BasisRule,
 			Rule:    v.denyRule,
 		}
@@ -423,29 +438,25 @@ func (g *WorkspaceGuard) checkURL(v *verdict, raw string) {
 		v.ask(fmt.Sprintf("the call would open a %q URL, not http(s)", scheme+":"), "")
 		return
 	}
-	h, err := hostOf(u)
+	h, err := policy.ParseHost(u.Hostname())
 	if err != nil {
 		v.ask(fmt.Sprintf("the URL %q cannot be judged: %v", raw, err), "give the URL with a plain host name")
 		return
 	}
-	for _, pat := range g.netAllow {
-		if grants(pat, h) {
-			v.rule(&v.allowRule, "network.allow: "+pat)
-			return
-		}
+	d := g.network.Judge(h)
+	switch d.Action {
+	case policy.NetworkAllow:
+		v.rule(&v.allowRule, d.Entry)
+	case policy.NetworkDeny:
+		v.deny(fmt.Sprintf("the call reaches %s%s: %s", h.Name, spelled(u, h), d.Reason), d.Entry, d.Hint)
+	default:
+		v.ask(fmt.Sprintf("the call reaches %s%s: %s", h.Name, spelled(u, h), d.Reason), d.Hint)
 	}
-	if h.internal != "" {
-		v.ask(fmt.Sprintf("the call reaches %s%s, %s, which the profile does not grant", h.name, spelled(u, h), h.internal),
-			fmt.Sprintf("add %s itself to network.allow in the profile (a glob never grants such a host)", h.name))
-		return
-	}
-	v.ask(fmt.Sprintf("the call reaches %q, a host the profile does not allow", h.name),
-		fmt.Sprintf("add %s to network.allow in the profile", h.name))
 }
 
 // spelled names the URL's own spelling of a host judged under another.
-func spelled(u *url.URL, h urlHost) string {
-	if given := u.Hostname(); !strings.EqualFold(given, h.name) {
+func spelled(u *url.URL, h policy.Host) string {
+	if given := u.Hostname(); !strings.EqualFold(given, h.Name) {
 		return fmt.Sprintf(" (written %q)", given)
 	}
 	return ""

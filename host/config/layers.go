@@ -49,6 +49,10 @@ func recordOrigins(origins map[string][]string, ly layer, data map[string]any) {
 			sandboxOrigins(origins, ly, v)
 			continue
 		}
+		if key == keyNetwork {
+			networkOrigins(origins, ly, v)
+			continue
+		}
 		if key == "tiers" || key == keyPlugins {
 			addOrigin(origins, key, ly)
 			continue
@@ -76,8 +80,8 @@ func neutralOnly(ly layer) layer {
 }
 
 // narrow applies a project layer to p, which it may only narrow: its deny
-// globs and exec deny/ask rules join p's, its families and grant intersect
-// p's; whatever else it sets that grants something (read_paths,
+// globs, exec deny/ask rules and network.deny entries join p's (and its
+// network.unlisted: deny holds), its families and grant intersect p's; whatever else it sets that grants something (read_paths,
 // skill_dirs, network.allow, plugins, exec allow rules, a family or grant
 // p lacks) is dropped and named in a warning. null and [] clear nothing.
 func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
@@ -147,8 +151,26 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 				dropped = append(dropped, fmt.Sprintf("%d exec allow rule(s)", allows))
 			}
 		case keyNetwork:
+			// Only denies: a deny entry, or network.unlisted: deny.
 			if len(q.Network.Allow) > 0 {
 				dropped = append(dropped, keyNetwork+".allow")
+			}
+			for _, e := range q.Network.Deny {
+				if !slices.Contains(p.Network.Deny, e) {
+					p.Network.Deny = append(p.Network.Deny, e)
+					addOrigin(origins, entryKey("deny", e), ly)
+				}
+			}
+			switch q.Network.Unlisted {
+			case policy.NetworkDeny:
+				if p.Network.Unlisted != policy.NetworkDeny {
+					p.Network.Unlisted = policy.NetworkDeny
+					addOrigin(origins, keyNetwork+".unlisted", ly)
+				}
+			case policy.NetworkAsk:
+				if p.Network.Unlisted == policy.NetworkDeny {
+					dropped = append(dropped, keyNetwork+".unlisted: ask")
+				}
 			}
 		case keySandbox:
 			dropped = append(dropped, narrowSandbox(p, q.Sandbox, ly.data[key], func(sub string) {
@@ -198,9 +220,10 @@ func (l *loader) narrow(p *Profile, ly layer, origins map[string][]string) {
 }
 
 // ceiling applies the managed layer to p, which no lower layer may widen:
-// deny globs, exec rules, read_paths, skill_dirs and network.allow join p's
+// deny globs, exec rules, read_paths, skill_dirs and network.deny join p's
 // (the admin's own grants are allowed); families and grant bound p's;
-// listing keys and plugin settings the admin sets win.
+// network.allow joins p's, or bounds it when the admin refuses unlisted
+// hosts (ceilNetwork); listing keys and plugin settings the admin sets win.
 func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 	q, err := decode(withoutKey(withoutKey(withoutKey(ly.data, keyProfile), keyName), keyDescription))
 	if err != nil {
@@ -257,7 +280,8 @@ func (l *loader) ceiling(p *Profile, ly layer, origins map[string][]string) {
 				}
 			}
 		case keyNetwork:
-			mergeStrings(&p.Network.Allow, q.Network.Allow)
+			touched = false
+			l.ceilNetwork(p, q.Network, ly, origins)
 		case keyReadPaths:
 			mergeStrings(&p.ReadPaths, q.ReadPaths)
 		case keySkillDirs:
@@ -361,6 +385,89 @@ func sortedCopy(s []string) []string {
 
 // mergeStrings appends to *dst the elements of add it lacks and returns
 // the new length.
+// ceilNetwork applies the managed layer's network rules q to p: its deny
+// entries hold under every layer (and under -y, as every deny does); with
+// unlisted: deny its allow list is the ceiling, so the lower layers' allow
+// entries only narrow it (those it does not cover are dropped, and if none
+// is left the admin's list stands); otherwise its allow entries join p's.
+func (l *loader) ceilNetwork(p *Profile, q policy.NetworkRules, ly layer, origins map[string][]string) {
+	for _, e := range q.Deny {
+		if !slices.Contains(p.Network.Deny, e) {
+			p.Network.Deny = append(p.Network.Deny, e)
+		}
+		origins[entryKey("deny", e)] = []string{ly.origin()}
+	}
+	if q.Unlisted != "" {
+		p.Network.Unlisted = q.Unlisted
+		origins[keyNetwork+".unlisted"] = []string{ly.origin()}
+	}
+	if q.Unlisted != policy.NetworkDeny {
+		for _, e := range q.Allow {
+			mergeStrings(&p.Network.Allow, []string{e})
+			addOrigin(origins, entryKey("allow", e), ly)
+		}
+		return
+	}
+	keep, out := splitBy(p.Network.Allow, func(e string) bool { return policy.EntryWithin(e, q.Allow) })
+	for _, e := range out {
+		delete(origins, entryKey("allow", e))
+	}
+	if len(keep) == 0 {
+		if len(out) > 0 {
+			l.warnings = append(l.warnings, fmt.Sprintf("%s: network.allow: none of %s is within the managed network.allow, which refuses unlisted hosts; using the managed list %s",
+				ly.label, strings.Join(out, ", "), strings.Join(q.Allow, ", ")))
+		}
+		keep = slices.Clone(q.Allow)
+		for _, e := range keep {
+			origins[entryKey("allow", e)] = []string{ly.origin()}
+		}
+	}
+	p.Network.Allow = keep
+}
+
+// entryKey is the key Loaded.Origins names a network list's entry by.
+func entryKey(list, entry string) string {
+	return keyNetwork + "." + list + "[" + entry + "]"
+}
+
+// networkOrigins notes ly as the origin of each entry of the network
+// lists it sets (a layer's list replaces the lower ones', so their
+// entries' origins go) and of network.unlisted.
+func networkOrigins(origins map[string][]string, ly layer, v any) {
+	m, _ := v.(map[string]any)
+	for _, list := range []string{"allow", "deny"} {
+		x, set := m[list]
+		if !set && m != nil {
+			continue
+		}
+		for k := range origins {
+			if strings.HasPrefix(k, keyNetwork+"."+list+"[") {
+				delete(origins, k)
+			}
+		}
+		var entries []string
+		switch x := x.(type) {
+		case []string:
+			entries = x
+		case []any:
+			for _, e := range x {
+				if s, ok := e.(string); ok {
+					entries = append(entries, s)
+				}
+			}
+		}
+		for _, e := range entries {
+			origins[entryKey(list, e)] = []string{ly.origin()}
+		}
+	}
+	if u, set := m["unlisted"]; set || m == nil {
+		delete(origins, keyNetwork+".unlisted")
+		if u != nil {
+			origins[keyNetwork+".unlisted"] = []string{ly.origin()}
+		}
+	}
+}
+
 func mergeStrings(dst *[]string, add []string) int {
 	for _, s := range add {
 		if !slices.Contains(*dst, s) {

@@ -397,11 +397,11 @@ func TestLoad_Origins(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"families":            {"builtin:coder"},
-		"deferred":            {"user ~/.yagent/config.yaml"},
-		"schema_budget_bytes": {"env:YAGENT_SCHEMA_BUDGET_BYTES"},
-		"network":             {"flags"},
-		"deny":                {"project " + filepath.Join(f.ws, ".yagent", "config.yaml"), "managed " + filepath.Join(f.managed(), "config.yaml")},
+		"families":                 {"builtin:coder"},
+		"deferred":                 {"user ~/.yagent/config.yaml"},
+		"schema_budget_bytes":      {"env:YAGENT_SCHEMA_BUDGET_BYTES"},
+		"network.allow[a.example]": {"flags"},
+		"deny":                     {"project " + filepath.Join(f.ws, ".yagent", "config.yaml"), "managed " + filepath.Join(f.managed(), "config.yaml")},
 	}
 	for key, w := range want {
 		if got := ld.Origins[key]; !slices.Equal(got, w) {

@@ -93,10 +93,20 @@ func validate(src string, p *Profile) []error {
 	if p.SchemaBudgetBytes < 0 {
 		bad("schema_budget_bytes", "invalid value %d (want 0 for the default, or a positive number of bytes)", p.SchemaBudgetBytes)
 	}
-	for i, h := range p.Network.Allow {
-		if h == "" || strings.ContainsAny(h, "/ ") {
-			bad(fmt.Sprintf("network.allow[%d]", i), "invalid host %q (want a host name or glob such as *.example.com, no scheme or path)", h)
+	for _, list := range []struct {
+		key     string
+		entries []string
+	}{{keyNetwork + ".allow", p.Network.Allow}, {keyNetwork + ".deny", p.Network.Deny}} {
+		for i, h := range list.entries {
+			if err := policy.CheckNetworkEntry(h); err != nil {
+				bad(fmt.Sprintf("%s[%d]", list.key, i), "invalid entry: %v", err)
+			}
 		}
+	}
+	switch p.Network.Unlisted {
+	case "", policy.NetworkAsk, policy.NetworkDeny:
+	default:
+		bad(keyNetwork+".unlisted", "invalid value %q (want ask or deny)", p.Network.Unlisted)
 	}
 	for i, r := range p.Exec.Rules {
 		key := fmt.Sprintf("exec.rules[%d]", i)

@@ -1,26 +1,29 @@
-package guard
+package policy
 
 import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"net/url"
-	"path"
+	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
 )
 
-// urlHost is the host a URL reaches, read as a browser reads it.
-type urlHost struct {
-	// name is the host judged: an IP address in its usual form (IPv4 for
-	// an IPv4-mapped IPv6 address), else the name in lower-case ASCII
-	// without trailing dots.
-	name string
-	// internal says what makes the host one of this machine's or its
-	// network's ("a loopback address", ...), "" for any other host.
-	internal string
+// Host is a network host as the policy judges it: the host of a URL, of
+// an HTTP CONNECT or of a SOCKS request, read as a browser reads a URL's.
+type Host struct {
+	// Name is an IP address in its usual form (IPv4 for an IPv4-mapped
+	// IPv6 address), else the name in lower-case ASCII without trailing
+	// dots.
+	Name string
+	// Addr is the address when the host is an IP literal; the zero Addr
+	// for a name.
+	Addr netip.Addr
+	// Internal says what makes the host one of this machine's or its
+	// networks' ("a loopback address", ...), "" for any other host.
+	Internal string
 }
 
 // idnaHost maps a host that is not ASCII as Chromium does (UTS #46,
@@ -28,42 +31,46 @@ type urlHost struct {
 // "１２７.０.０.１" is judged as 127.0.0.1.
 var idnaHost = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.StrictDomainName(false), idna.BidiRule())
 
-// hostOf reads the host of u as the WHATWG URL parser that browsers use
-// does: url.Parse has percent-decoded it; a name not in ASCII is mapped by
-// IDNA; one whose last label is a number is an IPv4 address in any of the
-// spellings inet_aton takes (2130706433, 0x7f.1, 0177.0.0.1, 127.1). Names
-// are not resolved: what a name's DNS answer is when the plugin connects
-// is not what it was at the check, and asking DNS would send the model's
-// host out before anyone approved it.
-func hostOf(u *url.URL) (urlHost, error) {
-	h := u.Hostname()
+// ParseHost reads h, a host as a URL's Hostname gives it (percent-decoded,
+// no brackets) or as a proxy client names it, the way the WHATWG URL parser
+// that browsers use does: a name not in ASCII is mapped by IDNA; one whose
+// last label is a number is an IPv4 address in any of the spellings
+// inet_aton takes (2130706433, 0x7f.1, 0177.0.0.1, 127.1). Names are not
+// resolved here: what a name's DNS answer is when a program connects is not
+// what it was at a check, and asking DNS would send the host out before
+// anyone approved it (see Judge and JudgeAddr).
+func ParseHost(h string) (Host, error) {
+	if len(h) > 2 && h[0] == '[' && h[len(h)-1] == ']' {
+		h = h[1 : len(h)-1]
+	}
 	if h == "" {
-		return urlHost{}, errors.New("it names no host")
+		return Host{}, errors.New("it names no host")
 	}
 	if a, err := netip.ParseAddr(h); err == nil {
-		return addrHost(a.WithZone("")), nil
+		return AddrHost(a.WithZone("")), nil
 	}
 	if !isASCII(h) {
 		m, err := idnaHost.ToASCII(h)
 		if err != nil {
-			return urlHost{}, fmt.Errorf("its host %q is not a valid name (%v)", h, err)
+			return Host{}, fmt.Errorf("its host %q is not a valid name (%v)", h, err)
 		}
 		h = m
 	}
+	given := h
 	h = strings.TrimRight(strings.ToLower(h), ".")
 	if h == "" {
-		return urlHost{}, errors.New("it names no host")
+		return Host{}, errors.New("it names no host")
 	}
 	if a, ok, err := parseIPv4(h); err != nil {
-		return urlHost{}, fmt.Errorf("its host %q ends in a number but is no IPv4 address (%v)", u.Hostname(), err)
+		return Host{}, fmt.Errorf("its host %q ends in a number but is no IPv4 address (%v)", given, err)
 	} else if ok {
-		return addrHost(a), nil
+		return AddrHost(a), nil
 	}
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		// RFC 6761: the browser answers these itself, with loopback.
-		return urlHost{name: h, internal: "a loopback name"}, nil
+		return Host{Name: h, Internal: "a loopback name"}, nil
 	}
-	return urlHost{name: h}, nil
+	return Host{Name: h}, nil
 }
 
 func isASCII(s string) bool {
@@ -83,24 +90,34 @@ var (
 	nat64      = netip.MustParsePrefix("64:ff9b::/96")  // RFC 6052: the IPv4 address it embeds, through a NAT64
 )
 
-// addrHost judges an IP address: IPv4 inside IPv6 (mapped, compatible,
+// metadataAddrs are the cloud providers' instance metadata services, which
+// hand out a machine's credentials to whoever asks from it.
+var metadataAddrs = []netip.Addr{
+	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, ...
+	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
+	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+}
+
+// AddrHost judges an IP address: IPv4 inside IPv6 (mapped, compatible,
 // NAT64) is judged as the IPv4 address it carries.
-func addrHost(a netip.Addr) urlHost {
+func AddrHost(a netip.Addr) Host {
 	a = a.Unmap()
 	if a.Is6() && (ipv4Compat.Contains(a) && !a.IsLoopback() && !a.IsUnspecified() || nat64.Contains(a)) {
 		b := a.As16()
 		a = netip.AddrFrom4([4]byte(b[12:]))
 	}
-	h := urlHost{name: a.String()}
+	h := Host{Name: a.String(), Addr: a}
 	switch {
 	case a.IsLoopback():
-		h.internal = "a loopback address"
+		h.Internal = "a loopback address"
 	case a.IsUnspecified() || thisHost.Contains(a):
-		h.internal = "an address of this machine"
+		h.Internal = "an address of this machine"
+	case slices.Contains(metadataAddrs, a):
+		h.Internal = "a cloud metadata address"
 	case a.IsPrivate() || sharedCGN.Contains(a):
-		h.internal = "a private network address"
+		h.Internal = "a private network address"
 	case a.IsLinkLocalUnicast():
-		h.internal = "a link-local address"
+		h.Internal = "a link-local address"
 	}
 	return h
 }
@@ -167,20 +184,4 @@ func ipv4Part(p string) (uint64, error) {
 		return 0, fmt.Errorf("part %q is not a number", p)
 	}
 	return n, nil
-}
-
-// grants reports whether the network.allow entry pat grants h: a host
-// of this machine or its networks only by an entry naming it exactly
-// (localhost, 127.0.0.1, [::1]), never by a glob; any other host by the
-// entry as a glob over the name.
-func grants(pat string, h urlHost) bool {
-	p := strings.TrimRight(strings.ToLower(strings.TrimSpace(pat)), ".")
-	if a, err := netip.ParseAddr(strings.Trim(p, "[]")); err == nil {
-		p = addrHost(a.WithZone("")).name
-	}
-	if h.internal != "" {
-		return p == h.name
-	}
-	ok, _ := path.Match(p, h.name)
-	return ok
 }
