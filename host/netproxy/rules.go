@@ -1,0 +1,70 @@
+package netproxy
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/yagent/yagent/policy"
+)
+
+// Rules is the Decider over a profile's network table: what the table
+// allows is connected, what it denies is refused with its reason, and what
+// it would ask about goes to Ask.
+type Rules struct {
+	// Network is the table; nil is the empty one (every host asks).
+	Network *policy.NetworkRules
+	// Ask puts a question the table leaves open: nil (approved) or an
+	// error (refused; a *Refusal's text is shown). It may block while a
+	// user answers. A nil Ask refuses every question, for a client that
+	// cannot answer one; the refusal names the entry that would allow it.
+	Ask func(ctx context.Context, t Target, d policy.NetDecision) error
+}
+
+// Name judges the host as the client wrote it, before it is resolved.
+func (r *Rules) Name(ctx context.Context, t Target) error {
+	h, err := policy.ParseHost(t.Host)
+	if err != nil {
+		return &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}
+	}
+	return r.settle(ctx, t, r.Network.Judge(h))
+}
+
+// Addrs keeps the addresses the table (or an answer) lets t reach: an
+// address of this machine or its networks is judged as that address, so a
+// public name that resolves to 127.0.0.1 asks as 127.0.0.1 does. The first
+// refusal is returned when no address is left.
+func (r *Rules) Addrs(ctx context.Context, t Target, addrs []netip.Addr) ([]netip.Addr, error) {
+	h, err := policy.ParseHost(t.Host)
+	if err != nil {
+		return nil, &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}
+	}
+	var kept []netip.Addr
+	var first error
+	for _, a := range addrs {
+		err := r.settle(ctx, t, r.Network.JudgeAddr(h, a))
+		if err == nil {
+			kept = append(kept, a)
+		} else if first == nil {
+			first = err
+		}
+	}
+	if len(kept) == 0 && first != nil {
+		return nil, first
+	}
+	return kept, nil
+}
+
+// settle turns a decision into nil (connect) or the refusal.
+func (r *Rules) settle(ctx context.Context, t Target, d policy.NetDecision) error {
+	switch d.Action {
+	case policy.NetworkAllow:
+		return nil
+	case policy.NetworkAsk:
+		if r.Ask != nil {
+			return r.Ask(ctx, t, d)
+		}
+		return &Refusal{Message: fmt.Sprintf("yagent refused %s: %s, and no one can be asked; %s", t.HostPort(), d.Reason, d.Hint)}
+	}
+	return &Refusal{Message: fmt.Sprintf("yagent refused %s: %s; %s", t.HostPort(), d.Reason, d.Hint)}
+}
