@@ -53,8 +53,9 @@ type SandboxRules struct {
 	Read []string `koanf:"read" json:"read,omitempty" yaml:"read,omitempty"`
 	// Write are roots they may read and write beyond the defaults.
 	Write []string `koanf:"write" json:"write,omitempty" yaml:"write,omitempty"`
-	// Network is NetworkOn (the default) or NetworkOff: an empty network
-	// namespace, loopback only.
+	// Network is NetworkOn (the default), NetworkProxy (every connection
+	// through the session's egress proxy) or NetworkOff (an empty network
+	// namespace, loopback only).
 	Network string `koanf:"network" json:"network,omitempty" yaml:"network,omitempty"`
 	// Pids is the most processes and threads the tree of one command may
 	// hold at once; 0 (or absent from every layer) sets no bound.
@@ -80,7 +81,11 @@ func (r *Rules) SandboxMode() string {
 	return SandboxMode(r.Sandbox.Mode)
 }
 
-// SandboxNetwork reports whether the call's processes keep the network.
-func (r *Rules) SandboxNetwork() bool {
-	return r == nil || r.Sandbox.Network != NetworkOff
+// SandboxNetwork returns the rules' network setting for the call's
+// processes, on when unset.
+func (r *Rules) SandboxNetwork() string {
+	if r == nil {
+		return NetworkOn
+	}
+	return NetworkMode(r.Sandbox.Network)
 }

@@ -12,8 +12,15 @@ const (
 	// SandboxRequired refuses to run processes where a layer is missing.
 	SandboxRequired = "required"
 
-	NetworkOn  = "on"
+	// NetworkOff gives a call's processes an empty network namespace:
+	// loopback only.
 	NetworkOff = "off"
+	// NetworkProxy gives them a network namespace of their session whose
+	// only way out is the session's egress proxy, which judges each host
+	// by the profile's network table.
+	NetworkProxy = "proxy"
+	// NetworkOn leaves them the machine's network.
+	NetworkOn = "on"
 )
 
 // SandboxMode returns the mode mode acts as: "" is on, both in a profile
@@ -36,4 +43,26 @@ func SandboxRank(mode string) int {
 		return 2
 	}
 	return 1
+}
+
+// NetworkMode returns the network setting mode acts as: "" is on, as in a
+// profile that says nothing.
+func NetworkMode(mode string) string {
+	if mode == "" {
+		return NetworkOn
+	}
+	return mode
+}
+
+// NetworkRank orders the network settings by how far a command reaches
+// (off < proxy < on), so a lower layer's profile can be held to the
+// admin's ceiling and a project can only lower it.
+func NetworkRank(mode string) int {
+	switch NetworkMode(mode) {
+	case NetworkOff:
+		return 0
+	case NetworkProxy:
+		return 1
+	}
+	return 2
 }

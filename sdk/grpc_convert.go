@@ -61,8 +61,18 @@ func sandboxFromWire(w *pluginpb.Sandbox) *Sandbox {
 	if w == nil {
 		return nil
 	}
-	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetwork(), Read: w.GetRead(), Write: w.GetWrite(), Granted: w.GetGranted(),
+	s := &Sandbox{Mode: w.GetMode(), Network: w.GetNetworkMode(), Read: w.GetRead(), Write: w.GetWrite(), Granted: w.GetGranted(),
 		Pids: int(w.GetPids()), MemoryMB: int(w.GetMemoryMb()), TmpSizeMB: int(w.GetTmpSizeMb()), UnixSockets: w.GetUnixSockets()}
+	if s.Network == "" {
+		// A host that sets only the boolean.
+		s.Network = NetworkOff
+		if w.GetNetwork() {
+			s.Network = NetworkOn
+		}
+	}
+	if e := w.GetEgress(); e != nil {
+		s.Egress = &Egress{NetNS: e.GetNetns(), Proxy: e.GetProxy()}
+	}
 	for _, wp := range w.GetPrograms() {
 		p := ExecProgram{Name: wp.GetName(), Interactive: wp.GetInteractive()}
 		for _, f := range wp.GetFiles() {

@@ -15,6 +15,27 @@ const (
 	SandboxRequired = policy.SandboxRequired
 )
 
+// Network settings, set by the profile's sandbox.network (policy owns
+// them).
+const (
+	NetworkOff   = policy.NetworkOff
+	NetworkProxy = policy.NetworkProxy
+	NetworkOn    = policy.NetworkOn
+)
+
+// Egress is the session's way out under NetworkProxy.
+type Egress struct {
+	// NetNS is a path the plugin opens to enter the session's network
+	// namespace, in which Proxy listens and nothing else leads out; ""
+	// when the host could make none (no CAP_SYS_ADMIN, not Linux): Proxy
+	// is then on the machine's loopback, and a command that ignores the
+	// proxy variables connects directly.
+	NetNS string
+	// Proxy is the proxy's address as the commands dial it (127.0.0.1:port):
+	// HTTP CONNECT, plain HTTP and SOCKS5 on one port.
+	Proxy string
+}
+
 // ApprovalExec is the Kind of an ApprovalRequest for a program a running
 // command's tree is about to exec (the shell plugin's exec supervisor):
 // the host applies the profile's exec rules to it and asks where one says
@@ -29,9 +50,15 @@ type Sandbox struct {
 	// Mode is SandboxOff, SandboxOn or SandboxRequired; "" is on
 	// (policy.SandboxMode). A nil *Sandbox sets none.
 	Mode string
-	// Network false puts the call's processes in an empty network
-	// namespace.
-	Network bool
+	// Network is NetworkOff (an empty network namespace, loopback only),
+	// NetworkProxy (the session's network namespace, whose only way out is
+	// the host's egress proxy: Egress) or NetworkOn; "" is on
+	// (policy.NetworkMode).
+	Network string
+	// Egress is where the call's processes reach the session's proxy
+	// under NetworkProxy; nil for a tool that runs no command, or when the
+	// host could not start the proxy (the processes then get no network).
+	Egress *Egress
 	// Read are roots the processes may read beyond the defaults: read
 	// roots, session approvals, the profile's sandbox.read; absolute,
 	// resolved.

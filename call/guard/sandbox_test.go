@@ -154,7 +154,7 @@ func TestSandbox_PathsByApproval(t *testing.T) {
 			[]string{"/srv/approved", "/srv/r"}, []string{"/srv/w"}, nil},
 	} {
 		sb := g.Sandbox(sdk.Spec{}, sess, tt.d, tt.approved)
-		if sb == nil || sb.Mode != sdk.SandboxOn || sb.Network || !slices.Equal(sb.Read, tt.read) || !slices.Equal(sb.Write, tt.write) || !slices.Equal(sb.Granted, tt.granted) {
+		if sb == nil || sb.Mode != sdk.SandboxOn || sb.Network != sdk.NetworkOff || !slices.Equal(sb.Read, tt.read) || !slices.Equal(sb.Write, tt.write) || !slices.Equal(sb.Granted, tt.granted) {
 			t.Errorf("%s: Sandbox = %+v, want mode on, network off, read %q, write %q, granted %q", tt.name, sb, tt.read, tt.write, tt.granted)
 		}
 	}

@@ -30,7 +30,7 @@ type SandboxLayer struct {
 	// words, for the start-up line.
 	Means, Short string
 	// Needed says the profile uses the layer: the network namespace only
-	// when sandbox.network is off.
+	// when sandbox.network is off or proxy.
 	Needed bool
 }
 
@@ -43,8 +43,8 @@ func ProbeSandbox() (sandbox.Layers, string, error) {
 
 // SandboxLayers describes each layer from what the kernel offers (l), the
 // cgroup v2 folder commands get their cgroups under (cgRoot, or cgErr
-// saying why there is none), and whether the profile keeps the network.
-func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network bool) []SandboxLayer {
+// saying why there is none), and the profile's sandbox.network.
+func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network string) []SandboxLayer {
 	why := func(key, fallback string) string {
 		if w := l.Missing[key]; w != "" {
 			return w
@@ -79,7 +79,8 @@ func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network bool) [
 		{Key: sandbox.LayerMountNS, Name: "mount namespace", Active: l.MountNS, Why: why(sandbox.LayerMountNS, "mount namespaces are not available to this user"),
 			Means: "/run and its sockets (a container engine's, the init system's) stay reachable", Short: "/run reachable", Needed: true},
 		{Key: sandbox.LayerNetNS, Name: "network namespace", Active: l.NetNS, Why: why(sandbox.LayerNetNS, "network namespaces are not available to this user"),
-			Means: "sandbox.network off cannot cut commands off the network", Short: "the network stays on", Needed: !network},
+			Means: "sandbox.network off cannot cut commands off the network, and under proxy they find the proxy by its variables only: a command that ignores them connects directly (in a pod, a NetworkPolicy can hold egress)",
+			Short: "the network stays on", Needed: network != policy.NetworkOn},
 		{Key: sandbox.LayerCaps, Name: "capability drop", Active: l.CapDrop, Why: why(sandbox.LayerCaps, "capabilities cannot be dropped here"),
 			Means: "commands run as root keep every capability root has", Short: "root keeps its capabilities", Needed: true},
 	}

@@ -24,17 +24,17 @@ func TestSandboxLine(t *testing.T) {
 		name, mode, origin string
 		layers             sandbox.Layers
 		cgErr              error
-		network            bool
+		network            string
 		want               string
 		missing            int
 	}{
-		{"every layer", "on", "builtin:coder", all, nil, true,
+		{"every layer", "on", "builtin:coder", all, nil, "on",
 			"sandbox on: landlock ABI 7, seccomp exec and socket rules, cgroup /cg, mount and network namespaces, capability drop", 0},
-		{"off by the flag", "off", "flags", all, nil, true, "sandbox off (--sandbox): commands run with the guard's check only", 0},
-		{"off by the profile", "off", "user ~/.yagent/config.yaml", all, nil, true, "sandbox off (profile, user ~/.yagent/config.yaml): commands run with the guard's check only", 0},
-		{"a missing layer", "on", "", noSeccomp, nil, true,
+		{"off by the flag", "off", "flags", all, nil, "on", "sandbox off (--sandbox): commands run with the guard's check only", 0},
+		{"off by the profile", "off", "user ~/.yagent/config.yaml", all, nil, "on", "sandbox off (profile, user ~/.yagent/config.yaml): commands run with the guard's check only", 0},
+		{"a missing layer", "on", "", noSeccomp, nil, "on",
 			"sandbox on: landlock ABI 7, cgroup /cg, mount namespace, capability drop; missing: seccomp (exec rules at parse time only, unix sockets unjudged); commands run without them", 1},
-		{"netns needed when the network is off", "required", "", noSeccomp, errors.New("no cgroup"), false,
+		{"netns needed when the network is off", "required", "", noSeccomp, errors.New("no cgroup"), "off",
 			"missing: seccomp (exec rules at parse time only, unix sockets unjudged), cgroup (process groups only), network-namespace (the network stays on); sandbox: required, so commands are refused here", 3},
 	} {
 		layers := app.SandboxLayers(tt.layers, "/cg", tt.cgErr, tt.network)

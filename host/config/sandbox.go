@@ -20,9 +20,13 @@ func (p *Profile) SandboxMode() string {
 	return policy.SandboxMode(p.Sandbox.Mode)
 }
 
-// SandboxNetwork reports whether the call's processes keep the network.
-func (p *Profile) SandboxNetwork() bool {
-	return p == nil || p.Sandbox.Network != policy.NetworkOff
+// SandboxNetwork returns the profile's network setting for commands, on
+// when unset.
+func (p *Profile) SandboxNetwork() string {
+	if p == nil {
+		return policy.NetworkOn
+	}
+	return policy.NetworkMode(p.Sandbox.Network)
 }
 
 // expandSandbox turns the shorthand `sandbox: off` into `sandbox: {mode:
@@ -57,9 +61,9 @@ func validateSandbox(p *Profile, bad func(key, format string, args ...any)) {
 		bad("sandbox.mode", "invalid value %q (want on, off or required)", p.Sandbox.Mode)
 	}
 	switch p.Sandbox.Network {
-	case "", policy.NetworkOn, policy.NetworkOff:
+	case "", policy.NetworkOn, policy.NetworkProxy, policy.NetworkOff:
 	default:
-		bad("sandbox.network", "invalid value %q (want on or off)", p.Sandbox.Network)
+		bad("sandbox.network", "invalid value %q (want off, proxy or on)", p.Sandbox.Network)
 	}
 	for _, list := range []struct {
 		key   string
@@ -154,11 +158,13 @@ func narrowSandbox(p *Profile, q policy.SandboxRules, data any, record func(sub 
 			dropped = append(dropped, fmt.Sprintf("sandbox.mode %s (a project may only raise it above %s)", q.Mode, p.SandboxMode()))
 		}
 	}
-	if q.Network == policy.NetworkOff && p.SandboxNetwork() {
-		p.Sandbox.Network = policy.NetworkOff
-		record("network")
-	} else if q.Network == policy.NetworkOn && !p.SandboxNetwork() {
-		dropped = append(dropped, "sandbox.network on")
+	if q.Network != "" {
+		if policy.NetworkRank(q.Network) < policy.NetworkRank(p.SandboxNetwork()) {
+			p.Sandbox.Network = q.Network
+			record("network")
+		} else if policy.NetworkRank(q.Network) > policy.NetworkRank(p.SandboxNetwork()) {
+			dropped = append(dropped, fmt.Sprintf("sandbox.network %s (a project may only lower it below %s)", q.Network, p.SandboxNetwork()))
+		}
 	}
 	// Workspace content is data, never policy: a project names no path
 	// the processes may reach, even one they may reach anyway.
@@ -195,8 +201,8 @@ func ceilSandbox(p *Profile, q policy.SandboxRules, data any, record func(sub st
 		p.Sandbox.Mode = q.Mode
 		record("mode")
 	}
-	if q.Network == policy.NetworkOff {
-		p.Sandbox.Network = policy.NetworkOff
+	if q.Network != "" && policy.NetworkRank(q.Network) <= policy.NetworkRank(p.SandboxNetwork()) {
+		p.Sandbox.Network = q.Network
 		record("network")
 	}
 	if len(q.Read) > 0 {

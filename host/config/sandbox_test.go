@@ -22,29 +22,34 @@ func TestLoad_SandboxLayers(t *testing.T) {
 		files   map[string]string
 		flags   map[string]any
 		mode    string
-		network bool
+		network string
 		warn    string // a warning must name this; "" = none
 		origin  string // Origins["sandbox.mode"] must end with a layer holding this; "-" = none
 	}{
-		{"built-in default", nil, nil, "on", true, "", "builtin:coder"},
-		{"user shorthand off", map[string]string{userConfig: "sandbox: off\n"}, nil, "off", true, "", "user"},
-		{"user boolean off", map[string]string{userConfig: "sandbox: {mode: false, network: false}\n"}, nil, "off", false, "", "user"},
-		{"flag off", nil, map[string]any{"sandbox.mode": "off"}, "off", true, "", "flags"},
-		{"flag required over user off", map[string]string{userConfig: "sandbox: off\n"}, map[string]any{"sandbox.mode": "required"}, "required", true, "", "flags"},
-		{"project cannot lower", map[string]string{projectConfig: "sandbox: off\n"}, nil, "on", true, "sandbox.mode off", "builtin:coder"},
-		{"project cannot lower required", map[string]string{userConfig: "sandbox: required\n", projectConfig: "sandbox: {mode: on}\n"}, nil, "required", true, "sandbox.mode on", "user"},
-		{"project raises", map[string]string{projectConfig: "sandbox: required\n"}, nil, "required", true, "", "project"},
-		{"project raises over user off", map[string]string{userConfig: "sandbox: off\n", projectConfig: "sandbox: on\n"}, nil, "on", true, "", "project"},
-		{"project network off", map[string]string{projectConfig: "sandbox: {network: off}\n"}, nil, "on", false, "", "builtin:coder"},
-		{"project cannot turn the network on", map[string]string{userConfig: "sandbox: {network: off}\n", projectConfig: "sandbox: {network: on}\n"}, nil, "on", false, "sandbox.network on", "builtin:coder"},
-		{"managed required holds against the user", map[string]string{managedConfig: "sandbox: required\n", userConfig: "sandbox: off\n"}, nil, "required", true, "", "managed"},
-		{"managed required holds against the flag", map[string]string{managedConfig: "sandbox: {mode: required}\n"}, map[string]any{"sandbox.mode": "off"}, "required", true, "", "managed"},
-		{"managed on holds against off", map[string]string{managedConfig: "sandbox: on\n", userConfig: "sandbox: off\n"}, map[string]any{"sandbox.mode": "off"}, "on", true, "", "managed"},
-		{"managed on lets the user raise", map[string]string{managedConfig: "sandbox: on\n", userConfig: "sandbox: required\n"}, nil, "required", true, "", "user"},
-		{"managed off lets the user raise", map[string]string{managedConfig: "sandbox: off\n", userConfig: "sandbox: on\n"}, nil, "on", true, "", "user"},
-		{"managed network off holds", map[string]string{managedConfig: "sandbox: {network: off}\n", userConfig: "sandbox: {network: on}\n"}, nil, "on", false, "", "builtin:coder"},
-		{"a custom profile without sandbox is on", map[string]string{"home/.yagent/profiles/mine.yaml": "description: mine\n", userConfig: "profile: mine\n"}, nil, "on", true, "", "-"},
-		{"managed profile is a ceiling", map[string]string{"managed/profiles/corp.yaml": "sandbox: required\n", userConfig: "profile: corp\nsandbox: off\n"}, nil, "required", true, "", "managed"},
+		{"built-in default", nil, nil, "on", "on", "", "builtin:coder"},
+		{"user shorthand off", map[string]string{userConfig: "sandbox: off\n"}, nil, "off", "on", "", "user"},
+		{"user boolean off", map[string]string{userConfig: "sandbox: {mode: false, network: false}\n"}, nil, "off", "off", "", "user"},
+		{"flag off", nil, map[string]any{"sandbox.mode": "off"}, "off", "on", "", "flags"},
+		{"flag required over user off", map[string]string{userConfig: "sandbox: off\n"}, map[string]any{"sandbox.mode": "required"}, "required", "on", "", "flags"},
+		{"project cannot lower", map[string]string{projectConfig: "sandbox: off\n"}, nil, "on", "on", "sandbox.mode off", "builtin:coder"},
+		{"project cannot lower required", map[string]string{userConfig: "sandbox: required\n", projectConfig: "sandbox: {mode: on}\n"}, nil, "required", "on", "sandbox.mode on", "user"},
+		{"project raises", map[string]string{projectConfig: "sandbox: required\n"}, nil, "required", "on", "", "project"},
+		{"project raises over user off", map[string]string{userConfig: "sandbox: off\n", projectConfig: "sandbox: on\n"}, nil, "on", "on", "", "project"},
+		{"project network off", map[string]string{projectConfig: "sandbox: {network: off}\n"}, nil, "on", "off", "", "builtin:coder"},
+		{"project cannot turn the network on", map[string]string{userConfig: "sandbox: {network: off}\n", projectConfig: "sandbox: {network: on}\n"}, nil, "on", "off", "sandbox.network on", "builtin:coder"},
+		{"managed required holds against the user", map[string]string{managedConfig: "sandbox: required\n", userConfig: "sandbox: off\n"}, nil, "required", "on", "", "managed"},
+		{"managed required holds against the flag", map[string]string{managedConfig: "sandbox: {mode: required}\n"}, map[string]any{"sandbox.mode": "off"}, "required", "on", "", "managed"},
+		{"managed on holds against off", map[string]string{managedConfig: "sandbox: on\n", userConfig: "sandbox: off\n"}, map[string]any{"sandbox.mode": "off"}, "on", "on", "", "managed"},
+		{"managed on lets the user raise", map[string]string{managedConfig: "sandbox: on\n", userConfig: "sandbox: required\n"}, nil, "required", "on", "", "user"},
+		{"managed off lets the user raise", map[string]string{managedConfig: "sandbox: off\n", userConfig: "sandbox: on\n"}, nil, "on", "on", "", "user"},
+		{"managed network off holds", map[string]string{managedConfig: "sandbox: {network: off}\n", userConfig: "sandbox: {network: on}\n"}, nil, "on", "off", "", "builtin:coder"},
+		{"a custom profile without sandbox is on", map[string]string{"home/.yagent/profiles/mine.yaml": "description: mine\n", userConfig: "profile: mine\n"}, nil, "on", "on", "", "-"},
+		{"managed profile is a ceiling", map[string]string{"managed/profiles/corp.yaml": "sandbox: required\n", userConfig: "profile: corp\nsandbox: off\n"}, nil, "required", "on", "", "managed"},
+		{"project lowers the network to proxy", map[string]string{projectConfig: "sandbox: {network: proxy}\n"}, nil, "on", "proxy", "", "builtin:coder"},
+		{"project cannot raise proxy", map[string]string{userConfig: "sandbox: {network: proxy}\n", projectConfig: "sandbox: {network: on}\n"}, nil, "on", "proxy", "sandbox.network on", "builtin:coder"},
+		{"managed proxy holds against on", map[string]string{managedConfig: "sandbox: {network: proxy}\n", userConfig: "sandbox: {network: on}\n"}, map[string]any{"sandbox.network": "on"}, "on", "proxy", "", "builtin:coder"},
+		{"managed proxy lets the user lower", map[string]string{managedConfig: "sandbox: {network: proxy}\n", userConfig: "sandbox: {network: off}\n"}, nil, "on", "off", "", "builtin:coder"},
+		{"managed off holds against proxy", map[string]string{managedConfig: "sandbox: {network: off}\n", userConfig: "sandbox: {network: proxy}\n"}, nil, "on", "off", "", "builtin:coder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +60,7 @@ func TestLoad_SandboxLayers(t *testing.T) {
 			}
 			p := ld.Profile
 			if p.SandboxMode() != tt.mode || p.SandboxNetwork() != tt.network {
-				t.Errorf("sandbox mode %q network %v, want %q %v", p.SandboxMode(), p.SandboxNetwork(), tt.mode, tt.network)
+				t.Errorf("sandbox mode %q network %q, want %q %q", p.SandboxMode(), p.SandboxNetwork(), tt.mode, tt.network)
 			}
 			joined := strings.Join(ld.Warnings, "\n")
 			if tt.warn == "" && joined != "" {

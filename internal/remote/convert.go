@@ -69,8 +69,17 @@ func sandboxToWire(s *sdk.Sandbox) *pluginpb.Sandbox {
 	if s == nil {
 		return nil
 	}
-	w := &pluginpb.Sandbox{Mode: s.Mode, Network: s.Network, Read: s.Read, Write: s.Write, Granted: s.Granted,
+	mode := s.Network
+	if mode == "" {
+		mode = sdk.NetworkOn
+	}
+	// The boolean is what a plugin of the first protocol reads: only on
+	// keeps the network there, so proxy fails closed (loopback only).
+	w := &pluginpb.Sandbox{Mode: s.Mode, Network: mode == sdk.NetworkOn, NetworkMode: mode, Read: s.Read, Write: s.Write, Granted: s.Granted,
 		Pids: int64(s.Pids), MemoryMb: int64(s.MemoryMB), TmpSizeMb: int64(s.TmpSizeMB), UnixSockets: s.UnixSockets}
+	if e := s.Egress; e != nil {
+		w.Egress = &pluginpb.Egress{Netns: e.NetNS, Proxy: e.Proxy}
+	}
 	for _, p := range s.Programs {
 		wp := &pluginpb.ExecProgram{Name: p.Name, Interactive: p.Interactive}
 		for _, f := range p.Files {

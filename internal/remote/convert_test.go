@@ -64,7 +64,8 @@ func TestCallInfo_SandboxRoundTrips(t *testing.T) {
 	}
 	sb := sdk.Sandbox{
 		Mode:    sdk.SandboxRequired,
-		Network: true,
+		Network: sdk.NetworkProxy,
+		Egress:  &sdk.Egress{NetNS: "/proc/1/fd/9", Proxy: "127.0.0.1:3128"},
 		Read:    []string{"/srv/data", "/home/u/.cache"},
 		Write:   []string{"/tmp/out"},
 		Granted: []string{"/srv/out/file"},
@@ -137,5 +138,18 @@ func TestApprovalRequest_RoundTrips(t *testing.T) {
 		}
 	default:
 		t.Fatal("the request never reached the host")
+	}
+}
+
+// TestSandboxToWire_BooleanForThePreviousProtocol: the boolean a plugin of
+// the first protocol reads keeps the network for on alone: under proxy
+// such a plugin gives its commands loopback only, never the machine's
+// network.
+func TestSandboxToWire_BooleanForThePreviousProtocol(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]bool{"": true, sdk.NetworkOn: true, sdk.NetworkProxy: false, sdk.NetworkOff: false} {
+		if got := sandboxToWire(&sdk.Sandbox{Network: mode}).GetNetwork(); got != want {
+			t.Errorf("network %q: the boolean is %v, want %v", mode, got, want)
+		}
 	}
 }

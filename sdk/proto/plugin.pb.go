@@ -481,7 +481,14 @@ type Sandbox struct {
 	// size of the session temp folder in MiB; 0: none of its own.
 	TmpSizeMb int64 `protobuf:"varint,9,opt,name=tmp_size_mb,json=tmpSizeMb,proto3" json:"tmp_size_mb,omitempty"`
 	// Unix sockets the admin exposes to commands (absolute, resolved).
-	UnixSockets   []string `protobuf:"bytes,10,rep,name=unix_sockets,json=unixSockets,proto3" json:"unix_sockets,omitempty"`
+	UnixSockets []string `protobuf:"bytes,10,rep,name=unix_sockets,json=unixSockets,proto3" json:"unix_sockets,omitempty"`
+	// off, proxy or on (see sdk.Sandbox.Network); "" from a host that only
+	// sets the boolean network above, which it keeps setting (true for on
+	// alone) so a plugin that reads only the boolean fails closed under
+	// proxy.
+	NetworkMode string `protobuf:"bytes,11,opt,name=network_mode,json=networkMode,proto3" json:"network_mode,omitempty"`
+	// where the session's proxy is under proxy (see sdk.Egress).
+	Egress        *Egress `protobuf:"bytes,12,opt,name=egress,proto3" json:"egress,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -586,6 +593,73 @@ func (x *Sandbox) GetUnixSockets() []string {
 	return nil
 }
 
+func (x *Sandbox) GetNetworkMode() string {
+	if x != nil {
+		return x.NetworkMode
+	}
+	return ""
+}
+
+func (x *Sandbox) GetEgress() *Egress {
+	if x != nil {
+		return x.Egress
+	}
+	return nil
+}
+
+// Egress is sdk.Egress: the session's network namespace and proxy.
+type Egress struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Netns         string                 `protobuf:"bytes,1,opt,name=netns,proto3" json:"netns,omitempty"`
+	Proxy         string                 `protobuf:"bytes,2,opt,name=proxy,proto3" json:"proxy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Egress) Reset() {
+	*x = Egress{}
+	mi := &file_plugin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Egress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Egress) ProtoMessage() {}
+
+func (x *Egress) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Egress.ProtoReflect.Descriptor instead.
+func (*Egress) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Egress) GetNetns() string {
+	if x != nil {
+		return x.Netns
+	}
+	return ""
+}
+
+func (x *Egress) GetProxy() string {
+	if x != nil {
+		return x.Proxy
+	}
+	return ""
+}
+
 type ExecProgram struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -598,7 +672,7 @@ type ExecProgram struct {
 
 func (x *ExecProgram) Reset() {
 	*x = ExecProgram{}
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -610,7 +684,7 @@ func (x *ExecProgram) String() string {
 func (*ExecProgram) ProtoMessage() {}
 
 func (x *ExecProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[7]
+	mi := &file_plugin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -623,7 +697,7 @@ func (x *ExecProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecProgram.ProtoReflect.Descriptor instead.
 func (*ExecProgram) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{7}
+	return file_plugin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ExecProgram) GetName() string {
@@ -658,7 +732,7 @@ type ProgramFile struct {
 
 func (x *ProgramFile) Reset() {
 	*x = ProgramFile{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +744,7 @@ func (x *ProgramFile) String() string {
 func (*ProgramFile) ProtoMessage() {}
 
 func (x *ProgramFile) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +757,7 @@ func (x *ProgramFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgramFile.ProtoReflect.Descriptor instead.
 func (*ProgramFile) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ProgramFile) GetPath() string {
@@ -725,7 +799,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +811,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +824,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -843,7 +917,7 @@ type Span struct {
 
 func (x *Span) Reset() {
 	*x = Span{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +929,7 @@ func (x *Span) String() string {
 func (*Span) ProtoMessage() {}
 
 func (x *Span) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +942,7 @@ func (x *Span) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Span.ProtoReflect.Descriptor instead.
 func (*Span) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Span) GetTraceId() []byte {
@@ -985,7 +1059,7 @@ type SpanAttribute struct {
 
 func (x *SpanAttribute) Reset() {
 	*x = SpanAttribute{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -997,7 +1071,7 @@ func (x *SpanAttribute) String() string {
 func (*SpanAttribute) ProtoMessage() {}
 
 func (x *SpanAttribute) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1010,7 +1084,7 @@ func (x *SpanAttribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpanAttribute.ProtoReflect.Descriptor instead.
 func (*SpanAttribute) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SpanAttribute) GetKey() string {
@@ -1102,7 +1176,7 @@ type SpanEvent struct {
 
 func (x *SpanEvent) Reset() {
 	*x = SpanEvent{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1114,7 +1188,7 @@ func (x *SpanEvent) String() string {
 func (*SpanEvent) ProtoMessage() {}
 
 func (x *SpanEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1127,7 +1201,7 @@ func (x *SpanEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpanEvent.ProtoReflect.Descriptor instead.
 func (*SpanEvent) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SpanEvent) GetName() string {
@@ -1162,7 +1236,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1174,7 +1248,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1187,7 +1261,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1224,7 +1298,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1310,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1323,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CallResult) GetText() string {
@@ -1291,7 +1365,7 @@ type Image struct {
 
 func (x *Image) Reset() {
 	*x = Image{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1377,7 @@ func (x *Image) String() string {
 func (*Image) ProtoMessage() {}
 
 func (x *Image) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1390,7 @@ func (x *Image) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Image.ProtoReflect.Descriptor instead.
 func (*Image) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Image) GetMimeType() string {
@@ -1350,7 +1424,7 @@ type Note struct {
 
 func (x *Note) Reset() {
 	*x = Note{}
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1436,7 @@ func (x *Note) String() string {
 func (*Note) ProtoMessage() {}
 
 func (x *Note) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1449,7 @@ func (x *Note) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Note.ProtoReflect.Descriptor instead.
 func (*Note) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{16}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Note) GetKind() string {
@@ -1404,7 +1478,7 @@ type ToolError struct {
 
 func (x *ToolError) Reset() {
 	*x = ToolError{}
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1416,7 +1490,7 @@ func (x *ToolError) String() string {
 func (*ToolError) ProtoMessage() {}
 
 func (x *ToolError) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1429,7 +1503,7 @@ func (x *ToolError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolError.ProtoReflect.Descriptor instead.
 func (*ToolError) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{17}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ToolError) GetCode() string {
@@ -1478,7 +1552,7 @@ type Frame struct {
 
 func (x *Frame) Reset() {
 	*x = Frame{}
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1490,7 +1564,7 @@ func (x *Frame) String() string {
 func (*Frame) ProtoMessage() {}
 
 func (x *Frame) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1503,7 +1577,7 @@ func (x *Frame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Frame.ProtoReflect.Descriptor instead.
 func (*Frame) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{18}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Frame) GetId() uint64 {
@@ -1586,7 +1660,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1598,7 +1672,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[19]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1611,7 +1685,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{19}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 type ShutdownRequest struct {
@@ -1622,7 +1696,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1634,7 +1708,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[20]
+	mi := &file_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1647,7 +1721,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{20}
+	return file_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 type ShutdownResponse struct {
@@ -1658,7 +1732,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1670,7 +1744,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[21]
+	mi := &file_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1683,7 +1757,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{21}
+	return file_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 type EndSessionRequest struct {
@@ -1698,7 +1772,7 @@ type EndSessionRequest struct {
 
 func (x *EndSessionRequest) Reset() {
 	*x = EndSessionRequest{}
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1710,7 +1784,7 @@ func (x *EndSessionRequest) String() string {
 func (*EndSessionRequest) ProtoMessage() {}
 
 func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[22]
+	mi := &file_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1723,7 +1797,7 @@ func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
 func (*EndSessionRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{22}
+	return file_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EndSessionRequest) GetSessionId() string {
@@ -1748,7 +1822,7 @@ type EndSessionResponse struct {
 
 func (x *EndSessionResponse) Reset() {
 	*x = EndSessionResponse{}
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1760,7 +1834,7 @@ func (x *EndSessionResponse) String() string {
 func (*EndSessionResponse) ProtoMessage() {}
 
 func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[23]
+	mi := &file_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1773,7 +1847,7 @@ func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
 func (*EndSessionResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{23}
+	return file_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 type ApprovalRequest struct {
@@ -1805,7 +1879,7 @@ type ApprovalRequest struct {
 
 func (x *ApprovalRequest) Reset() {
 	*x = ApprovalRequest{}
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1817,7 +1891,7 @@ func (x *ApprovalRequest) String() string {
 func (*ApprovalRequest) ProtoMessage() {}
 
 func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[24]
+	mi := &file_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1830,7 +1904,7 @@ func (x *ApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalRequest.ProtoReflect.Descriptor instead.
 func (*ApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{24}
+	return file_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ApprovalRequest) GetCallId() string {
@@ -1964,7 +2038,7 @@ type ApprovalResponse struct {
 
 func (x *ApprovalResponse) Reset() {
 	*x = ApprovalResponse{}
-	mi := &file_plugin_proto_msgTypes[25]
+	mi := &file_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1976,7 +2050,7 @@ func (x *ApprovalResponse) String() string {
 func (*ApprovalResponse) ProtoMessage() {}
 
 func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[25]
+	mi := &file_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1989,7 +2063,7 @@ func (x *ApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalResponse.ProtoReflect.Descriptor instead.
 func (*ApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{25}
+	return file_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ApprovalResponse) GetApproved() bool {
@@ -2023,7 +2097,7 @@ type ProgressReport struct {
 
 func (x *ProgressReport) Reset() {
 	*x = ProgressReport{}
-	mi := &file_plugin_proto_msgTypes[26]
+	mi := &file_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2035,7 +2109,7 @@ func (x *ProgressReport) String() string {
 func (*ProgressReport) ProtoMessage() {}
 
 func (x *ProgressReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[26]
+	mi := &file_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2048,7 +2122,7 @@ func (x *ProgressReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressReport.ProtoReflect.Descriptor instead.
 func (*ProgressReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{26}
+	return file_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ProgressReport) GetCallId() string {
@@ -2077,7 +2151,7 @@ type ProcessGroupReport struct {
 
 func (x *ProcessGroupReport) Reset() {
 	*x = ProcessGroupReport{}
-	mi := &file_plugin_proto_msgTypes[27]
+	mi := &file_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2089,7 +2163,7 @@ func (x *ProcessGroupReport) String() string {
 func (*ProcessGroupReport) ProtoMessage() {}
 
 func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[27]
+	mi := &file_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2102,7 +2176,7 @@ func (x *ProcessGroupReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessGroupReport.ProtoReflect.Descriptor instead.
 func (*ProcessGroupReport) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{27}
+	return file_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ProcessGroupReport) GetCallId() string {
@@ -2178,7 +2252,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\n" +
 	"TempFolder\x12\x10\n" +
 	"\x03dir\x18\x01 \x01(\tR\x03dir\x12\x12\n" +
-	"\x04over\x18\x02 \x03(\tR\x04over\"\xaa\x02\n" +
+	"\x04over\x18\x02 \x03(\tR\x04over\"\xff\x02\n" +
 	"\aSandbox\x12\x12\n" +
 	"\x04mode\x18\x01 \x01(\tR\x04mode\x12\x18\n" +
 	"\anetwork\x18\x02 \x01(\bR\anetwork\x12\x12\n" +
@@ -2190,7 +2264,12 @@ const file_plugin_proto_rawDesc = "" +
 	"\tmemory_mb\x18\b \x01(\x03R\bmemoryMb\x12\x1e\n" +
 	"\vtmp_size_mb\x18\t \x01(\x03R\ttmpSizeMb\x12!\n" +
 	"\funix_sockets\x18\n" +
-	" \x03(\tR\vunixSockets\"x\n" +
+	" \x03(\tR\vunixSockets\x12!\n" +
+	"\fnetwork_mode\x18\v \x01(\tR\vnetworkMode\x120\n" +
+	"\x06egress\x18\f \x01(\v2\x18.yagent.plugin.v1.EgressR\x06egress\"4\n" +
+	"\x06Egress\x12\x14\n" +
+	"\x05netns\x18\x01 \x01(\tR\x05netns\x12\x14\n" +
+	"\x05proxy\x18\x02 \x01(\tR\x05proxy\"x\n" +
 	"\vExecProgram\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
 	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v1.ProgramFileR\x05files\x12 \n" +
@@ -2338,7 +2417,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_plugin_proto_goTypes = []any{
 	(*Empty)(nil),              // 0: yagent.plugin.v1.Empty
 	(*DescribeRequest)(nil),    // 1: yagent.plugin.v1.DescribeRequest
@@ -2347,70 +2426,72 @@ var file_plugin_proto_goTypes = []any{
 	(*CallRequest)(nil),        // 4: yagent.plugin.v1.CallRequest
 	(*TempFolder)(nil),         // 5: yagent.plugin.v1.TempFolder
 	(*Sandbox)(nil),            // 6: yagent.plugin.v1.Sandbox
-	(*ExecProgram)(nil),        // 7: yagent.plugin.v1.ExecProgram
-	(*ProgramFile)(nil),        // 8: yagent.plugin.v1.ProgramFile
-	(*CallEvent)(nil),          // 9: yagent.plugin.v1.CallEvent
-	(*Span)(nil),               // 10: yagent.plugin.v1.Span
-	(*SpanAttribute)(nil),      // 11: yagent.plugin.v1.SpanAttribute
-	(*SpanEvent)(nil),          // 12: yagent.plugin.v1.SpanEvent
-	(*Progress)(nil),           // 13: yagent.plugin.v1.Progress
-	(*CallResult)(nil),         // 14: yagent.plugin.v1.CallResult
-	(*Image)(nil),              // 15: yagent.plugin.v1.Image
-	(*Note)(nil),               // 16: yagent.plugin.v1.Note
-	(*ToolError)(nil),          // 17: yagent.plugin.v1.ToolError
-	(*Frame)(nil),              // 18: yagent.plugin.v1.Frame
-	(*Cancel)(nil),             // 19: yagent.plugin.v1.Cancel
-	(*ShutdownRequest)(nil),    // 20: yagent.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),   // 21: yagent.plugin.v1.ShutdownResponse
-	(*EndSessionRequest)(nil),  // 22: yagent.plugin.v1.EndSessionRequest
-	(*EndSessionResponse)(nil), // 23: yagent.plugin.v1.EndSessionResponse
-	(*ApprovalRequest)(nil),    // 24: yagent.plugin.v1.ApprovalRequest
-	(*ApprovalResponse)(nil),   // 25: yagent.plugin.v1.ApprovalResponse
-	(*ProgressReport)(nil),     // 26: yagent.plugin.v1.ProgressReport
-	(*ProcessGroupReport)(nil), // 27: yagent.plugin.v1.ProcessGroupReport
-	nil,                        // 28: yagent.plugin.v1.ToolSpec.RolesEntry
-	nil,                        // 29: yagent.plugin.v1.Frame.TraceEntry
+	(*Egress)(nil),             // 7: yagent.plugin.v1.Egress
+	(*ExecProgram)(nil),        // 8: yagent.plugin.v1.ExecProgram
+	(*ProgramFile)(nil),        // 9: yagent.plugin.v1.ProgramFile
+	(*CallEvent)(nil),          // 10: yagent.plugin.v1.CallEvent
+	(*Span)(nil),               // 11: yagent.plugin.v1.Span
+	(*SpanAttribute)(nil),      // 12: yagent.plugin.v1.SpanAttribute
+	(*SpanEvent)(nil),          // 13: yagent.plugin.v1.SpanEvent
+	(*Progress)(nil),           // 14: yagent.plugin.v1.Progress
+	(*CallResult)(nil),         // 15: yagent.plugin.v1.CallResult
+	(*Image)(nil),              // 16: yagent.plugin.v1.Image
+	(*Note)(nil),               // 17: yagent.plugin.v1.Note
+	(*ToolError)(nil),          // 18: yagent.plugin.v1.ToolError
+	(*Frame)(nil),              // 19: yagent.plugin.v1.Frame
+	(*Cancel)(nil),             // 20: yagent.plugin.v1.Cancel
+	(*ShutdownRequest)(nil),    // 21: yagent.plugin.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),   // 22: yagent.plugin.v1.ShutdownResponse
+	(*EndSessionRequest)(nil),  // 23: yagent.plugin.v1.EndSessionRequest
+	(*EndSessionResponse)(nil), // 24: yagent.plugin.v1.EndSessionResponse
+	(*ApprovalRequest)(nil),    // 25: yagent.plugin.v1.ApprovalRequest
+	(*ApprovalResponse)(nil),   // 26: yagent.plugin.v1.ApprovalResponse
+	(*ProgressReport)(nil),     // 27: yagent.plugin.v1.ProgressReport
+	(*ProcessGroupReport)(nil), // 28: yagent.plugin.v1.ProcessGroupReport
+	nil,                        // 29: yagent.plugin.v1.ToolSpec.RolesEntry
+	nil,                        // 30: yagent.plugin.v1.Frame.TraceEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	3,  // 0: yagent.plugin.v1.DescribeResponse.specs:type_name -> yagent.plugin.v1.ToolSpec
-	28, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
+	29, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
 	6,  // 2: yagent.plugin.v1.CallRequest.sandbox:type_name -> yagent.plugin.v1.Sandbox
 	5,  // 3: yagent.plugin.v1.CallRequest.temp:type_name -> yagent.plugin.v1.TempFolder
-	7,  // 4: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
-	8,  // 5: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
-	13, // 6: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
-	14, // 7: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
-	17, // 8: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
-	10, // 9: yagent.plugin.v1.CallEvent.spans:type_name -> yagent.plugin.v1.Span
-	11, // 10: yagent.plugin.v1.Span.attributes:type_name -> yagent.plugin.v1.SpanAttribute
-	12, // 11: yagent.plugin.v1.Span.events:type_name -> yagent.plugin.v1.SpanEvent
-	11, // 12: yagent.plugin.v1.SpanEvent.attributes:type_name -> yagent.plugin.v1.SpanAttribute
-	15, // 13: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
-	16, // 14: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
-	4,  // 15: yagent.plugin.v1.Frame.call:type_name -> yagent.plugin.v1.CallRequest
-	9,  // 16: yagent.plugin.v1.Frame.event:type_name -> yagent.plugin.v1.CallEvent
-	19, // 17: yagent.plugin.v1.Frame.cancel:type_name -> yagent.plugin.v1.Cancel
-	29, // 18: yagent.plugin.v1.Frame.trace:type_name -> yagent.plugin.v1.Frame.TraceEntry
-	13, // 19: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
-	1,  // 20: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
-	4,  // 21: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
-	20, // 22: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
-	22, // 23: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
-	24, // 24: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
-	26, // 25: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
-	27, // 26: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
-	2,  // 27: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
-	9,  // 28: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
-	21, // 29: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
-	23, // 30: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
-	25, // 31: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
-	0,  // 32: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
-	0,  // 33: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
-	27, // [27:34] is the sub-list for method output_type
-	20, // [20:27] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	8,  // 4: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
+	7,  // 5: yagent.plugin.v1.Sandbox.egress:type_name -> yagent.plugin.v1.Egress
+	9,  // 6: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
+	14, // 7: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
+	15, // 8: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
+	18, // 9: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
+	11, // 10: yagent.plugin.v1.CallEvent.spans:type_name -> yagent.plugin.v1.Span
+	12, // 11: yagent.plugin.v1.Span.attributes:type_name -> yagent.plugin.v1.SpanAttribute
+	13, // 12: yagent.plugin.v1.Span.events:type_name -> yagent.plugin.v1.SpanEvent
+	12, // 13: yagent.plugin.v1.SpanEvent.attributes:type_name -> yagent.plugin.v1.SpanAttribute
+	16, // 14: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
+	17, // 15: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
+	4,  // 16: yagent.plugin.v1.Frame.call:type_name -> yagent.plugin.v1.CallRequest
+	10, // 17: yagent.plugin.v1.Frame.event:type_name -> yagent.plugin.v1.CallEvent
+	20, // 18: yagent.plugin.v1.Frame.cancel:type_name -> yagent.plugin.v1.Cancel
+	30, // 19: yagent.plugin.v1.Frame.trace:type_name -> yagent.plugin.v1.Frame.TraceEntry
+	14, // 20: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
+	1,  // 21: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
+	4,  // 22: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
+	21, // 23: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
+	23, // 24: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
+	25, // 25: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
+	27, // 26: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
+	28, // 27: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
+	2,  // 28: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
+	10, // 29: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
+	22, // 30: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
+	24, // 31: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
+	26, // 32: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
+	0,  // 33: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
+	0,  // 34: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
+	28, // [28:35] is the sub-list for method output_type
+	21, // [21:28] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -2418,18 +2499,18 @@ func file_plugin_proto_init() {
 	if File_plugin_proto != nil {
 		return
 	}
-	file_plugin_proto_msgTypes[9].OneofWrappers = []any{
+	file_plugin_proto_msgTypes[10].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Result)(nil),
 		(*CallEvent_Error)(nil),
 	}
-	file_plugin_proto_msgTypes[11].OneofWrappers = []any{
+	file_plugin_proto_msgTypes[12].OneofWrappers = []any{
 		(*SpanAttribute_StringValue)(nil),
 		(*SpanAttribute_IntValue)(nil),
 		(*SpanAttribute_DoubleValue)(nil),
 		(*SpanAttribute_BoolValue)(nil),
 	}
-	file_plugin_proto_msgTypes[18].OneofWrappers = []any{
+	file_plugin_proto_msgTypes[19].OneofWrappers = []any{
 		(*Frame_Call)(nil),
 		(*Frame_Event)(nil),
 		(*Frame_Cancel)(nil),
@@ -2440,7 +2521,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -31,7 +31,6 @@ func ForCall(ctx context.Context, env []string) (p Policy, mode string, ok bool)
 		Read:        sb.Read,
 		Write:       sb.Write,
 		Granted:     sb.Granted,
-		Network:     sb.Network,
 		Env:         env,
 		Pids:        sb.Pids,
 		MemoryMB:    sb.MemoryMB,
@@ -41,7 +40,45 @@ func ForCall(ctx context.Context, env []string) (p Policy, mode string, ok bool)
 	if t := info.Temp; t != nil {
 		p.Tmp, p.TmpOver = t.Dir, t.Over
 	}
+	switch policy.NetworkMode(sb.Network) {
+	case policy.NetworkOn:
+		p.Network = true
+	case policy.NetworkProxy:
+		switch e := sb.Egress; {
+		case e == nil:
+			// No proxy for the session: the empty namespace, closed.
+		case e.NetNS != "":
+			p.NetNS = e.NetNS
+		case e.Proxy != "":
+			p.Network = true
+			p.netMissing = "the host could not make the session's network namespace: commands find the proxy by its variables, and one that ignores them connects directly"
+		}
+	}
 	return p, sb.Mode, true
+}
+
+// ProxyEnv is what the processes of a call under sandbox.network: proxy
+// are told of the session's proxy (sb.Egress): the proxy variables in both
+// cases, and the settings of the tools that read none of them (npm,
+// cargo); nil for any other call. Loopback is left out of the proxy (the
+// command's own servers are in its namespace).
+func ProxyEnv(sb *sdk.Sandbox) []string {
+	if sb == nil || policy.SandboxMode(sb.Mode) == policy.SandboxOff || policy.NetworkMode(sb.Network) != policy.NetworkProxy || sb.Egress == nil || sb.Egress.Proxy == "" {
+		return nil
+	}
+	http, socks := "http://"+sb.Egress.Proxy, "socks5h://"+sb.Egress.Proxy
+	const local = "localhost,127.0.0.1,::1"
+	var env []string
+	for _, kv := range [][2]string{
+		{"HTTP_PROXY", http}, {"HTTPS_PROXY", http}, {"ALL_PROXY", socks}, {"NO_PROXY", local},
+	} {
+		env = append(env, kv[0]+"="+kv[1], strings.ToLower(kv[0])+"="+kv[1])
+	}
+	return append(env,
+		"npm_config_proxy="+http, "npm_config_https_proxy="+http, "npm_config_noproxy="+local,
+		"CARGO_HTTP_PROXY="+http,
+		"YARN_HTTP_PROXY="+http, "YARN_HTTPS_PROXY="+http,
+	)
 }
 
 // RequiredError refuses to start a process where sandbox: required and a
@@ -75,6 +112,9 @@ func CheckRequired(mode string, p Policy) error {
 			continue
 		}
 		missing[name] = why
+	}
+	if p.netMissing != "" {
+		missing[LayerNetNS] = p.netMissing
 	}
 	if len(missing) == 0 {
 		return nil

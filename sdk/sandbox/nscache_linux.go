@@ -175,6 +175,20 @@ func (c *nsCache) netNS() (*nsRef, error) {
 	return c.net, nil
 }
 
+// netFor returns the network namespace a command of p without the
+// network enters: the session's (p.NetNS) under sandbox.network: proxy,
+// opened for this command, else the empty one.
+func (c *nsCache) netFor(p Policy) (*nsRef, error) {
+	if p.NetNS == "" {
+		return c.netNS()
+	}
+	fd, err := unix.Open(p.NetNS, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: the session's network namespace: %w", err)
+	}
+	return &nsRef{fd: fd, refs: 1}, nil
+}
+
 func (c *nsCache) release(r *nsRef) {
 	if r == nil {
 		return
@@ -192,18 +206,18 @@ func (c *nsCache) unref(r *nsRef) {
 
 // onOwnThread runs f on a throwaway thread, so the namespaces f enters
 // never reach another goroutine.
-func onOwnThread(f func() (int, error)) (int, error) {
+func onOwnThread[T any](f func() (T, error)) (T, error) {
 	type res struct {
-		fd  int
+		v   T
 		err error
 	}
 	ch := make(chan res, 1)
 	onThrowawayThread(func() {
-		fd, err := f()
-		ch <- res{fd, err}
+		v, err := f()
+		ch <- res{v, err}
 	})
 	r := <-ch
-	return r.fd, r.err
+	return r.v, r.err
 }
 
 // onThrowawayThread runs f in a goroutine locked to a thread that is not

@@ -26,8 +26,17 @@ type Policy struct {
 	// put on the way since). Started.Unopened says which and why.
 	Granted []string
 	// Network false puts the command in an empty network namespace
-	// (loopback only).
+	// (loopback only), or in NetNS when set.
 	Network bool
+	// NetNS is a path to the network namespace a command without Network
+	// enters instead of the empty one: the session's, whose only way out
+	// is the host's egress proxy (sandbox.network: proxy). A command that
+	// cannot enter it is not started.
+	NetNS string
+	// netMissing says why the network is not cut where the profile wants
+	// it cut: under sandbox.network: proxy without a namespace from the
+	// host, the proxy variables alone.
+	netMissing string
 	// Exec makes every execve of the tree wait for the plugin's verdict
 	// (execwatch.Supervise's judge).
 	Exec bool

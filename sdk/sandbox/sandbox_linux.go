@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -153,7 +154,7 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 		miss(LayerMountNS, kernel.Missing[LayerMountNS])
 		if !p.Network && kernel.NetNS {
 			c := namespaces()
-			net, err := c.netNS()
+			net, err := c.netFor(p)
 			if err == nil {
 				err = enter(net, unix.CLONE_NEWNET)
 				c.release(net)
@@ -164,11 +165,20 @@ func confineAndStart(cmd *exec.Cmd, p Policy, kernel Layers, rs *ruleset, ll *ll
 		}
 	}
 	if !p.Network && !a.NetNS {
+		if p.NetNS != "" {
+			// Its only way out is the proxy: without it the command would
+			// have the machine's network, which the profile refused.
+			return nil, fmt.Errorf("sandbox: the session's network namespace could not be entered (%s); nothing was run. Run yagent doctor to see what is missing",
+				cmp.Or(kernel.Missing[LayerNetNS], a.Missing[LayerMountNS], "setns refused"))
+		}
 		why := kernel.Missing[LayerNetNS]
 		if why == "" {
 			why = "the empty network namespace could not be entered: the command has the network"
 		}
 		miss(LayerNetNS, why)
+	}
+	if p.netMissing != "" {
+		miss(LayerNetNS, p.netMissing)
 	}
 
 	if kernel.CapDrop {
@@ -247,7 +257,7 @@ func enterNamespaces(p Policy, kernel Layers, rs *ruleset) error {
 	defer c.release(mnt)
 	var net *nsRef
 	if offline {
-		if net, err = c.netNS(); err != nil {
+		if net, err = c.netFor(p); err != nil {
 			return err
 		}
 		defer c.release(net)

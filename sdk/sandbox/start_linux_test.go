@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -510,5 +511,45 @@ func TestStart_SetIDRefused(t *testing.T) {
 		os.Remove(filepath.Join(f.ws, "x"))
 		os.Remove(filepath.Join(f.ws, "d"))
 		unix.Chmod(filepath.Join(f.ws, "old"), 0o4755)
+	}
+}
+
+// TestStart_SessionNetworkNamespace: under sandbox.network: proxy a
+// command enters the session's namespace, where the proxy's listener is
+// on its loopback and the machine's loopback is not; one that cannot
+// enter it is not started at all (never with the machine's network).
+func TestStart_SessionNetworkNamespace(t *testing.T) {
+	requireLayers(t, false, true, true)
+	e, err := NewEgressNamespace()
+	if err != nil {
+		t.Fatalf("NewEgressNamespace: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	host, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Close() })
+	proxyPort := e.Listener.Addr().(*net.TCPAddr).Port
+	hostPort := host.Addr().(*net.TCPAddr).Port
+
+	f := newFixture(t)
+	p := f.policy()
+	p.Network, p.NetNS = false, e.Path
+	out, code, st := run(t, p, fmt.Sprintf(`(echo > /dev/tcp/127.0.0.1/%d) 2>/dev/null && echo proxy-reached; (echo > /dev/tcp/127.0.0.1/%d) 2>/dev/null && echo host-reached; true`, proxyPort, hostPort))
+	if code != 0 || !strings.Contains(out, "proxy-reached") || strings.Contains(out, "host-reached") || !st.Applied.NetNS {
+		t.Errorf("in the session's namespace: exit %d, %q, NetNS %v; want the proxy's port reached and the machine's loopback not", code, out, st.Applied.NetNS)
+	}
+
+	p.NetNS = filepath.Join(t.TempDir(), "gone")
+	cmd := exec.Command("/bin/bash", "-c", "echo ran")
+	cmd.Dir, cmd.Env = p.Workspace, p.Env
+	var buf bytes.Buffer
+	cmd.Stdout = &buf
+	if _, err := Start(cmd, p); err == nil || !strings.Contains(err.Error(), "nothing was run") {
+		if err == nil {
+			_ = cmd.Wait()
+		}
+		t.Errorf("Start without the session's namespace: %v (output %q), want it refused", err, buf.String())
 	}
 }

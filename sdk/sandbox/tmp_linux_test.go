@@ -348,7 +348,7 @@ func TestStartForCall_ChildSeesTheFoldersAsTheyAre(t *testing.T) {
 	tmp := sessionTmp(t)
 	write(t, filepath.Join(tmp, "found"), "IN-THE-SESSION-FOLDER\n")
 	ctx := sdk.WithCall(context.Background(), sdk.CallInfo{Workspace: f.ws,
-		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true},
+		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn},
 		Temp:    &sdk.TempFolder{Dir: tmp, Over: []string{"/tmp", "/dev/shm"}}})
 	p, _, ok := ForCall(ctx, f.env)
 	if !ok || p.Tmp != tmp || !slices.Equal(p.TmpOver, []string{"/tmp", "/dev/shm"}) {

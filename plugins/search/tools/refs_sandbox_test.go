@@ -30,7 +30,7 @@ func callSandboxed(t testing.TB, tool sdk.Tool, workspace string, on bool, input
 	}
 	sb := &sdk.Sandbox{Mode: sdk.SandboxOff}
 	if on {
-		sb = &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true}
+		sb = &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn}
 	}
 	ctx := sdk.WithCall(context.Background(), sdk.CallInfo{ID: "c1", Tool: tool.Spec().Name, Workspace: workspace, Sandbox: sb})
 	res, err := tool.Call(ctx, raw)

@@ -38,7 +38,7 @@ func requireBound(t *testing.T, bound string) {
 // bounded is a call context whose sandbox bounds the command's tree.
 func (f *fixture) bounded(parent context.Context, pids, memoryMB int) context.Context {
 	ctx := sdk.WithCall(parent, sdk.CallInfo{ID: "call", Tool: "run_bash", SessionID: "s1", Workspace: f.ws,
-		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Pids: pids, MemoryMB: memoryMB}})
+		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn, Pids: pids, MemoryMB: memoryMB}})
 	return sdk.WithHost(ctx, f.host)
 }
 

@@ -26,7 +26,7 @@ func BenchmarkRunBash_TrueCgroup(b *testing.B) {
 	ws := b.TempDir()
 	off := sdk.WithCall(context.Background(), sdk.CallInfo{SessionID: "bench", Workspace: ws})
 	on := sdk.WithCall(context.Background(), sdk.CallInfo{SessionID: "bench", Workspace: ws,
-		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true}})
+		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn}})
 	var offT, onT []time.Duration
 	run := func(ctx context.Context) time.Duration {
 		start := time.Now()

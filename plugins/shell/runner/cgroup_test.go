@@ -34,7 +34,7 @@ func requireCgroup(t *testing.T) {
 // sandboxed is a call context whose sandbox is on: commands get cgroups.
 func (f *fixture) sandboxed(parent context.Context) context.Context {
 	ctx := sdk.WithCall(parent, sdk.CallInfo{ID: "call", Tool: "run_bash", SessionID: "s1", Workspace: f.ws,
-		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true}})
+		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn}})
 	return sdk.WithHost(ctx, f.host)
 }
 

@@ -68,7 +68,7 @@ func newSandboxFixture(t *testing.T) *sandboxFixture {
 func (f *sandboxFixture) call(progs []sdk.ExecProgram) context.Context {
 	ctx := sdk.WithCall(context.Background(), sdk.CallInfo{
 		ID: "call", Tool: "run_bash", SessionID: "s1", Workspace: f.ws,
-		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: progs},
+		Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn, Programs: progs},
 	})
 	return sdk.WithHost(ctx, f.host)
 }

@@ -254,6 +254,18 @@ func (m *Manager) env(ctx context.Context, terminal bool) []string {
 	if d := tmpdirFor(ctx); d != "" {
 		env = append(slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+d)
 	}
+	if proxy := sandbox.ProxyEnv(sdk.CallFrom(ctx).Sandbox); proxy != nil {
+		// The session's proxy, in place of any the plugin was given.
+		set := map[string]bool{}
+		for _, kv := range proxy {
+			name, _, _ := strings.Cut(kv, "=")
+			set[name] = true
+		}
+		env = append(slices.DeleteFunc(env, func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return set[name]
+		}), proxy...)
+	}
 	return env
 }
 

@@ -54,7 +54,7 @@ func (f *tmpFixture) ctxTmp(t *testing.T, session, mode string, over ...string) 
 		t.Fatal(err)
 	}
 	ctx := sdk.WithCall(context.Background(), sdk.CallInfo{ID: "call", Tool: "run_bash", SessionID: session, Workspace: f.ws,
-		Sandbox: &sdk.Sandbox{Mode: mode, Network: true}, Temp: &sdk.TempFolder{Dir: dir, Over: over}})
+		Sandbox: &sdk.Sandbox{Mode: mode, Network: sdk.NetworkOn}, Temp: &sdk.TempFolder{Dir: dir, Over: over}})
 	return sdk.WithHost(ctx, f.host), dir
 }
 

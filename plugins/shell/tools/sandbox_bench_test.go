@@ -51,8 +51,8 @@ func BenchmarkRunBash_TrueSandbox(b *testing.B) {
 		took []time.Duration
 	}{
 		{name: "off", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOff})},
-		{name: "on", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(true), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
-		{name: "deny", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(false), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
+		{name: "on", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn, Programs: rule(true), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
+		{name: "deny", ctx: ctxFor(&sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn, Programs: rule(false), Pids: 4096, MemoryMB: 8192, TmpSizeMB: 4096})},
 	}
 	in := json.RawMessage(`{"command":"true"}`)
 	var fresh []time.Duration
@@ -70,7 +70,7 @@ func BenchmarkRunBash_TrueSandbox(b *testing.B) {
 			b.Fatal(err)
 		}
 		info := sdk.CallInfo{ID: "c2", Tool: RunBashName, SessionID: "new", Workspace: ws,
-			Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true, Programs: rule(true)},
+			Sandbox: &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn, Programs: rule(true)},
 			Temp:    &sdk.TempFolder{Dir: dir, Over: temp.Over}}
 		start := time.Now()
 		if _, err := tool.Call(sdk.WithCall(context.Background(), info), in); err != nil {

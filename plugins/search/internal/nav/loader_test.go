@@ -20,7 +20,7 @@ import (
 func callCtx(ws string, on bool) context.Context {
 	sb := &sdk.Sandbox{Mode: sdk.SandboxOff}
 	if on {
-		sb = &sdk.Sandbox{Mode: sdk.SandboxOn, Network: true}
+		sb = &sdk.Sandbox{Mode: sdk.SandboxOn, Network: sdk.NetworkOn}
 	}
 	return sdk.WithCall(context.Background(), sdk.CallInfo{ID: "c1", Tool: "find_references", Workspace: ws, Sandbox: sb})
 }
