@@ -43,6 +43,11 @@ type Options struct {
 	// spec cache, the user's yagent folder, the managed layer. No approval
 	// opens them to a call's writes, nor lets a tool write there.
 	Protected []string
+	// Egress starts the session's egress proxy, or finds it, for a tool
+	// that runs commands under sandbox.network: proxy (Sandbox sets its
+	// answer as sdk.Sandbox.Egress); nil = none: such commands get the
+	// empty network namespace.
+	Egress func(*session.Session) *sdk.Egress
 }
 
 // WorkspaceGuard is the adapter.Guard: it decides from a tool's Effect and
@@ -63,6 +68,8 @@ type WorkspaceGuard struct {
 	progs   *progCache
 	// execWatch: see Options.ExecWatch.
 	execWatch bool
+	// egress: see Options.Egress.
+	egress func(*session.Session) *sdk.Egress
 	// own are Options.Protected outside the workspace, resolved; homes
 	// the home folder as named and resolved.
 	own, homes []string
@@ -85,7 +92,7 @@ func New(opts Options) *WorkspaceGuard {
 		g.sandbox = p
 	}
 	g.hashes, g.progs = policy.NewProgramHashes(opts.HashFile, nil), &progCache{}
-	g.execWatch = opts.ExecWatch
+	g.execWatch, g.egress = opts.ExecWatch, opts.Egress
 	g.homes = []string{filepath.Clean(home)}
 	if r, err := filepath.EvalSymlinks(home); err == nil && r != g.homes[0] {
 		g.homes = append(g.homes, r)

@@ -216,6 +216,9 @@ func (g *WorkspaceGuard) Sandbox(spec sdk.Spec, sess *session.Session, d adapter
 	}
 	if takesCommand(spec) {
 		sb.Programs = g.ExecPrograms()
+		if sb.Network == sdk.NetworkProxy && g.egress != nil {
+			sb.Egress = g.egress(sess)
+		}
 	}
 	switch {
 	case d.Action == adapter.Ask && approved:

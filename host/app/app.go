@@ -22,10 +22,12 @@ import (
 	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/config"
+	"github.com/yagent/yagent/host/netproxy"
 	"github.com/yagent/yagent/host/pluginmgr"
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/sandbox"
 )
 
@@ -82,6 +84,10 @@ type Options struct {
 	// this program was linked with (pluginmgr.BuiltSums: make build sets
 	// them for bin/yagent).
 	PluginSums map[string]string
+	// Resolver looks up the names the sessions' proxies connect to
+	// (sandbox.network: proxy); nil = net.DefaultResolver (tests map
+	// names to their own servers).
+	Resolver netproxy.Resolver
 }
 
 // App is a running host.
@@ -115,6 +121,9 @@ type App struct {
 
 	logger *slog.Logger
 
+	// egress runs the sessions' proxies under sandbox.network: proxy; nil
+	// otherwise.
+	egress *egress
 	// temps are the sessions' own temp folders, nil when none can be
 	// made; tempOver the machine's temp folders they stand for.
 	temps    *sessiontmp.Folders
@@ -210,8 +219,14 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	// to a call's writes (plugin_dev_dir stays the exception it is: what
 	// is built there runs unchecked by design).
 	protected := slices.Concat([]string{userDir, lock, cache, config.ManagedDir(cfgOpts)}, dirs)
+	var egressFor func(*session.Session) *sdk.Egress
+	if prof.SandboxMode() != policy.SandboxOff && prof.SandboxNetwork() == policy.NetworkProxy {
+		a.egress = newEgress(prof.Network, opts.Resolver, hlog.Named("egress"))
+		a.egress.ask = a.askNetwork
+		egressFor = a.egress.For
+	}
 	g := guard.New(guard.Options{Workspace: ws, Policy: prof.Rules(), HashFile: filepath.Join(cache, "exec-sums.json"),
-		ExecWatch: layers.Seccomp, Protected: protected})
+		ExecWatch: layers.Seccomp, Protected: protected, Egress: egressFor})
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 	a.openTemps(prof.SandboxMode(), prof.Sandbox.TmpSizeMB, layers, tempKeep(ws, home, g.ReadRoots(nil), prof, os.Environ()))
 	defer func() {
@@ -485,6 +500,10 @@ func (a *App) EndSession(ctx context.Context, id string) {
 	if a.temps != nil {
 		a.temps.End(id)
 	}
+	if a.egress != nil {
+		// Its background commands lose the network with the session.
+		a.egress.End(id)
+	}
 }
 
 // Close shuts the plugins down and waits for the start's background work
@@ -502,6 +521,9 @@ func (a *App) Close(ctx context.Context) error {
 		case <-ctx.Done():
 			errs = append(errs, ctx.Err())
 		}
+	}
+	if a.egress != nil {
+		a.egress.Close()
 	}
 	if a.temps != nil {
 		// After the plugins, whose commands in flight are gone: what a

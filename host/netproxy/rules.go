@@ -35,6 +35,10 @@ func (r *Rules) Name(ctx context.Context, t Target) error {
 // public name that resolves to 127.0.0.1 asks as 127.0.0.1 does. The first
 // refusal is returned when no address is left.
 func (r *Rules) Addrs(ctx context.Context, t Target, addrs []netip.Addr) ([]netip.Addr, error) {
+	if lit, err := netip.ParseAddr(t.Host); err == nil && len(addrs) == 1 && addrs[0] == lit {
+		// An address written as the host: Name judged (or asked about) it.
+		return addrs, nil
+	}
 	h, err := policy.ParseHost(t.Host)
 	if err != nil {
 		return nil, &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}

@@ -1,0 +1,185 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/host/authz"
+	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk/sandbox"
+)
+
+// TestEgress_WithoutANamespace: where the host cannot make a session's
+// namespace, the proxy listens on the machine's loopback (the proxy
+// variables alone) and still judges by the network table; each session
+// has its own, and ending the session stops it.
+func TestEgress_WithoutANamespace(t *testing.T) {
+	t.Parallel()
+	e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger())
+	e.makeNS = func() (*sandbox.EgressNamespace, error) { return nil, errors.New("no namespaces here") }
+	t.Cleanup(e.Close)
+	a, b := session.New("a"), session.New("b")
+	ea, eb := e.For(a), e.For(b)
+	if ea == nil || eb == nil || ea.NetNS != "" || !strings.HasPrefix(ea.Proxy, "127.0.0.1:") || ea.Proxy == eb.Proxy {
+		t.Fatalf("For: %+v and %+v; want a proxy of its own each on the machine's loopback, no namespace", ea, eb)
+	}
+	if again := e.For(a); again != ea {
+		t.Errorf("For a second time: %+v, want the session's proxy %+v", again, ea)
+	}
+	if status, body := connectVia(t, ea.Proxy, "denied.example:443"); status != http.StatusForbidden || !strings.Contains(body, "network.deny entry denied.example") {
+		t.Errorf("CONNECT denied.example: %d %q, want 403 naming the deny entry", status, body)
+	}
+	e.End("a")
+	if c, err := net.Dial("tcp", ea.Proxy); err == nil {
+		c.Close()
+		t.Errorf("the ended session's proxy still accepts at %s", ea.Proxy)
+	}
+	if status, _ := connectVia(t, eb.Proxy, "denied.example:443"); status != http.StatusForbidden {
+		t.Errorf("the other session's proxy answered %d after the first ended, want it serving (403)", status)
+	}
+}
+
+// TestEgress_SessionsNamespaces: with namespaces each session's proxy
+// listens in a namespace of its own, which a command enters by its path.
+func TestEgress_SessionsNamespaces(t *testing.T) {
+	t.Parallel()
+	if !sandbox.Probe().NetNS {
+		t.Skip("no network namespaces here")
+	}
+	e := newEgress(policy.NetworkRules{}, nil, hclog.NewNullLogger())
+	t.Cleanup(e.Close)
+	ea, eb := e.For(session.New("a")), e.For(session.New("b"))
+	if ea == nil || eb == nil || ea.NetNS == "" || eb.NetNS == "" || ea.NetNS == eb.NetNS {
+		t.Fatalf("For: %+v and %+v; want a namespace of its own each", ea, eb)
+	}
+	// The listener is inside the namespace: the machine's loopback has
+	// nothing there (or something else than this proxy).
+	if status, _ := connectVia(t, ea.Proxy, "denied.example:443"); status == http.StatusForbidden {
+		t.Errorf("the session's proxy answered on the machine's loopback at %s", ea.Proxy)
+	}
+}
+
+// connectVia sends a CONNECT for target to the proxy at addr and returns
+// the status and body; 0 when nothing answered.
+func connectVia(t *testing.T, addr, target string) (int, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	_, _ = bufio.NewReader(resp.Body).WriteTo(&b)
+	return resp.StatusCode, b.String()
+}
+
+// TestEgress_AsksTheSession: a host the table leaves open is asked about
+// through the authorization loop while the connection waits: "once" for
+// each connection, "session" once per host and session; one session's
+// answers give another nothing; a deny entry is never asked about; -y
+// approves every ask.
+func TestEgress_AsksTheSession(t *testing.T) {
+	t.Parallel()
+	up, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	go func() {
+		for {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	target := up.Addr().String()
+	for _, c := range []struct {
+		name   string
+		yolo   bool
+		scope  string
+		target string
+		status []int // of two connections, one after the other
+		asked  int
+	}{
+		{name: "once", scope: session.ScopeOnce, target: target, status: []int{200, 200}, asked: 2},
+		{name: "session", scope: session.ScopeSession, target: target, status: []int{200, 200}, asked: 1},
+		{name: "declined", scope: "", target: target, status: []int{403, 403}, asked: 2},
+		{name: "deny is never asked", scope: session.ScopeSession, target: "denied.example:443", status: []int{403, 403}, asked: 0},
+		{name: "yolo", yolo: true, target: target, status: []int{200, 200}, asked: 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			a := &App{Approver: authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{Yolo: c.yolo}})}
+			e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger())
+			e.makeNS = func() (*sandbox.EgressNamespace, error) { return nil, errors.New("no namespaces here") }
+			e.ask = a.askNetwork
+			t.Cleanup(e.Close)
+			sess, other := session.New("s"), session.New("other")
+			tty := &answerer{ans: session.ApprovalAnswer{Approved: c.scope != "", Scope: c.scope}}
+			sess.SetAnswerer(tty)
+			otherTTY := &answerer{}
+			other.SetAnswerer(otherTTY)
+			proxy := e.For(sess).Proxy
+			for i, want := range c.status {
+				if status, body := connectVia(t, proxy, c.target); status != want {
+					t.Errorf("connection %d: %d %q, want %d", i+1, status, body, want)
+				} else if want == 403 && !strings.Contains(body, "do not try to reach it another way") {
+					t.Errorf("connection %d: refusal %q does not tell the model not to go round it", i+1, body)
+				}
+			}
+			if n := tty.n(); n != c.asked {
+				t.Errorf("the session was asked %d times, want %d", n, c.asked)
+			}
+			if status, _ := connectVia(t, e.For(other).Proxy, target); c.yolo != (status == 200) || otherTTY.n() != boolInt(!c.yolo) {
+				t.Errorf("the other session: %d after %d questions; its own answer (a decline) decides, not the first session's", status, otherTTY.n())
+			}
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// answerer answers every question with ans and counts them.
+type answerer struct {
+	mu    sync.Mutex
+	count int
+	ans   session.ApprovalAnswer
+}
+
+func (a *answerer) Approve(context.Context, session.ApprovalPrompt) (session.ApprovalAnswer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.count++
+	return a.ans, nil
+}
+
+func (a *answerer) Help(context.Context, string) (string, error) { return "", nil }
+
+func (a *answerer) n() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.count
+}
