@@ -78,8 +78,14 @@ func ProxyEnv(sb *sdk.Sandbox) []string {
 		"npm_config_proxy="+http, "npm_config_https_proxy="+http, "npm_config_noproxy="+local,
 		"CARGO_HTTP_PROXY="+http,
 		"YARN_HTTP_PROXY="+http, "YARN_HTTPS_PROXY="+http,
+		// ssh has no way out of the namespace: git says why and what works.
+		"GIT_SSH_COMMAND="+gitSSHRefusal,
 	)
 }
+
+// gitSSHRefusal is git's ssh under the proxy: it prints the way that works
+// and fails as an unreachable remote does (the # drops git's arguments).
+const gitSSHRefusal = `echo "yagent: git over ssh cannot leave the sandbox (sandbox.network: proxy lets HTTP and HTTPS out through the session's proxy only): use the https:// URL of the repository, such as git remote set-url origin https://HOST/OWNER/REPO.git" >&2; exit 128 #`
 
 // RequiredError refuses to start a process where sandbox: required and a
 // layer is missing.

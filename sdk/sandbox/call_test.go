@@ -63,7 +63,8 @@ func TestForCall_Network(t *testing.T) {
 				t.Errorf("CheckRequired: %v; want the network namespace missing: %v", err, c.required)
 			}
 			env := ProxyEnv(&sb)
-			if named := slices.Contains(env, "HTTPS_PROXY=http://127.0.0.1:41000") && slices.Contains(env, "all_proxy=socks5h://127.0.0.1:41000"); named != c.env {
+			if named := slices.Contains(env, "HTTPS_PROXY=http://127.0.0.1:41000") && slices.Contains(env, "all_proxy=socks5h://127.0.0.1:41000") &&
+				slices.Contains(env, "GIT_SSH_COMMAND="+gitSSHRefusal); named != c.env {
 				t.Errorf("ProxyEnv: %q; want the proxy named: %v", env, c.env)
 			}
 		})

@@ -46,6 +46,11 @@ func TestServe_CommandsReachTheNetworkThroughTheSessionsProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := e.serve(nil)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("yagent serve's stderr:\n%s", c.stderr.String())
+		}
+	})
 	run := func(cmd string) string {
 		t.Helper()
 		r := c.call(t, "run_bash", map[string]any{"command": cmd})
@@ -73,6 +78,9 @@ func TestServe_CommandsReachTheNetworkThroughTheSessionsProxy(t *testing.T) {
 		if !strings.Contains(out, want) || !strings.Contains(out, "yagent refused "+host) {
 			t.Errorf("%s: %q, want the proxy's refusal saying %q", host, out, want)
 		}
+	}
+	if out := run("git ls-remote git@git.example:team/repo.git"); !strings.Contains(out, "use the https:// URL of the repository") {
+		t.Errorf("git over ssh: %q, want the way that works named", out)
 	}
 	env := run("env | grep -i -E '^(https?|all|no)_proxy=' | sort")
 	for _, v := range []string{"HTTP_PROXY=http://127.0.0.1:", "HTTPS_PROXY=http://127.0.0.1:", "ALL_PROXY=socks5h://127.0.0.1:", "NO_PROXY=localhost,127.0.0.1,::1", "http_proxy=http://127.0.0.1:"} {

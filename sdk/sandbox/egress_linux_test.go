@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"os"
+	"testing"
+)
+
+// TestNewEgressNamespace_EndsNoThread: making a session's namespace puts
+// the thread back and ends none: a thread of the host may have forked a
+// plugin with a death signal, which its end would deliver (a plugin killed
+// on its first proxied command).
+func TestNewEgressNamespace_EndsNoThread(t *testing.T) {
+	requireLayers(t, false, false, true)
+	// Once first, and the layers probed (requireLayers): the probe's own
+	// throwaway thread has ended by the time this one is made and gone.
+	if e, err := NewEgressNamespace(); err == nil {
+		e.Close()
+	}
+	before := tids(t)
+	for range 20 {
+		e, err := NewEgressNamespace()
+		if err != nil {
+			t.Fatalf("NewEgressNamespace: %v", err)
+		}
+		e.Close()
+	}
+	after := tids(t)
+	for tid := range before {
+		if !after[tid] {
+			t.Errorf("thread %s ended", tid)
+		}
+	}
+}
+
+// tids are the process's threads now.
+func tids(t *testing.T) map[string]bool {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]bool{}
+	for _, e := range es {
+		m[e.Name()] = true
+	}
+	return m
+}
