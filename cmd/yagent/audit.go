@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,8 +49,8 @@ it is written, until interrupted. -o json prints the lines as stored.`,
 	f := cmd.Flags()
 	f.StringVar(&af.filter.Session, "session", "", "only this session (its id, or the start of it as the text output shows)")
 	f.StringVar(&af.filter.Tool, "tool", "", "only this tool")
-	f.StringVar(&af.filter.Kind, "kind", "", "only lines of this kind: decision, call or approval")
-	f.StringVar(&af.filter.Decision, "decision", "", "only decisions that came out so: allow, ask or deny")
+	f.StringVar(&af.filter.Kind, "kind", "", "only lines of this kind: decision, call, approval or network (a command's connection through the session's proxy)")
+	f.StringVar(&af.filter.Decision, "decision", "", "only decisions (and network lines) that came out so: allow, ask or deny")
 	f.StringVar(&af.filter.By, "by", "", "only asks answered by: user, session_pass, project_pass, yolo_pass or nobody")
 	f.StringVar(&af.filter.Code, "code", "", "only calls that returned this result code (denied, timeout, ...)")
 	f.BoolVar(&af.filter.Failed, "failed", false, "only calls that returned an error code")
@@ -189,7 +190,7 @@ func (p *textPrinter) print(l *audit.Line) error {
 		sess = "-"
 	}
 	arg = clip(clean(arg), 80)
-	if l.Kind == "decision" && l.Rule != "" {
+	if (l.Kind == "decision" || l.Kind == "network") && l.Rule != "" {
 		arg += "  (rule: " + clip(clean(l.Rule), 80) + ")"
 	}
 	row := fmt.Sprintf("%s  %s  %s  %s  %s  %s",
@@ -214,6 +215,13 @@ func outcome(l *audit.Line) string {
 		return s + " " + duration(l.DurationMS)
 	case "approval":
 		s = l.Ask
+	case "network":
+		s = l.Decision
+		if l.Answer == nil {
+			// An ask has its answer; an allow and a deny say what came
+			// of the connection.
+			return s + " " + strconv.FormatInt(l.Up, 10) + "/" + strconv.FormatInt(l.Down, 10) + "B"
+		}
 	default:
 		return l.Kind
 	}
@@ -252,6 +260,12 @@ func mainArg(l *audit.Line) string {
 		return l.Program
 	case len(l.Paths) > 0:
 		return strings.Join(l.Paths, " ")
+	case l.Host != "":
+		s := strings.TrimSpace(l.Method + " " + net.JoinHostPort(l.Host, strconv.Itoa(l.Port)))
+		if l.Addr != "" && !strings.HasPrefix(l.Addr, l.Host+":") && !strings.HasPrefix(l.Addr, "["+l.Host+"]:") {
+			s += " at " + l.Addr
+		}
+		return s
 	}
 	return ""
 }

@@ -238,6 +238,9 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		a.audit = openAudit(prof, config.UserDir(home), logger)
 		a.observers = append(a.observers, a.audit)
 		pluginHost.SetRecorder(a.audit)
+		if a.egress != nil {
+			a.egress.record = a.audit.RecordNetwork
+		}
 		defer func() {
 			if err != nil {
 				_ = a.audit.Close()

@@ -26,7 +26,10 @@ type egress struct {
 	rules *policy.NetworkRules
 	// ask puts a question the table leaves open to the session (nil:
 	// every such host is refused).
-	ask      func(ctx context.Context, sess *session.Session, t netproxy.Target, d policy.NetDecision) error
+	ask func(ctx context.Context, sess *session.Session, t netproxy.Target, d policy.NetDecision) error
+	// record writes each connection's line in the audit trail; nil =
+	// none.
+	record   func(sess *session.Session, ev netproxy.Event)
 	resolver netproxy.Resolver
 	log      hclog.Logger
 	// makeNS makes a session's namespace; sandbox.NewEgressNamespace
@@ -96,7 +99,12 @@ func (e *egress) start(sess *session.Session) (*egressSession, error) {
 		s.out = &sdk.Egress{Proxy: l.Addr().String()}
 	}
 	s.proxy = netproxy.New(netproxy.Options{
-		Decider:  e.decider(sess),
+		Decider: e.decider(sess),
+		Record: func(ev netproxy.Event) {
+			if e.record != nil {
+				e.record(sess, ev)
+			}
+		},
 		Resolver: e.resolver,
 		Logger:   e.log.Named("proxy").With("session", id),
 	})
@@ -156,6 +164,7 @@ func (s *egressSession) stop() {
 // askNetwork asks the session about a host its proxy's table leaves open.
 func (a *App) askNetwork(ctx context.Context, sess *session.Session, t netproxy.Target, d policy.NetDecision) error {
 	r := a.Approver.Network(ctx, sess, t.Host, fmt.Sprintf("a command of this session connects to %s: %s", t.HostPort(), d.Reason))
+	netproxy.NoteAnswer(ctx, r.Allowed, r.By, r.Reason)
 	if r.Allowed {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yagent/yagent/call/session"
+	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk/sandbox"
@@ -182,4 +184,67 @@ func (a *answerer) n() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.count
+}
+
+// TestEgress_AuditTrail: every connection through a session's proxy is a
+// "network" line of the audit trail: the target, the address connected
+// to, the table's answer and its entry, who answered a question, the
+// bytes; `yagent audit --kind network --decision deny` and `--by user`
+// find them.
+func TestEgress_AuditTrail(t *testing.T) {
+	t.Parallel()
+	up, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	go func() {
+		for {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	dir := filepath.Join(t.TempDir(), "audit")
+	ob := audit.New(audit.Options{Writer: audit.NewWriter(audit.WriterOptions{Dir: dir})})
+	a := &App{Approver: authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{}})}
+	e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger())
+	e.makeNS = func() (*sandbox.EgressNamespace, error) { return nil, errors.New("no namespaces here") }
+	e.ask, e.record = a.askNetwork, ob.RecordNetwork
+	sess := session.New("s1")
+	sess.SetAnswerer(&answerer{ans: session.ApprovalAnswer{Approved: true, Scope: session.ScopeOnce}})
+	proxy := e.For(sess).Proxy
+	if status, _ := connectVia(t, proxy, up.Addr().String()); status != 200 {
+		t.Fatalf("the asked connection: %d", status)
+	}
+	if status, _ := connectVia(t, proxy, "denied.example:443"); status != 403 {
+		t.Fatalf("the denied connection: %d", status)
+	}
+	e.Close() // every connection's line is written once its proxy is closed
+	if err := ob.Close(); err != nil {
+		t.Fatal(err)
+	}
+	read := func(f audit.Filter) []*audit.Line {
+		var got []*audit.Line
+		r := &audit.Reader{Dir: dir, Filter: f}
+		if err := r.Read(t.Context(), func(l *audit.Line) error { got = append(got, l); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if all := read(audit.Filter{Kind: audit.KindNetwork}); len(all) != 2 {
+		t.Fatalf("%d network lines, want 2", len(all))
+	}
+	denied := read(audit.Filter{Kind: audit.KindNetwork, Decision: "deny"})
+	if len(denied) != 1 || denied[0].Host != "denied.example" || denied[0].Port != 443 || denied[0].Rule != "network.deny: denied.example" ||
+		denied[0].Allowed == nil || *denied[0].Allowed || denied[0].Session != "s1" {
+		t.Errorf("deny lines: %+v, want the one to denied.example:443 with its entry", denied)
+	}
+	asked := read(audit.Filter{Kind: audit.KindNetwork, By: "user"})
+	if len(asked) != 1 || asked[0].Decision != "ask" || asked[0].Answer == nil || !asked[0].Answer.Approved ||
+		asked[0].Addr != up.Addr().String() || asked[0].Allowed == nil || !*asked[0].Allowed || asked[0].Proto != "connect" {
+		t.Errorf("lines answered by the user: %+v, want the asked connection, approved, with the address connected to", asked)
+	}
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"github.com/yagent/yagent/call/adapter"
 	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/authz"
+	"github.com/yagent/yagent/host/netproxy"
 )
 
 // Modes of audit.mode.
@@ -24,6 +26,9 @@ const (
 	KindDecision = "decision"
 	KindCall     = "call"
 	KindApproval = "approval"
+	// KindNetwork is one connection (or plain HTTP request) a session's
+	// commands made through its egress proxy.
+	KindNetwork = "network"
 )
 
 // Options configures an Observer.
@@ -188,6 +193,44 @@ func (o *Observer) RecordApproval(ctx context.Context, r authz.ApprovalRecord) {
 	*bp = l.end()
 	if err := o.opts.Writer.AppendLine(*bp); err != nil {
 		o.opts.Logger.Warn("a plugin's approval request was not audited", "tool", r.Tool, "call", r.CallID, "error", err)
+	}
+}
+
+// RecordNetwork writes the line of one connection a session's commands
+// made through its egress proxy: the target, the address connected to,
+// the policy's answer and the entry that gave it, who answered a question,
+// and the bytes each way. A plain HTTP request's URL is left out (its
+// query may hold a secret); its method is kept.
+func (o *Observer) RecordNetwork(sess *session.Session, ev netproxy.Event) {
+	bp := o.bufs.Get().(*[]byte)
+	defer o.bufs.Put(bp)
+	id, client := "", ""
+	if sess != nil {
+		id, client = sess.ID(), sess.Client()
+	}
+	l := newLine(*bp, ev.Start, KindNetwork)
+	header(l, "", id, client, "", "", "network")
+	l.str("host", ev.Target.Host)
+	l.int("port", int64(ev.Target.Port))
+	l.str("proto", ev.Target.Proto)
+	l.str("method", ev.Target.Method)
+	if ev.Addr.IsValid() {
+		l.str("addr", ev.Addr.String())
+	}
+	v := ev.Verdict
+	l.str("decision", v.Decision)
+	l.str("rule", v.Rule)
+	l.str("reason", cmp.Or(ev.Reason, v.Reason))
+	if a := v.Answer; a != nil {
+		l.answer(a.Approved, a.By, a.Reason)
+	}
+	l.bool("allowed", ev.Allowed)
+	l.int("up", ev.Up)
+	l.int("down", ev.Down)
+	l.float("duration_ms", float64(ev.Duration.Microseconds())/1000)
+	*bp = l.end()
+	if err := o.opts.Writer.AppendLine(*bp); err != nil {
+		o.opts.Logger.Warn("a network connection was not audited", "host", ev.Target.Host, "session", id, "error", err)
 	}
 }
 

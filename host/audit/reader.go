@@ -62,6 +62,16 @@ type Line struct {
 	Argv    []string `json:"argv"`
 	Command string   `json:"command"`
 
+	// Kind "network" (with Decision, Rule, Reason, Answer, Allowed and
+	// DurationMS above).
+	Host   string `json:"host"`
+	Port   int    `json:"port"`
+	Proto  string `json:"proto"`
+	Method string `json:"method"`
+	Addr   string `json:"addr"`
+	Up     int64  `json:"up"`
+	Down   int64  `json:"down"`
+
 	Raw  []byte `json:"-"` // the line as stored, without its newline
 	File string `json:"-"` // the file it was read from
 	No   int    `json:"-"` // its line number there, from 1
@@ -76,7 +86,7 @@ type LineAnswer struct {
 
 // The values a Filter's closed fields take.
 var (
-	Kinds     = []string{"decision", "call", "approval"}
+	Kinds     = []string{"decision", "call", "approval", "network"}
 	Decisions = []string{"allow", "ask", "deny"}
 	AnswerBys = []string{"user", "session_pass", "project_pass", "yolo_pass", "nobody"}
 )
@@ -85,8 +95,8 @@ var (
 type Filter struct {
 	Session  string // the session id, or a prefix of it (the text output shows it short)
 	Tool     string
-	Kind     string // decision, call or approval
-	Decision string // allow, ask or deny: lines of kind "decision" only
+	Kind     string // decision, call, approval or network
+	Decision string // allow, ask or deny: lines of kind "decision" or "network" only
 	By       string // who answered an ask: lines with an answer only
 	Code     string // the result code: lines of kind "call" only
 	Failed   bool   // calls whose code is not empty
@@ -124,7 +134,7 @@ func (f Filter) Match(l *Line) bool {
 		return false
 	case f.Kind != "" && l.Kind != f.Kind:
 		return false
-	case f.Decision != "" && (l.Kind != "decision" || l.Decision != f.Decision):
+	case f.Decision != "" && (l.Kind != "decision" && l.Kind != "network" || l.Decision != f.Decision):
 		return false
 	case f.By != "" && (l.Answer == nil || l.Answer.By != f.By):
 		return false

@@ -34,9 +34,18 @@ type failure struct {
 
 func (f *failure) Error() string { return f.reason }
 
-// decide asks the Decider about t, resolving its name once in between,
-// and returns the addresses it may be dialed at.
-func (p *Proxy) decide(ctx context.Context, t Target) ([]netip.Addr, *failure) {
+// decide asks the Decider about ev's target, resolving its name once in
+// between, and returns the addresses it may be dialed at; ev gets what the
+// Decider noted.
+func (p *Proxy) decide(ctx context.Context, ev *Event) ([]netip.Addr, *failure) {
+	note := &verdictNote{}
+	ctx = context.WithValue(ctx, verdictKey{}, note)
+	defer func() {
+		note.mu.Lock()
+		ev.Verdict = note.v
+		note.mu.Unlock()
+	}()
+	t := ev.Target
 	if err := p.decider.Name(ctx, t); err != nil {
 		return nil, p.refused(ctx, t, err)
 	}

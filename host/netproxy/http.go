@@ -88,7 +88,7 @@ func (p *Proxy) serveConnect(w http.ResponseWriter, r *http.Request) {
 	ev := Event{Target: Target{Host: host, Port: port, Proto: ProtoConnect}, Start: time.Now()}
 	defer p.finish(&ev)
 
-	addrs, f := p.decide(r.Context(), ev.Target)
+	addrs, f := p.decide(r.Context(), &ev)
 	var up net.Conn
 	if f == nil {
 		ev.Allowed = true
@@ -163,7 +163,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 // its header was sent.
 func (p *Proxy) forwardTo(w http.ResponseWriter, r *http.Request, ev *Event) (broken bool) {
 	ctx := r.Context()
-	addrs, f := p.decide(ctx, ev.Target)
+	addrs, f := p.decide(ctx, ev)
 	if f != nil {
 		ev.Reason = f.reason
 		p.failHTTP(w, ev.Target, f)

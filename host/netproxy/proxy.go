@@ -109,6 +109,71 @@ type Event struct {
 	Up, Down int64
 	Start    time.Time
 	Duration time.Duration
+	// Verdict is what the Decider noted of its judgment (NoteVerdict,
+	// NoteAnswer); zero when it noted nothing.
+	Verdict Verdict
+}
+
+// Verdict is what a Decider says of its judgment of one connection, for
+// the audit trail: the strictest of its judgments (the name's, each
+// address's) and the answer to a question it put.
+type Verdict struct {
+	// Decision is the policy's answer: "allow", "ask" or "deny".
+	Decision string
+	// Rule is the policy's entry that decided; Reason why it asked or
+	// refused.
+	Rule, Reason string
+	// Answer is the answer to the question, nil when none was put.
+	Answer *Answer
+}
+
+// Answer is who answered a question and how.
+type Answer struct {
+	Approved   bool
+	By, Reason string
+}
+
+// NoteVerdict records, from a Decider, one judgment of the connection ctx
+// belongs to: a stricter one (deny over ask over allow) replaces an
+// earlier one.
+func NoteVerdict(ctx context.Context, decision, rule, reason string) {
+	if n, _ := ctx.Value(verdictKey{}).(*verdictNote); n != nil {
+		n.mu.Lock()
+		if strictness(decision) > strictness(n.v.Decision) {
+			n.v.Decision, n.v.Rule, n.v.Reason = decision, rule, reason
+		}
+		n.mu.Unlock()
+	}
+}
+
+// NoteAnswer records, from a Decider, the answer to the question it put
+// about the connection ctx belongs to.
+func NoteAnswer(ctx context.Context, approved bool, by, reason string) {
+	if n, _ := ctx.Value(verdictKey{}).(*verdictNote); n != nil {
+		n.mu.Lock()
+		n.v.Answer = &Answer{Approved: approved, By: by, Reason: reason}
+		n.mu.Unlock()
+	}
+}
+
+func strictness(decision string) int {
+	switch decision {
+	case "allow":
+		return 1
+	case "ask":
+		return 2
+	case "deny":
+		return 3
+	}
+	return 0
+}
+
+type verdictKey struct{}
+
+// verdictNote is where a connection's Decider notes its Verdict.
+type verdictNote struct {
+	mu sync.Mutex
+	v  Verdict
 }
 
 // Options configures a Proxy.

@@ -15,8 +15,8 @@ type Rules struct {
 	// Network is the table; nil is the empty one (every host asks).
 	Network *policy.NetworkRules
 	// Ask puts a question the table leaves open: nil (approved) or an
-	// error (refused; a *Refusal's text is shown). It may block while a
-	// user answers. A nil Ask refuses every question, for a client that
+	// error (refused; a *Refusal's text is shown), noting who answered
+	// (NoteAnswer). It may block while a user answers. A nil Ask refuses every question, for a client that
 	// cannot answer one; the refusal names the entry that would allow it.
 	Ask func(ctx context.Context, t Target, d policy.NetDecision) error
 }
@@ -59,8 +59,10 @@ func (r *Rules) Addrs(ctx context.Context, t Target, addrs []netip.Addr) ([]neti
 	return kept, nil
 }
 
-// settle turns a decision into nil (connect) or the refusal.
+// settle turns a decision into nil (connect) or the refusal, noting it
+// for the audit trail.
 func (r *Rules) settle(ctx context.Context, t Target, d policy.NetDecision) error {
+	NoteVerdict(ctx, d.Action, d.Entry, d.Reason)
 	switch d.Action {
 	case policy.NetworkAllow:
 		return nil
@@ -68,6 +70,7 @@ func (r *Rules) settle(ctx context.Context, t Target, d policy.NetDecision) erro
 		if r.Ask != nil {
 			return r.Ask(ctx, t, d)
 		}
+		NoteAnswer(ctx, false, "nobody", "no one can be asked")
 		return &Refusal{Message: fmt.Sprintf("yagent refused %s: %s, and no one can be asked; %s", t.HostPort(), d.Reason, d.Hint)}
 	}
 	return &Refusal{Message: fmt.Sprintf("yagent refused %s: %s; %s", t.HostPort(), d.Reason, d.Hint)}

@@ -116,7 +116,7 @@ func (p *Proxy) serveSOCKS(c *clientConn) {
 	ctx, cancel := context.WithCancel(p.ctx)
 	defer cancel()
 	stop := c.watch(cancel)
-	addrs, f := p.decide(ctx, ev.Target)
+	addrs, f := p.decide(ctx, &ev)
 	var up net.Conn
 	if f == nil {
 		ev.Allowed = true

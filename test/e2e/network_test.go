@@ -82,6 +82,11 @@ func TestServe_CommandsReachTheNetworkThroughTheSessionsProxy(t *testing.T) {
 	if out := run("git ls-remote git@git.example:team/repo.git"); !strings.Contains(out, "use the https:// URL of the repository") {
 		t.Errorf("git over ssh: %q, want the way that works named", out)
 	}
+	// Each connection is in the audit trail, found by its decision.
+	eventually(t, "the denied connections in the audit trail", func() bool {
+		out, err := e.cli("audit", "--kind", "network", "--decision", "deny")
+		return err == nil && strings.Contains(out, "denied.example:80") && strings.Contains(out, "network.deny: denied.example")
+	})
 	env := run("env | grep -i -E '^(https?|all|no)_proxy=' | sort")
 	for _, v := range []string{"HTTP_PROXY=http://127.0.0.1:", "HTTPS_PROXY=http://127.0.0.1:", "ALL_PROXY=socks5h://127.0.0.1:", "NO_PROXY=localhost,127.0.0.1,::1", "http_proxy=http://127.0.0.1:"} {
 		if !strings.Contains(env, v) {
