@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -210,13 +211,17 @@ func TestEgress_AuditTrail(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "audit")
 	ob := audit.New(audit.Options{Writer: audit.NewWriter(audit.WriterOptions{Dir: dir})})
 	a := &App{Approver: authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{}})}
-	e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger())
+	// The name is asked about; the address it resolves to is allowed by
+	// its block: the line keeps the ask, the stricter of the two.
+	upAddr := up.Addr().(*net.TCPAddr).AddrPort()
+	e := newEgress(policy.NetworkRules{Allow: []string{"127.0.0.0/8"}, Deny: []string{"denied.example"}},
+		mapResolver{"asked.test": upAddr.Addr()}, hclog.NewNullLogger())
 	e.makeNS = func() (*sandbox.EgressNamespace, error) { return nil, errors.New("no namespaces here") }
 	e.ask, e.record = a.askNetwork, ob.RecordNetwork
 	sess := session.New("s1")
 	sess.SetAnswerer(&answerer{ans: session.ApprovalAnswer{Approved: true, Scope: session.ScopeOnce}})
 	proxy := e.For(sess).Proxy
-	if status, _ := connectVia(t, proxy, up.Addr().String()); status != 200 {
+	if status, _ := connectVia(t, proxy, fmt.Sprintf("asked.test:%d", upAddr.Port())); status != 200 {
 		t.Fatalf("the asked connection: %d", status)
 	}
 	if status, _ := connectVia(t, proxy, "denied.example:443"); status != 403 {
@@ -247,4 +252,14 @@ func TestEgress_AuditTrail(t *testing.T) {
 		asked[0].Addr != up.Addr().String() || asked[0].Allowed == nil || !*asked[0].Allowed || asked[0].Proto != "connect" {
 		t.Errorf("lines answered by the user: %+v, want the asked connection, approved, with the address connected to", asked)
 	}
+}
+
+// mapResolver resolves the names it holds, each to one address.
+type mapResolver map[string]netip.Addr
+
+func (m mapResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := m[host]; ok {
+		return []netip.Addr{a}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
