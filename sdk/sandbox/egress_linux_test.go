@@ -45,3 +45,19 @@ func tids(t *testing.T) map[string]bool {
 	}
 	return m
 }
+
+// BenchmarkNewEgressNamespace: what a session's first command under
+// sandbox.network: proxy costs the host once (the namespace, loopback up,
+// the listener), closed again.
+func BenchmarkNewEgressNamespace(b *testing.B) {
+	if !Probe().NetNS {
+		b.Skip("no network namespaces here")
+	}
+	for b.Loop() {
+		e, err := NewEgressNamespace()
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Close()
+	}
+}
