@@ -1,6 +1,14 @@
 package e2e
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha1"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -21,7 +29,8 @@ import (
 // namespace the test makes (a veth pair, addresses of 198.18.0.0/15, the
 // benchmarking block: never a public address), reached by a command under
 // sandbox.network: proxy the way real tools do, by the proxy variables:
-// curl, git over smart HTTP and Python's urllib. The same command's direct
+// curl, git over smart HTTP, npm from a registry there and Python's
+// urllib. The same command's direct
 // connect to the upstream's address and a DNS query there (UDP) fail: the
 // session's namespace has no way out but the proxy.
 func TestServe_ProxyToUpstreamsOnAnotherNetwork(t *testing.T) {
@@ -58,11 +67,25 @@ func TestServe_ProxyToUpstreamsOnAnotherNetwork(t *testing.T) {
 		Env:  []string{"GIT_PROJECT_ROOT=" + repos, "GIT_HTTP_EXPORT_ALL=1"},
 	})
 	mux.HandleFunc("/page", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "page from the other network") })
+	var base string // the upstream's URL, once it listens
+	tarball := npmTarball(t, "tiny-pkg", "1.0.0")
+	mux.HandleFunc("/npm/tiny-pkg", func(w http.ResponseWriter, _ *http.Request) {
+		sha1sum, sha512sum := sha1.Sum(tarball), sha512.Sum512(tarball)
+		doc := map[string]any{"name": "tiny-pkg", "dist-tags": map[string]string{"latest": "1.0.0"},
+			"versions": map[string]any{"1.0.0": map[string]any{"name": "tiny-pkg", "version": "1.0.0", "dist": map[string]string{
+				"tarball":   base + "/npm/tiny-pkg/-/tiny-pkg-1.0.0.tgz",
+				"shasum":    hex.EncodeToString(sha1sum[:]),
+				"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sha512sum[:]),
+			}}}}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(doc)
+	})
+	mux.HandleFunc("/npm/tiny-pkg/-/tiny-pkg-1.0.0.tgz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(tarball) })
 	l := listenIn(t, "/run/netns/"+vethName(t), net.JoinHostPort(upIP, "0"))
 	srv := &http.Server{Handler: mux}
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { srv.Close() })
-	base := "http://" + l.Addr().String()
+	base = "http://" + l.Addr().String()
 
 	e := newEnv(t)
 	userDir := filepath.Join(e.home, ".yagent")
@@ -83,6 +106,12 @@ func TestServe_ProxyToUpstreamsOnAnotherNetwork(t *testing.T) {
 	}
 	if out := run("git clone -q " + base + "/git/repo.git clone && git -C clone log --format=%s"); !strings.Contains(out, "first") {
 		t.Errorf("git clone over smart HTTP: %q", out)
+	}
+	if _, err := exec.LookPath("npm"); err == nil {
+		out := run("npm install --no-audit --no-fund --registry " + base + "/npm/ tiny-pkg >/dev/null && cat node_modules/tiny-pkg/package.json")
+		if !strings.Contains(out, `"version": "1.0.0"`) {
+			t.Errorf("npm install from a registry on the other network: %q", out)
+		}
 	}
 	if out := run(`/usr/bin/python3 -c 'import urllib.request; print(urllib.request.urlopen("` + base + `/page").read().decode())'`); !strings.Contains(out, "page from the other network") {
 		t.Errorf("Python's urllib: %q", out)
@@ -177,4 +206,27 @@ func listenIn(t *testing.T, nsPath, addr string) net.Listener {
 	}
 	t.Cleanup(func() { r.l.Close() })
 	return r.l
+}
+
+// npmTarball is an npm package of name and version: its package.json
+// alone, under package/.
+func npmTarball(t *testing.T, name, version string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	body := fmt.Sprintf("{\n  \"name\": %q,\n  \"version\": %q\n}\n", name, version)
+	if err := tw.WriteHeader(&tar.Header{Name: "package/package.json", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
