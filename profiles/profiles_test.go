@@ -9,6 +9,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/profiles"
 )
 
@@ -150,7 +151,9 @@ func TestBuiltIns_ExecRulesOnlyAsk(t *testing.T) {
 }
 
 // TestBuiltIns_SandboxOn: every built-in profile runs commands in the
-// sandbox, network on.
+// sandbox, their network through the session's proxy, with the package
+// registries and code hosts a build needs allowed and nothing of this
+// machine or its networks.
 func TestBuiltIns_SandboxOn(t *testing.T) {
 	t.Parallel()
 	for _, name := range profiles.Names() {
@@ -160,12 +163,23 @@ func TestBuiltIns_SandboxOn(t *testing.T) {
 		}
 		var p struct {
 			Sandbox struct{ Mode, Network string }
+			Network struct{ Allow []string }
 		}
 		if err := yaml.Unmarshal(b, &p); err != nil {
 			t.Fatal(err)
 		}
-		if p.Sandbox.Mode != "on" || p.Sandbox.Network != "on" {
-			t.Errorf("built-in %s: sandbox %+v, want {mode: on, network: on}", name, p.Sandbox)
+		if p.Sandbox.Mode != "on" || p.Sandbox.Network != "proxy" {
+			t.Errorf("built-in %s: sandbox %+v, want {mode: on, network: proxy}", name, p.Sandbox)
+		}
+		for _, host := range []string{"proxy.golang.org", "sum.golang.org", "registry.npmjs.org", "pypi.org", "files.pythonhosted.org", "crates.io", "github.com"} {
+			if !slices.Contains(p.Network.Allow, host) {
+				t.Errorf("built-in %s: network.allow lacks %s", name, host)
+			}
+		}
+		for _, e := range p.Network.Allow {
+			if h, err := policy.ParseHost(strings.TrimPrefix(e, "*.")); err != nil || h.Internal != "" || h.Addr.IsValid() {
+				t.Errorf("built-in %s: network.allow entry %q is no public host name", name, e)
+			}
 		}
 	}
 }

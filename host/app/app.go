@@ -221,7 +221,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	protected := slices.Concat([]string{userDir, lock, cache, config.ManagedDir(cfgOpts)}, dirs)
 	var egressFor func(*session.Session) *sdk.Egress
 	if prof.SandboxMode() != policy.SandboxOff && prof.SandboxNetwork() == policy.NetworkProxy {
-		a.egress = newEgress(prof.Network, opts.Resolver, hlog.Named("egress"))
+		a.egress = newEgress(prof.Network, opts.Resolver, hlog.Named("egress"), layers.NetNS)
 		a.egress.ask = a.askNetwork
 		egressFor = a.egress.For
 	}

@@ -50,8 +50,17 @@ type egressSession struct {
 	served chan struct{}
 }
 
-func newEgress(rules policy.NetworkRules, resolver netproxy.Resolver, log hclog.Logger) *egress {
-	return &egress{rules: &rules, resolver: resolver, log: log, makeNS: sandbox.NewEgressNamespace, sessions: map[string]*egressSession{}}
+// newEgress returns the sessions' proxies judged by rules; netns says the
+// machine has network namespaces for the plugins to enter (the host makes
+// none where they could not enter it).
+func newEgress(rules policy.NetworkRules, resolver netproxy.Resolver, log hclog.Logger, netns bool) *egress {
+	e := &egress{rules: &rules, resolver: resolver, log: log, makeNS: sandbox.NewEgressNamespace, sessions: map[string]*egressSession{}}
+	if !netns {
+		e.makeNS = func() (*sandbox.EgressNamespace, error) {
+			return nil, errors.New("the sandbox has no network namespaces here")
+		}
+	}
+	return e
 }
 
 // For returns where the session's commands reach its proxy, starting it

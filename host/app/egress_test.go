@@ -3,7 +3,6 @@ package app
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -28,8 +27,7 @@ import (
 // has its own, and ending the session stops it.
 func TestEgress_WithoutANamespace(t *testing.T) {
 	t.Parallel()
-	e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger())
-	e.makeNS = func() (*sandbox.EgressNamespace, error) { return nil, errors.New("no namespaces here") }
+	e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger(), false)
 	t.Cleanup(e.Close)
 	a, b := session.New("a"), session.New("b")
 	ea, eb := e.For(a), e.For(b)
@@ -59,7 +57,7 @@ func TestEgress_SessionsNamespaces(t *testing.T) {
 	if !sandbox.Probe().NetNS {
 		t.Skip("no network namespaces here")
 	}
-	e := newEgress(policy.NetworkRules{}, nil, hclog.NewNullLogger())
+	e := newEgress(policy.NetworkRules{}, nil, hclog.NewNullLogger(), true)
 	t.Cleanup(e.Close)
 	ea, eb := e.For(session.New("a")), e.For(session.New("b"))
 	if ea == nil || eb == nil || ea.NetNS == "" || eb.NetNS == "" || ea.NetNS == eb.NetNS {
@@ -131,8 +129,7 @@ func TestEgress_AsksTheSession(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			a := &App{Approver: authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{Yolo: c.yolo}})}
-			e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger())
-			e.makeNS = func() (*sandbox.EgressNamespace, error) { return nil, errors.New("no namespaces here") }
+			e := newEgress(policy.NetworkRules{Deny: []string{"denied.example"}}, nil, hclog.NewNullLogger(), false)
 			e.ask = a.askNetwork
 			t.Cleanup(e.Close)
 			sess, other := session.New("s"), session.New("other")
@@ -215,8 +212,7 @@ func TestEgress_AuditTrail(t *testing.T) {
 	// its block: the line keeps the ask, the stricter of the two.
 	upAddr := up.Addr().(*net.TCPAddr).AddrPort()
 	e := newEgress(policy.NetworkRules{Allow: []string{"127.0.0.0/8"}, Deny: []string{"denied.example"}},
-		mapResolver{"asked.test": upAddr.Addr()}, hclog.NewNullLogger())
-	e.makeNS = func() (*sandbox.EgressNamespace, error) { return nil, errors.New("no namespaces here") }
+		mapResolver{"asked.test": upAddr.Addr()}, hclog.NewNullLogger(), false)
 	e.ask, e.record = a.askNetwork, ob.RecordNetwork
 	sess := session.New("s1")
 	sess.SetAnswerer(&answerer{ans: session.ApprovalAnswer{Approved: true, Scope: session.ScopeOnce}})

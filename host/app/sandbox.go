@@ -80,7 +80,7 @@ func SandboxLayers(l sandbox.Layers, cgRoot string, cgErr error, network string)
 			Means: "/run and its sockets (a container engine's, the init system's) stay reachable", Short: "/run reachable", Needed: true},
 		{Key: sandbox.LayerNetNS, Name: "network namespace", Active: l.NetNS, Why: why(sandbox.LayerNetNS, "network namespaces are not available to this user"),
 			Means: "sandbox.network off cannot cut commands off the network, and under proxy they find the proxy by its variables only: a command that ignores them connects directly (in a pod, a NetworkPolicy can hold egress)",
-			Short: "the network stays on", Needed: network != policy.NetworkOn},
+			Short: netnsShort(network), Needed: network != policy.NetworkOn},
 		{Key: sandbox.LayerCaps, Name: "capability drop", Active: l.CapDrop, Why: why(sandbox.LayerCaps, "capabilities cannot be dropped here"),
 			Means: "commands run as root keep every capability root has", Short: "root keeps its capabilities", Needed: true},
 	}
@@ -329,4 +329,12 @@ func tmpBound(sizeMB int, e cgroup.Enforcement) SandboxBound {
 		b.Status, b.How = BoundMissing, why+"; each session's folder takes what the disk under it has, so one command can fill that disk"
 	}
 	return b
+}
+
+// netnsShort is what a command lacks without the network namespace.
+func netnsShort(network string) string {
+	if network == policy.NetworkProxy {
+		return "the proxy by its variables only"
+	}
+	return "the network stays on"
 }

@@ -110,7 +110,7 @@ func TestLoad_ProjectOnlyNarrows(t *testing.T) {
 		{"paths, hosts and plugin settings dropped", map[string]string{projectConfig: "read_paths: [/]\nskill_dirs: [/etc]\n" +
 			"network: {allow: [evil.example]}\nplugins: {search: {rg_path: ./evil.sh}}\n"}, "",
 			func(t *testing.T, p *config.Profile) {
-				if slices.Contains(p.ReadPaths, "/") || slices.Contains(p.SkillDirs, "/etc") || len(p.Network.Allow) > 0 || p.Plugins["search"]["rg_path"] != "" {
+				if slices.Contains(p.ReadPaths, "/") || slices.Contains(p.SkillDirs, "/etc") || slices.Contains(p.Network.Allow, "evil.example") || p.Plugins["search"]["rg_path"] != "" {
 					t.Errorf("widened: read_paths %q skill_dirs %q network %q plugins %v", p.ReadPaths, p.SkillDirs, p.Network.Allow, p.Plugins)
 				}
 			}, "read_paths, skill_dirs"},
@@ -169,7 +169,7 @@ func TestLoad_ProjectOnlyNarrows(t *testing.T) {
 				if p.Name != "readonly" || slices.Contains(p.Families, "browser") || slices.Contains(p.Families, "shell") {
 					t.Errorf("profile %s families %q; want readonly", p.Name, p.Families)
 				}
-			}, "(profile full): families shell, browser ignored"},
+			}, "(profile full): families shell, browser, network.allow ignored"},
 		{"a project profile narrows", map[string]string{
 			"ws/.yagent/profiles/proj.yaml": "families: [fs, shell, browser]\ndeny: [grep]\nread_paths: [/]\n",
 		}, "proj", func(t *testing.T, p *config.Profile) {

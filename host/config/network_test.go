@@ -28,9 +28,9 @@ func TestLoad_NetworkLayers(t *testing.T) {
 			projectConfig: "network: {allow: [evil.example], deny: [ads.example], unlisted: deny}\n",
 		}, []string{"example.com"}, []string{"ads.example"}, "deny", "network.allow ignored", "network.deny[ads.example]", "project "},
 		{"a project cannot turn unlisted back to ask", map[string]string{
-			userConfig:    "network: {unlisted: deny}\n",
+			userConfig:    "network: {allow: [a.example], unlisted: deny}\n",
 			projectConfig: "network: {unlisted: ask}\n",
-		}, nil, nil, "deny", "network.unlisted: ask ignored", "network.unlisted", "user "},
+		}, []string{"a.example"}, nil, "deny", "network.unlisted: ask ignored", "network.unlisted", "user "},
 		{"the admin's deny joins", map[string]string{
 			userConfig:    "network: {allow: [example.com], deny: [a.example]}\n",
 			managedConfig: "network: {deny: [metadata.example]}\n",

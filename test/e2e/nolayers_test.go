@@ -92,7 +92,7 @@ func TestNoKernelLayers(t *testing.T) {
 			`(?m)^  missing  seccomp user notification: .*; without it exec rules hold only where the guard sees the command`,
 			`(?m)^  missing  cgroup v2: .*; without it commands run in process groups only`,
 			`(?m)^  missing  mount namespace: .*; without it /run`,
-			`(?m)^  missing  network namespace: .*not needed while sandbox.network is on`,
+			`(?m)^  missing  network namespace: .*under proxy they find the proxy by its variables only`,
 			`(?m)^  missing  capability drop: .*; without it commands run as root keep every capability`,
 		} {
 			if !regexp.MustCompile(want).MatchString(out) {
@@ -103,7 +103,7 @@ func TestNoKernelLayers(t *testing.T) {
 			t.Errorf("doctor calls a layer active:\n%s", out)
 		}
 		out, errOut, err := run(none, "doctor", "--sandbox", "required")
-		if err == nil || !strings.Contains(errOut, "sandbox: required, but Landlock, seccomp user notification, cgroup v2, mount namespace, capability drop are missing here") {
+		if err == nil || !strings.Contains(errOut, "sandbox: required, but Landlock, seccomp user notification, cgroup v2, mount namespace, network namespace, capability drop are missing here") {
 			t.Errorf("doctor under sandbox: required: %v, stderr %q; want exit 1 naming each missing layer\n%s", err, errOut, out)
 		}
 	})
@@ -114,7 +114,7 @@ func TestNoKernelLayers(t *testing.T) {
 			t.Fatalf("serve with stdin closed: %v\n%s", err, errOut)
 		}
 		want := "sandbox on: no kernel layer is active; missing: landlock (files not walled), seccomp (exec rules at parse time only, unix sockets unjudged), " +
-			"cgroup (process groups only), mount-namespace (/run reachable), capabilities (root keeps its capabilities); commands run without them"
+			"cgroup (process groups only), mount-namespace (/run reachable), network-namespace (the proxy by its variables only), capabilities (root keeps its capabilities); commands run without them"
 		if !strings.Contains(errOut, want) {
 			t.Errorf("serve's start line does not say %q:\n%s", want, errOut)
 		}

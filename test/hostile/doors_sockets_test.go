@@ -260,6 +260,10 @@ def one():
 threading.Thread(target=one).start()
 c = socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); print(c.recv(64).decode())
 `})
+	// The machine's network, so that a server on the machine's loopback is
+	// the command's to reach (under proxy, the default, the command's
+	// loopback is its namespace's): the socket rules alone are judged here.
+	e.configUser("config.yaml", "sandbox: {network: on}\n")
 	c, yes := e.serve(), e.serve("-y")
 	for _, tc := range []struct{ name, cmd, want string }{
 		{"a server and client in the workspace", "python3 serve.py ./s.sock", "inside-ok"},
