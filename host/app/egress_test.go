@@ -97,20 +97,7 @@ func connectVia(t *testing.T, addr, target string) (int, string) {
 // approves every ask.
 func TestEgress_AsksTheSession(t *testing.T) {
 	t.Parallel()
-	up, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { up.Close() })
-	go func() {
-		for {
-			c, err := up.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	up := closingUpstream(t)
 	target := up.Addr().String()
 	for _, c := range []struct {
 		name   string
@@ -191,20 +178,7 @@ func (a *answerer) n() int {
 // find them.
 func TestEgress_AuditTrail(t *testing.T) {
 	t.Parallel()
-	up, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { up.Close() })
-	go func() {
-		for {
-			c, err := up.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	up := closingUpstream(t)
 	dir := filepath.Join(t.TempDir(), "audit")
 	ob := audit.New(audit.Options{Writer: audit.NewWriter(audit.WriterOptions{Dir: dir})})
 	a := &App{Approver: authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{}})}
@@ -258,4 +232,25 @@ func (m mapResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Add
 		return []netip.Addr{a}, nil
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// closingUpstream listens on the machine's loopback and hangs up on every
+// connection it accepts, until the test ends.
+func closingUpstream(t *testing.T) net.Listener {
+	t.Helper()
+	up, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	go func() {
+		for {
+			c, err := up.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return up
 }

@@ -116,6 +116,18 @@ func (e *env) environ(extra ...string) []string {
 	return append(out, extra...)
 }
 
+// userConfig writes the user's ~/.yagent/config.yaml.
+func (e *env) userConfig(content string) {
+	e.t.Helper()
+	dir := filepath.Join(e.home, ".yagent")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(content), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // cli runs bin/yagent to completion.
 func (e *env) cli(args ...string) (string, error) {
 	e.t.Helper()

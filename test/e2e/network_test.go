@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,14 +35,7 @@ func TestServe_CommandsReachTheNetworkThroughTheSessionsProxy(t *testing.T) {
 	t.Cleanup(tlsUp.Close)
 
 	e := newEnv(t)
-	userDir := filepath.Join(e.home, ".yagent")
-	if err := os.MkdirAll(userDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "sandbox: {network: proxy}\nnetwork: {allow: [\"127.0.0.1\"], deny: [denied.example]}\n"
-	if err := os.WriteFile(filepath.Join(userDir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.userConfig("sandbox: {network: proxy}\nnetwork: {allow: [\"127.0.0.1\"], deny: [denied.example]}\n")
 	c := e.serve(nil)
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -88,14 +88,7 @@ func TestServe_ProxyToUpstreamsOnAnotherNetwork(t *testing.T) {
 	base = "http://" + l.Addr().String()
 
 	e := newEnv(t)
-	userDir := filepath.Join(e.home, ".yagent")
-	if err := os.MkdirAll(userDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "sandbox: {network: proxy}\nnetwork: {allow: [\"198.18.0.0/15\"]}\n"
-	if err := os.WriteFile(filepath.Join(userDir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.userConfig("sandbox: {network: proxy}\nnetwork: {allow: [\"198.18.0.0/15\"]}\n")
 	c := e.serve(nil)
 	run := func(cmd string) string {
 		t.Helper()
