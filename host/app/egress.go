@@ -20,8 +20,9 @@ import (
 // the session's first command, in a network namespace of the session's own
 // where the machine lets the host make one (the commands enter it and find
 // the proxy on their loopback, and nothing else), else on the machine's
-// loopback (the proxy variables alone). One session's commands never reach
-// another's proxy: each namespace holds its own.
+// loopback (the proxy variables alone). With namespaces one session's
+// commands never reach another's proxy, each namespace holding its own;
+// on the machine's loopback any local process can reach any session's.
 type egress struct {
 	rules *policy.NetworkRules
 	// ask puts a question the table leaves open to the session (nil:
@@ -32,8 +33,8 @@ type egress struct {
 	record   func(sess *session.Session, ev netproxy.Event)
 	resolver netproxy.Resolver
 	log      hclog.Logger
-	// makeNS makes a session's namespace; sandbox.NewEgressNamespace
-	// unless a test plays a machine without one.
+	// makeNS makes a session's namespace: sandbox.NewEgressNamespace
+	// where the plugins have namespaces to enter, else a refusal.
 	makeNS func() (*sandbox.EgressNamespace, error)
 
 	mu       sync.Mutex
