@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/yagent/yagent/policy"
 )
 
 // The values of Target.Proto.
@@ -158,11 +160,11 @@ func NoteAnswer(ctx context.Context, approved bool, by, reason string) {
 
 func strictness(decision string) int {
 	switch decision {
-	case "allow":
+	case policy.NetworkAllow:
 		return 1
-	case "ask":
+	case policy.NetworkAsk:
 		return 2
-	case "deny":
+	case policy.NetworkDeny:
 		return 3
 	}
 	return 0
