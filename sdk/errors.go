@@ -25,6 +25,9 @@ const (
 	// CodeAuditUnavailable: the host must record the call's decision
 	// before it runs (audit: required) and could not.
 	CodeAuditUnavailable = "audit_unavailable"
+	// CodeNoProxy: under sandbox.network: proxy the call has no proxy to
+	// send its requests through, and sends none (Sandbox.RequestProxy).
+	CodeNoProxy = "network_proxy_missing"
 )
 
 // ToolError is a failure the model should read: bad input, a missing file, a

@@ -23,7 +23,10 @@ const (
 	NetworkOn    = policy.NetworkOn
 )
 
-// Egress is the session's way out under NetworkProxy.
+// Egress is the session's way out under NetworkProxy: for a tool that runs
+// commands, their proxy; for a tool that sends requests itself (Effect
+// browser or network: the browser, web_fetch), the session's proxy for
+// those, on the machine's loopback (NetNS "").
 type Egress struct {
 	// NetNS is a path the plugin opens to enter the session's network
 	// namespace, in which Proxy listens and nothing else leads out; ""
@@ -34,6 +37,22 @@ type Egress struct {
 	// Proxy is the proxy's address as the commands dial it (127.0.0.1:port):
 	// HTTP CONNECT, plain HTTP and SOCKS5 on one port.
 	Proxy string
+}
+
+// RequestProxy is the proxy (127.0.0.1:port) through which a tool that
+// sends requests itself (the browser, web_fetch) sends every one: the
+// session's under NetworkProxy, "" (the machine's network) when the
+// network is on or the sandbox off. Under NetworkProxy without a proxy it
+// is a *ToolError with CodeNoProxy, and the tool sends nothing: never the
+// machine's network instead.
+func (s *Sandbox) RequestProxy() (string, error) {
+	if s == nil || s.Mode == SandboxOff || s.Network != NetworkProxy {
+		return "", nil
+	}
+	if s.Egress == nil || s.Egress.Proxy == "" {
+		return "", &ToolError{Code: CodeNoProxy, Message: "the session's network proxy is not running (the host's log says why), and under sandbox.network: proxy nothing is sent without it; tell the user"}
+	}
+	return s.Egress.Proxy, nil
 }
 
 // ApprovalExec is the Kind of an ApprovalRequest for a program a running
@@ -55,9 +74,11 @@ type Sandbox struct {
 	// the host's egress proxy: Egress) or NetworkOn; "" is on
 	// (policy.NetworkMode).
 	Network string
-	// Egress is where the call's processes reach the session's proxy
-	// under NetworkProxy; nil for a tool that runs no command, or when the
-	// host could not start the proxy (the processes then get no network).
+	// Egress is where the call's processes, or the requests of a tool that
+	// sends them itself, reach the session's proxy under NetworkProxy; nil
+	// for a tool that does neither, or when the host could not start the
+	// proxy (the processes then get no network, and such a tool sends
+	// nothing: RequestProxy).
 	Egress *Egress
 	// Read are roots the processes may read beyond the defaults: read
 	// roots, session approvals, the profile's sandbox.read; absolute,

@@ -65,6 +65,10 @@ type Decision struct {
 	// it may only read the others: a reading command's, and the folder
 	// before the part of a word only known when the command runs.
 	Writes []string
+	// URLs are the http(s) URLs the call opens, as the guard judged them;
+	// approving the call approves their origins for it (a browser's pages
+	// may then reach them; see the sandbox's egress).
+	URLs []string
 	// Command is the command line that made the call ask.
 	Command string
 	// Hint says how to allow such calls without asking (a profile line).

@@ -48,6 +48,12 @@ type Options struct {
 	// answer as sdk.Sandbox.Egress); nil = none: such commands get the
 	// empty network namespace.
 	Egress func(*session.Session) *sdk.Egress
+	// PageEgress starts the session's proxy for the browser's pages, or
+	// finds it, for a browser tool under sandbox.network: proxy; approved
+	// are the URLs the call was approved to open after a question (its
+	// origins stay open to the session's pages). nil = none: the browser
+	// then reaches the network directly.
+	PageEgress func(sess *session.Session, approved []string) *sdk.Egress
 }
 
 // WorkspaceGuard is the adapter.Guard: it decides from a tool's Effect and
@@ -70,6 +76,8 @@ type WorkspaceGuard struct {
 	execWatch bool
 	// egress: see Options.Egress.
 	egress func(*session.Session) *sdk.Egress
+	// pageEgress: see Options.PageEgress.
+	pageEgress func(sess *session.Session, approved []string) *sdk.Egress
 	// own are Options.Protected outside the workspace, resolved; homes
 	// the home folder as named and resolved.
 	own, homes []string
@@ -92,7 +100,7 @@ func New(opts Options) *WorkspaceGuard {
 		g.sandbox = p
 	}
 	g.hashes, g.progs = policy.NewProgramHashes(opts.HashFile, nil), &progCache{}
-	g.execWatch, g.egress = opts.ExecWatch, opts.Egress
+	g.execWatch, g.egress, g.pageEgress = opts.ExecWatch, opts.Egress, opts.PageEgress
 	g.homes = []string{filepath.Clean(home)}
 	if r, err := filepath.EvalSymlinks(home); err == nil && r != g.homes[0] {
 		g.homes = append(g.homes, r)
@@ -147,6 +155,7 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	}
 	slices.Sort(params)
 	hasURL := false
+	var urls []string // the URLs judged, as sent
 	// sent holds each role argument as resolved here, once: the value
 	// judged is the value the plugin receives.
 	sent := map[string]any{}
@@ -169,6 +178,7 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 		case sdk.RoleURL:
 			hasURL = true
 			sent[p] = mapStrings(val, func(s string) string { return g.judgeURL(&v, p, s) })
+			urls = append(urls, stringsOf(sent[p])...)
 		}
 	}
 	if spec.Effect == sdk.EffectNetwork && !hasURL {
@@ -176,6 +186,7 @@ func (g *WorkspaceGuard) Check(_ context.Context, req adapter.GuardRequest) adap
 	}
 	d := v.decision()
 	d.Args = withResolved(req.Args, sent)
+	d.URLs = urls
 	if d.Action == adapter.Ask && takesCommand(spec) && g.sandbox != nil {
 		// The question says what the answer grants.
 		if g.sandbox.SandboxMode() == policy.SandboxOff {

@@ -214,11 +214,18 @@ func (g *WorkspaceGuard) Sandbox(spec sdk.Spec, sess *session.Session, d adapter
 		TmpSizeMB:   rules.TmpSizeMB,
 		UnixSockets: slices.Clone(rules.UnixSockets),
 	}
-	if takesCommand(spec) {
+	switch {
+	case takesCommand(spec):
 		sb.Programs = g.ExecPrograms()
 		if sb.Network == sdk.NetworkProxy && g.egress != nil {
 			sb.Egress = g.egress(sess)
 		}
+	case (spec.Effect == sdk.EffectBrowser || spec.Effect == sdk.EffectNetwork) && sb.Network == sdk.NetworkProxy && g.pageEgress != nil:
+		var opened []string
+		if d.Action == adapter.Ask && approved {
+			opened = d.URLs
+		}
+		sb.Egress = g.pageEgress(sess, opened)
 	}
 	switch {
 	case d.Action == adapter.Ask && approved:

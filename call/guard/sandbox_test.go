@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -315,6 +316,58 @@ func TestSandbox_ProgramsForCommandsAlone(t *testing.T) {
 	read := sdk.Spec{Name: "read_file", Roles: map[string]sdk.Role{"path": sdk.RolePathRead}}
 	if sb := g.Sandbox(read, sess, adapter.Decision{Action: adapter.Allow}, false); sb == nil || sb.Mode != sdk.SandboxOn || len(sb.Programs) != 0 {
 		t.Errorf("Sandbox(read_file) = %+v, want mode on and no programs", sb)
+	}
+}
+
+// TestSandbox_PageEgress: under sandbox.network: proxy a browser tool gets
+// the session's proxy for requests, and the URLs a question approved go with
+// it (their origins stay open to the pages); web_fetch alike. A URL the
+// profile allowed without asking or a call not approved passes none; a
+// tool that sends no request gets no proxy, nor any tool under network on.
+func TestSandbox_PageEgress(t *testing.T) {
+	t.Parallel()
+	var got [][]string
+	pages := func(_ *session.Session, approved []string) *sdk.Egress {
+		got = append(got, approved)
+		return &sdk.Egress{Proxy: "127.0.0.1:1"}
+	}
+	newGuard := func(network string) *WorkspaceGuard {
+		prof := &policy.Rules{Sandbox: policy.SandboxRules{Mode: policy.SandboxOn, Network: network},
+			Network: policy.NetworkRules{Allow: []string{"allowed.example"}}}
+		return New(Options{Workspace: t.TempDir(), Home: t.TempDir(), Policy: prof, PageEgress: pages})
+	}
+	g := newGuard(policy.NetworkProxy)
+	sess := session.New("s")
+	nav := sdk.Spec{Name: "browser_navigate", Effect: sdk.EffectBrowser, Roles: map[string]sdk.Role{"url": sdk.RoleURL}}
+	check := func(spec sdk.Spec, url string) adapter.Decision {
+		t.Helper()
+		return g.Check(t.Context(), adapter.GuardRequest{Spec: spec, Args: map[string]any{"url": url}, Session: sess})
+	}
+	asked := check(nav, "http://127.0.0.1:3000/app")
+	if asked.Action != adapter.Ask || len(asked.URLs) != 1 || asked.URLs[0] != "http://127.0.0.1:3000/app" {
+		t.Fatalf("Check(loopback) = %+v, want an ask naming the URL", asked)
+	}
+	if sb := g.Sandbox(nav, sess, asked, true); sb.Egress == nil || sb.Egress.Proxy != "127.0.0.1:1" {
+		t.Errorf("Sandbox(approved navigation) = %+v, want the pages' proxy", sb)
+	}
+	g.Sandbox(nav, sess, asked, false)
+	allowed := check(nav, "allowed.example")
+	g.Sandbox(nav, sess, allowed, false)
+	if want := [][]string{{"http://127.0.0.1:3000/app"}, nil, nil}; !reflect.DeepEqual(got, want) {
+		t.Errorf("approved URLs passed: %q, want %q (approved, not approved, allowed without asking)", got, want)
+	}
+	got = nil
+	fetch := sdk.Spec{Name: "web_fetch", Effect: sdk.EffectNetwork, Roles: map[string]sdk.Role{"url": sdk.RoleURL}}
+	if sb := g.Sandbox(fetch, sess, check(fetch, "http://10.0.0.1/x"), true); sb.Egress == nil || len(got) != 1 || len(got[0]) != 1 || got[0][0] != "http://10.0.0.1/x" {
+		t.Errorf("Sandbox(approved web_fetch) = %+v, approved %q; want the proxy and the URL", sb, got)
+	}
+	got = nil
+	read := sdk.Spec{Name: "read_file", Effect: sdk.EffectRead, Roles: map[string]sdk.Role{"path": sdk.RolePathRead}}
+	if sb := g.Sandbox(read, sess, adapter.Decision{Action: adapter.Allow}, false); sb.Egress != nil || got != nil {
+		t.Errorf("Sandbox(read_file) = %+v, want no proxy", sb)
+	}
+	if sb := newGuard(policy.NetworkOn).Sandbox(nav, sess, asked, true); sb.Egress != nil || got != nil {
+		t.Errorf("Sandbox under network on = %+v, want no proxy", sb)
 	}
 }
 

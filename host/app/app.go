@@ -27,7 +27,6 @@ import (
 	"github.com/yagent/yagent/host/surface"
 	"github.com/yagent/yagent/internal/sessiontmp"
 	"github.com/yagent/yagent/policy"
-	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/sandbox"
 )
 
@@ -219,14 +218,14 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 	// to a call's writes (plugin_dev_dir stays the exception it is: what
 	// is built there runs unchecked by design).
 	protected := slices.Concat([]string{userDir, lock, cache, config.ManagedDir(cfgOpts)}, dirs)
-	var egressFor func(*session.Session) *sdk.Egress
+	gopts := guard.Options{Workspace: ws, Policy: prof.Rules(), HashFile: filepath.Join(cache, "exec-sums.json"),
+		ExecWatch: layers.Seccomp, Protected: protected}
 	if prof.SandboxMode() != policy.SandboxOff && prof.SandboxNetwork() == policy.NetworkProxy {
 		a.egress = newEgress(prof.Network, opts.Resolver, hlog.Named("egress"), layers.NetNS)
 		a.egress.ask = a.askNetwork
-		egressFor = a.egress.For
+		gopts.Egress, gopts.PageEgress = a.egress.For, a.egress.Pages
 	}
-	g := guard.New(guard.Options{Workspace: ws, Policy: prof.Rules(), HashFile: filepath.Join(cache, "exec-sums.json"),
-		ExecWatch: layers.Seccomp, Protected: protected, Egress: egressFor})
+	g := guard.New(gopts)
 	pluginHost := authz.NewPluginHost(a.Approver, g)
 	a.openTemps(prof.SandboxMode(), prof.Sandbox.TmpSizeMB, layers, tempKeep(ws, home, g.ReadRoots(nil), prof, os.Environ()))
 	defer func() {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,13 +19,14 @@ import (
 	"github.com/yagent/yagent/sdk/sandbox"
 )
 
-// egress runs each session's proxy under sandbox.network: proxy: made on
-// the session's first command, in a network namespace of the session's own
-// where the machine lets the host make one (the commands enter it and find
-// the proxy on their loopback, and nothing else), else on the machine's
-// loopback (the proxy variables alone). With namespaces one session's
-// commands never reach another's proxy, each namespace holding its own;
-// on the machine's loopback any local process can reach any session's.
+// egress runs each session's proxies under sandbox.network: proxy, each
+// made on first use. The commands' is in a network namespace of the
+// session's own where the machine lets the host make one (the commands
+// enter it and find the proxy on their loopback, and nothing else), else on
+// the machine's loopback (the proxy variables alone); with namespaces one
+// session's commands never reach another's proxy, each namespace holding
+// its own. The browser's (Pages) is on the machine's loopback, which
+// Chromium, in no namespace, reaches; it judges by netproxy.Pages.
 type egress struct {
 	rules *policy.NetworkRules
 	// ask puts a question the table leaves open to the session (nil:
@@ -45,6 +49,17 @@ type egress struct {
 }
 
 type egressSession struct {
+	sess *session.Session
+	// cmds is the commands' proxy, pages the browser's: each started on
+	// its first use, nil before.
+	cmds, pages *lane
+	// origins are the origins (host:port, as originKey spells them) of
+	// the navigations the session approved, which its pages may reach.
+	origins map[string]bool
+}
+
+// lane is one proxy of a session and where it listens.
+type lane struct {
 	proxy  *netproxy.Proxy
 	ns     *sandbox.EgressNamespace // nil: on the machine's loopback
 	out    *sdk.Egress
@@ -68,6 +83,20 @@ func newEgress(rules policy.NetworkRules, resolver netproxy.Resolver, log hclog.
 // on first use; nil when it cannot be started (the commands then get no
 // network: the empty namespace).
 func (e *egress) For(sess *session.Session) *sdk.Egress {
+	return e.lane(sess, nil, false)
+}
+
+// Pages returns where the session's browser reaches its proxy for pages,
+// on the machine's loopback (the browser enters no namespace; --proxy-server
+// sends it every request), starting it on first use; nil when it cannot be
+// started. approved are the URLs of the navigations the call was approved
+// to make (by the user, a pass or -y): their origins stay open to the
+// session's pages (see netproxy.Pages).
+func (e *egress) Pages(sess *session.Session, approved []string) *sdk.Egress {
+	return e.lane(sess, approved, true)
+}
+
+func (e *egress) lane(sess *session.Session, approved []string, pages bool) *sdk.Egress {
 	if sess == nil {
 		return nil
 	}
@@ -77,54 +106,110 @@ func (e *egress) For(sess *session.Session) *sdk.Egress {
 	if e.closed {
 		return nil
 	}
-	if s := e.sessions[id]; s != nil {
-		return s.out
+	s := e.sessions[id]
+	if s == nil {
+		s = &egressSession{sess: sess, origins: map[string]bool{}}
+		e.sessions[id] = s
 	}
-	s, err := e.start(sess)
-	if err != nil {
-		e.log.Warn("the session's proxy did not start: its commands get no network", "session", id, "error", err)
-		return nil
+	for _, u := range approved {
+		if k, ok := originKey(u); ok {
+			s.origins[k] = true
+		}
 	}
-	e.sessions[id] = s
-	return s.out
+	l := &s.cmds
+	if pages {
+		l = &s.pages
+	}
+	if *l == nil {
+		var err error
+		if *l, err = e.start(s, pages); err != nil {
+			e.log.Warn("the session's proxy did not start: its commands or its browser get no network", "session", id, "pages", pages, "error", err)
+			return nil
+		}
+	}
+	return (*l).out
 }
 
-// start makes the session's listener and serves its proxy there.
-func (e *egress) start(sess *session.Session) (*egressSession, error) {
-	id := sess.ID()
-	s := &egressSession{served: make(chan struct{})}
+// start makes the listener of one of the session's proxies and serves it
+// there: the commands' in the session's namespace where the machine has
+// one, the pages' on the machine's loopback.
+func (e *egress) start(s *egressSession, pages bool) (*lane, error) {
+	id := s.sess.ID()
+	ln := &lane{served: make(chan struct{})}
 	var l net.Listener
-	ns, err := e.makeNS()
-	if err == nil {
-		s.ns, l = ns, ns.Listener
-		s.out = &sdk.Egress{NetNS: ns.Path, Proxy: l.Addr().String()}
-	} else {
-		if !e.warned {
+	var err error
+	var ns *sandbox.EgressNamespace
+	if !pages {
+		ns, err = e.makeNS()
+	}
+	switch {
+	case !pages && err == nil:
+		ln.ns, l = ns, ns.Listener
+		ln.out = &sdk.Egress{NetNS: ns.Path, Proxy: l.Addr().String()}
+	default:
+		if !pages && !e.warned {
 			e.warned = true
 			e.log.Warn("no network namespace for the sessions' proxies: commands find them by the proxy variables, and one that ignores them connects directly", "error", err)
 		}
 		if l, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
 			return nil, fmt.Errorf("the proxy's listener: %w", err)
 		}
-		s.out = &sdk.Egress{Proxy: l.Addr().String()}
+		ln.out = &sdk.Egress{Proxy: l.Addr().String()}
 	}
-	s.proxy = netproxy.New(netproxy.Options{
-		Decider: e.decider(sess),
+	var decider netproxy.Decider = e.decider(s.sess)
+	if pages {
+		decider = &netproxy.Pages{Network: e.rules, Approved: func(t netproxy.Target) bool {
+			h, err := policy.ParseHost(t.Host)
+			if err != nil {
+				return false
+			}
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return s.origins[net.JoinHostPort(h.Name, strconv.Itoa(t.Port))]
+		}}
+	}
+	ln.proxy = netproxy.New(netproxy.Options{
+		Decider: decider,
 		Record: func(ev netproxy.Event) {
 			if e.record != nil {
-				e.record(sess, ev)
+				e.record(s.sess, ev)
 			}
 		},
 		Resolver: e.resolver,
-		Logger:   e.log.Named("proxy").With("session", id),
+		Logger:   e.log.Named("proxy").With("session", id, "pages", pages),
 	})
 	go func() {
-		defer close(s.served)
-		if err := s.proxy.Serve(l); err != nil && !errors.Is(err, netproxy.ErrClosed) {
+		defer close(ln.served)
+		if err := ln.proxy.Serve(l); err != nil && !errors.Is(err, netproxy.ErrClosed) {
 			e.log.Warn("the session's proxy stopped", "session", id, "error", err)
 		}
 	}()
-	return s, nil
+	return ln, nil
+}
+
+// originKey is the origin of an http(s) URL as the proxy's target names
+// it (host:port, the host as policy.ParseHost spells it, the scheme's port
+// when none is written); false for any other URL.
+func originKey(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	port := u.Port()
+	switch {
+	case port != "":
+	case strings.EqualFold(u.Scheme, "http"):
+		port = "80"
+	case strings.EqualFold(u.Scheme, "https"):
+		port = "443"
+	default:
+		return "", false
+	}
+	h, err := policy.ParseHost(u.Hostname())
+	if err != nil {
+		return "", false
+	}
+	return net.JoinHostPort(h.Name, port), true
 }
 
 // decider judges the session's connections by the table, asking the
@@ -164,10 +249,15 @@ func (e *egress) Close() {
 }
 
 func (s *egressSession) stop() {
-	_ = s.proxy.Close()
-	<-s.served
-	if s.ns != nil {
-		_ = s.ns.Close()
+	for _, l := range []*lane{s.cmds, s.pages} {
+		if l == nil {
+			continue
+		}
+		_ = l.proxy.Close()
+		<-l.served
+		if l.ns != nil {
+			_ = l.ns.Close()
+		}
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
+	"github.com/yagent/yagent/host/netproxy"
 	"github.com/yagent/yagent/policy"
 	"github.com/yagent/yagent/sdk/sandbox"
 )
@@ -253,4 +254,42 @@ func closingUpstream(t *testing.T) net.Listener {
 		}
 	}()
 	return up
+}
+
+// TestEgress_Pages: the browser's proxy of a session listens on the
+// machine's loopback apart from its commands' and never asks: a loopback
+// origin is refused until a navigation to it was approved in that session
+// (any spelling of the same origin), and one session's approval opens
+// nothing to another's pages.
+func TestEgress_Pages(t *testing.T) {
+	t.Parallel()
+	up := closingUpstream(t)
+	_, port, _ := net.SplitHostPort(up.Addr().String())
+	e := newEgress(policy.NetworkRules{}, nil, hclog.NewNullLogger(), sandbox.Probe().NetNS)
+	t.Cleanup(e.Close)
+	e.ask = func(context.Context, *session.Session, netproxy.Target, policy.NetDecision) error {
+		t.Error("a page's request was asked about")
+		return nil
+	}
+	a, b := session.New("a"), session.New("b")
+	pa, pb := e.Pages(a, nil), e.Pages(b, nil)
+	if pa == nil || pb == nil || pa.NetNS != "" || !strings.HasPrefix(pa.Proxy, "127.0.0.1:") || pa.Proxy == pb.Proxy {
+		t.Fatalf("Pages: %+v and %+v; want a proxy of its own each on the machine's loopback", pa, pb)
+	}
+	if ca := e.For(a); ca == nil || ca.Proxy == pa.Proxy && ca.NetNS == "" {
+		t.Errorf("the commands' proxy %+v is the pages' %+v", ca, pa)
+	}
+	target := "127.0.0.1:" + port
+	if status, body := connectVia(t, pa.Proxy, target); status != http.StatusForbidden || !strings.Contains(body, "the request to "+target) {
+		t.Errorf("a page's CONNECT %s before any navigation: %d %q, want the page rule's 403", target, status, body)
+	}
+	if again := e.Pages(a, []string{"http://0x7f.1:" + port + "/app"}); again.Proxy != pa.Proxy {
+		t.Errorf("Pages a second time: %+v, want the session's %+v", again, pa)
+	}
+	if status, _ := connectVia(t, pa.Proxy, target); status != http.StatusOK {
+		t.Errorf("CONNECT %s after the approved navigation: %d, want 200", target, status)
+	}
+	if status, _ := connectVia(t, pb.Proxy, target); status != http.StatusForbidden {
+		t.Errorf("the other session's page reached %s: %d, want 403", target, status)
+	}
 }

@@ -9,11 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/yagent/yagent/plugins/browser/chrome"
 	"github.com/yagent/yagent/sdk/sandbox"
 )
 
@@ -31,21 +33,64 @@ func BenchmarkServeRunBash_HTTPSThroughTheProxy(b *testing.B) {
 	b.Cleanup(up.Close)
 	// Through the proxy where one is set (NO_PROXY names the upstream's
 	// loopback address, so it is named explicitly), direct otherwise.
-	alternateNetworks(b, `p=${HTTPS_PROXY:-}; for i in $(seq 20); do curl -sSk --noproxy '' ${p:+-x $p} -o /dev/null `+up.URL+`/ || exit 1; done; echo done`)
+	alternateBash(b, `p=${HTTPS_PROXY:-}; for i in $(seq 20); do curl -sSk --noproxy '' ${p:+-x $p} -o /dev/null `+up.URL+`/ || exit 1; done; echo done`)
 }
 
 // BenchmarkServeRunBash_TrueUnderProxy: run_bash true under proxy (the
 // command enters the session's namespace) and under on, in turn.
 func BenchmarkServeRunBash_TrueUnderProxy(b *testing.B) {
-	alternateNetworks(b, "true; echo done")
+	alternateBash(b, "true; echo done")
 }
 
-// alternateNetworks calls run_bash of command on two hosts, one under
-// sandbox.network: on and one under proxy, in turn, and reports each
-// median and the median of the turns' ratios.
-func alternateNetworks(b *testing.B, command string) {
+// BenchmarkServeBrowser_PageThroughTheProxy: browser_navigate to a local
+// page that loads 20 scripts and 20 images from its own origin, under
+// sandbox.network: proxy (every request through the session's proxy for
+// pages, judged by the table) and under on (direct), in turn. The page is
+// served with no-store, so each navigation fetches all 41 again.
+func BenchmarkServeBrowser_PageThroughTheProxy(b *testing.B) {
+	if _, err := chrome.Find(""); err != nil {
+		b.Skipf("no browser: %v", err)
+	}
+	var page strings.Builder
+	page.WriteString("<html><title>bench</title><body><p>page</p>")
+	for i := range 20 {
+		fmt.Fprintf(&page, `<script src="/s%d.js"></script><img src="/i%d.svg">`, i, i)
+	}
+	page.WriteString("</body></html>")
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".js"):
+			w.Header().Set("Content-Type", "application/javascript")
+			_, _ = w.Write([]byte("window.n = (window.n || 0) + 1;"))
+		case strings.HasSuffix(r.URL.Path, ".svg"):
+			w.Header().Set("Content-Type", "image/svg+xml")
+			_, _ = w.Write([]byte(`<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>`))
+		default:
+			_, _ = w.Write([]byte(page.String()))
+		}
+	}))
+	b.Cleanup(site.Close)
+	alternateNetworks(b, false, "browser_navigate", map[string]any{"url": site.URL + "/"}, func(out string) bool {
+		return strings.Contains(out, "page")
+	}, "--profile", "full")
+}
+
+// alternateBash calls run_bash of command on two hosts, under on and under
+// proxy, in turn (see alternateNetworks).
+func alternateBash(b *testing.B, command string) {
 	b.Helper()
-	if !sandbox.Probe().NetNS {
+	alternateNetworks(b, true, "run_bash", map[string]any{"command": command}, func(out string) bool { return out == "done\n" })
+}
+
+// alternateNetworks calls tool with args on two hosts, one under
+// sandbox.network: on and one under proxy, in turn, and reports each
+// median and the median of the turns' ratios; ok judges each answer's
+// text. netns says the figures mean something only with network
+// namespaces (commands enter the session's).
+func alternateNetworks(b *testing.B, netns bool, tool string, args map[string]any, ok func(string) bool, flags ...string) {
+	b.Helper()
+	if netns && !sandbox.Probe().NetNS {
 		b.Skip("no network namespaces here")
 	}
 	connect := func(network string) *mcp.ClientSession {
@@ -57,7 +102,7 @@ func alternateNetworks(b *testing.B, command string) {
 		if err := os.WriteFile(filepath.Join(home, ".yagent", "config.yaml"), []byte(cfg), 0o600); err != nil {
 			b.Fatal(err)
 		}
-		cmd := exec.Command(yagent, "serve", "--workspace", b.TempDir(), "--plugin-dir", pluginsDir)
+		cmd := exec.Command(yagent, append([]string{"serve", "--workspace", b.TempDir(), "--plugin-dir", pluginsDir}, flags...)...)
 		cmd.Env = append(os.Environ(), "HOME="+home, "HTTPS_PROXY=", "https_proxy=", "HTTP_PROXY=", "http_proxy=", "ALL_PROXY=", "all_proxy=")
 		mc := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 		cs, err := mc.Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
@@ -67,14 +112,13 @@ func alternateNetworks(b *testing.B, command string) {
 		b.Cleanup(func() { cs.Close() })
 		return cs
 	}
-	args := map[string]any{"command": command}
 	hosts := map[string]*mcp.ClientSession{"on": connect("on"), "proxy": connect("proxy")}
 	call := func(name string) time.Duration {
 		start := time.Now()
-		r, err := hosts[name].CallTool(context.Background(), &mcp.CallToolParams{Name: "run_bash", Arguments: args})
+		r, err := hosts[name].CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 		d := time.Since(start)
-		if err != nil || r.IsError || text(r) != "done\n" {
-			b.Fatalf("run_bash under %s: %v %q", name, err, text(r))
+		if err != nil || r.IsError || !ok(text(r)) {
+			b.Fatalf("%s under %s: %v %q", tool, name, err, text(r))
 		}
 		return d
 	}

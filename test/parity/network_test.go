@@ -17,8 +17,9 @@ import (
 
 // TestNetworkParity: one table of hosts, one profile, the same answer
 // (allow, ask or deny) whether web_fetch or the browser names the host
-// (the guard) or a command connects to it (the session's proxy, before
-// any lookup). The proxy's second look, at the resolved address, is
+// (the guard), a command connects to it (the session's proxy, before any
+// lookup) or a page requests it (the proxy for pages, where the guard's
+// question on the navigation is the ask). The proxy's second look, at the resolved address, is
 // TestRules' (host/netproxy).
 func TestNetworkParity(t *testing.T) {
 	t.Parallel()
@@ -79,6 +80,19 @@ func TestNetworkParity(t *testing.T) {
 			if got := proxyAnswer(t, &prof.rules, c.host); got != want {
 				t.Errorf("unlisted %q: a command's connection to %s = %v, want %v", prof.rules.Unlisted, c.host, got, want)
 			}
+			// The browser's requests: what the table allows or denies is
+			// so for a page too, whether or not a navigation to the host
+			// was approved; what it asks about was asked by the guard, and
+			// a page reaches it once the navigation was approved.
+			for _, approved := range []bool{false, true} {
+				pw := want
+				if want == adapter.Ask && approved {
+					pw = adapter.Allow
+				}
+				if got := pageAnswer(t, &prof.rules, c.host, approved); pw != adapter.Ask && got != pw {
+					t.Errorf("unlisted %q: a page's request to %s (navigation approved: %v) = %v, want %v", prof.rules.Unlisted, c.host, approved, got, pw)
+				}
+			}
 		}
 	}
 }
@@ -98,6 +112,23 @@ func proxyAnswer(t *testing.T, rules *policy.NetworkRules, host string) adapter.
 		return adapter.Allow
 	case asked:
 		return adapter.Ask
+	}
+	var ref *netproxy.Refusal
+	if !errors.As(err, &ref) {
+		t.Fatalf("%s:443: %v is no refusal", host, err)
+	}
+	return adapter.Deny
+}
+
+// pageAnswer is the session's proxy for pages' answer for a request to
+// host:443 before any lookup: allow or deny (it never asks); approved says
+// a navigation to that origin was approved.
+func pageAnswer(t *testing.T, rules *policy.NetworkRules, host string, approved bool) adapter.Action {
+	t.Helper()
+	p := &netproxy.Pages{Network: rules, Approved: func(netproxy.Target) bool { return approved }}
+	err := p.Name(context.Background(), netproxy.Target{Host: host, Port: 443, Proto: netproxy.ProtoConnect})
+	if err == nil {
+		return adapter.Allow
 	}
 	var ref *netproxy.Refusal
 	if !errors.As(err, &ref) {

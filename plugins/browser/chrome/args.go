@@ -14,6 +14,9 @@ type Options struct {
 	Root bool
 	// Width and Height are the window size; 1280×720 when zero.
 	Width, Height int
+	// Proxy is the address (127.0.0.1:port) of the proxy every request of
+	// the browser goes through; "" for none.
+	Proxy string
 }
 
 // Args returns the browser's command-line flags (argv without argv[0] and
@@ -58,7 +61,26 @@ func Args(o Options) []string {
 	if o.Root {
 		args = append(args, "--no-sandbox")
 	}
+	if o.Proxy != "" {
+		args = append(args, ProxyArgs(o.Proxy)...)
+	}
 	return args
+}
+
+// ProxyArgs send every request of the browser through the proxy at addr:
+// HTTP, HTTPS and WebSockets (--proxy-server), loopback and local names
+// too (Chromium would bypass the proxy for them unless told not to), no
+// name looked up by the browser itself (a name never leaves the machine
+// but through the proxy's judgment; the proxy's own address is a literal),
+// and WebRTC with no UDP of its own (it has no way through an HTTP proxy).
+func ProxyArgs(addr string) []string {
+	return []string{
+		"--proxy-server=http://" + addr,
+		"--proxy-bypass-list=<-loopback>",
+		"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+		"--webrtc-ip-handling-policy=disable_non_proxied_udp",
+	}
 }
 
 // Flag splits one argument of Args into its name and value: a string for

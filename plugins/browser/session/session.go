@@ -35,6 +35,8 @@ type Session struct {
 	allocCancel context.CancelFunc
 	profile     string
 	pgid        int
+	// proxy is the proxy the browser was started with, "" for none.
+	proxy string
 
 	// The fields below belong to the call holding sem.
 	tabs     []*Tab
@@ -95,16 +97,29 @@ func (s *Session) takeEvents() []string {
 }
 
 // ensure starts the browser when it is not running, reopening the saved
-// tabs. A browser that stopped on its own is cleaned up first.
+// tabs. A browser that stopped on its own is cleaned up first; one started
+// with another proxy than the call's sandbox names is restarted with it.
 func (s *Session) ensure(ctx context.Context) error {
+	proxy, err := sdk.CallFrom(ctx).Sandbox.RequestProxy()
+	if err != nil {
+		return err
+	}
 	if s.running() {
-		return nil
+		s.life.Lock()
+		same := s.proxy == proxy
+		s.life.Unlock()
+		if same {
+			return nil
+		}
+		s.teardown(ctx)
+		s.started = false
+		s.event("The browser was restarted to reach the network the way this session's sandbox now says.")
 	}
 	if s.started {
 		s.teardown(ctx)
 		s.event("The browser had stopped (it crashed or was killed); a new one was started.")
 	}
-	if err := s.launch(ctx); err != nil {
+	if err := s.launch(ctx, proxy); err != nil {
 		return err
 	}
 	s.started = true
@@ -113,7 +128,7 @@ func (s *Session) ensure(ctx context.Context) error {
 }
 
 // launch starts the browser and attaches to its first tab.
-func (s *Session) launch(ctx context.Context) error {
+func (s *Session) launch(ctx context.Context, proxy string) error {
 	o := s.m.opts
 	bin, err := chrome.Find(o.Chromium)
 	if err != nil {
@@ -127,7 +142,7 @@ func (s *Session) launch(ctx context.Context) error {
 		chromedp.ExecPath(bin),
 		chromedp.ModifyCmdFunc(chrome.Prepare),
 	}
-	for _, arg := range chrome.Args(chrome.Options{UserDataDir: profile, Root: os.Geteuid() == 0, Width: o.Width, Height: o.Height}) {
+	for _, arg := range chrome.Args(chrome.Options{UserDataDir: profile, Root: os.Geteuid() == 0, Width: o.Width, Height: o.Height, Proxy: proxy}) {
 		name, value := chrome.Flag(arg)
 		allocOpts = append(allocOpts, chromedp.Flag(name, value))
 	}
@@ -158,7 +173,7 @@ func (s *Session) launch(ctx context.Context) error {
 		pgid = p.Pid // Prepare made the browser the leader of its own group
 	}
 	s.life.Lock()
-	s.rootCtx, s.rootCancel, s.allocCancel, s.profile, s.pgid = rootCtx, rootCancel, allocCancel, profile, pgid
+	s.rootCtx, s.rootCancel, s.allocCancel, s.profile, s.pgid, s.proxy = rootCtx, rootCancel, allocCancel, profile, pgid, proxy
 	s.life.Unlock()
 	s.tabs, s.cur, s.refs = []*Tab{root}, 0, newRefs()
 	if pgid > 0 {

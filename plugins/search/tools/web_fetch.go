@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -57,15 +58,27 @@ func runWebFetch(ctx context.Context, cfg Config, in webFetchInput) (*sdk.Result
 		notes = append(notes, sdk.Note{Kind: "clamped", Detail: fmt.Sprintf("max_bytes %d lowered to %d", in.MaxBytes, limit)})
 		opts.MaxBytes = limit
 	}
+	proxy, err := sdk.CallFrom(ctx).Sandbox.RequestProxy()
+	if err != nil {
+		return nil, err
+	}
 	base := opts.Transport
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone() // as fetch does
 	}
+	if proxy != "" {
+		if base, err = viaProxy(base, proxy); err != nil {
+			return nil, err
+		}
+	}
 	opts.Transport = &progressTransport{base: base, p: &fetchProgress{ctx: ctx, now: fetchClock.Now}}
 	page, err := fetch.Fetch(ctx, in.URL, opts)
+	var refused *proxyRefusal
 	var se *fetch.StatusError
 	var other *fetch.OtherHostError
 	switch {
+	case errors.As(err, &refused):
+		return nil, &sdk.ToolError{Code: sdk.CodeDenied, Message: refused.text}
 	case errors.As(err, &other):
 		return nil, &sdk.ToolError{Code: "redirect_other_host", Data: other,
 			Message: fmt.Sprintf("%v. web_fetch does not follow a redirect to another host, so that access to it is checked: call web_fetch with url %q to follow it", other, other.To)}
@@ -105,6 +118,35 @@ func runWebFetch(ctx context.Context, cfg Config, in webFetchInput) (*sdk.Result
 	}
 	return &sdk.Result{Text: b.String(), Data: page, Notes: notes}, nil
 }
+
+// viaProxy is base sending every request through the proxy at addr
+// (loopback hosts too), a refused tunnel's reason kept for the model.
+func viaProxy(base http.RoundTripper, addr string) (http.RoundTripper, error) {
+	t, ok := base.(*http.Transport)
+	if !ok {
+		return nil, sdk.Errorf(sdk.CodeToolFailed, "web_fetch cannot send its requests through the session's proxy with this transport (%T)", base)
+	}
+	t = t.Clone()
+	t.Proxy = http.ProxyURL(&url.URL{Scheme: "http", Host: addr})
+	t.OnProxyConnectResponse = func(_ context.Context, _ *url.URL, _ *http.Request, res *http.Response) error {
+		if res.StatusCode == http.StatusOK {
+			return nil
+		}
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+		text := strings.TrimSpace(string(body))
+		if text == "" {
+			text = "the session's proxy refused the connection: " + res.Status
+		}
+		return &proxyRefusal{text: text}
+	}
+	return t, nil
+}
+
+// proxyRefusal is the session's proxy's refusal of an https:// tunnel, in
+// its own words (a plain http:// request's refusal is the 403 page itself).
+type proxyRefusal struct{ text string }
+
+func (r *proxyRefusal) Error() string { return r.text }
 
 func head(s string, n int) string {
 	if len(s) <= n {
