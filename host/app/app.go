@@ -224,6 +224,7 @@ func Open(ctx context.Context, opts Options) (_ *App, err error) {
 		a.egress = newEgress(prof.Network, opts.Resolver, hlog.Named("egress"), layers.NetNS)
 		a.egress.ask = a.askNetwork
 		gopts.Egress, gopts.PageEgress = a.egress.For, a.egress.Pages
+		a.observers = append(a.observers, a.egress)
 	}
 	g := guard.New(gopts)
 	pluginHost := authz.NewPluginHost(a.Approver, g)

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yagent/yagent/call/adapter"
 	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/netproxy"
 	"github.com/yagent/yagent/policy"
@@ -30,8 +33,9 @@ import (
 type egress struct {
 	rules *policy.NetworkRules
 	// ask puts a question the table leaves open to the session (nil:
-	// every such host is refused).
-	ask func(ctx context.Context, sess *session.Session, t netproxy.Target, d policy.NetDecision) error
+	// every such host is refused); who names the commands that may have
+	// asked (see commands).
+	ask func(ctx context.Context, sess *session.Session, t netproxy.Target, d policy.NetDecision, who string) error
 	// record writes each connection's line in the audit trail; nil =
 	// none.
 	record   func(sess *session.Session, ev netproxy.Event)
@@ -44,6 +48,9 @@ type egress struct {
 	mu       sync.Mutex
 	closed   bool
 	sessions map[string]*egressSession
+	// running are the commands of each session's calls in flight, by
+	// session and call ID (egress is an adapter.Observer for them).
+	running map[string]map[string]string
 	// warned notes that the first session without a namespace was logged.
 	warned bool
 }
@@ -70,7 +77,7 @@ type lane struct {
 // machine has network namespaces for the plugins to enter (the host makes
 // none where they could not enter it).
 func newEgress(rules policy.NetworkRules, resolver netproxy.Resolver, log hclog.Logger, netns bool) *egress {
-	e := &egress{rules: &rules, resolver: resolver, log: log, makeNS: sandbox.NewEgressNamespace, sessions: map[string]*egressSession{}}
+	e := &egress{rules: &rules, resolver: resolver, log: log, makeNS: sandbox.NewEgressNamespace, sessions: map[string]*egressSession{}, running: map[string]map[string]string{}}
 	if !netns {
 		e.makeNS = func() (*sandbox.EgressNamespace, error) {
 			return nil, errors.New("the sandbox has no network namespaces here")
@@ -218,10 +225,77 @@ func (e *egress) decider(sess *session.Session) netproxy.Decider {
 	r := &netproxy.Rules{Network: e.rules}
 	if e.ask != nil {
 		r.Ask = func(ctx context.Context, t netproxy.Target, d policy.NetDecision) error {
-			return e.ask(ctx, sess, t, d)
+			return e.ask(ctx, sess, t, d, e.commands(sess.ID()))
 		}
 	}
 	return r
+}
+
+// The proxy cannot tell which of a session's processes opened a
+// connection, so the question names the commands of the session's calls in
+// flight: the one running, in the usual case of one at a time.
+var _ adapter.Observer = (*egress)(nil)
+
+// Start implements adapter.Observer.
+func (e *egress) Start(ctx context.Context, _ *adapter.CallRecord) context.Context { return ctx }
+
+// Decide notes the command of a call that goes on to run.
+func (e *egress) Decide(_ context.Context, rec *adapter.CallRecord) error {
+	if !rec.Allowed {
+		return nil
+	}
+	for p, role := range rec.Roles {
+		if cmd, ok := rec.Args[p].(string); ok && role == sdk.RoleCommand {
+			e.mu.Lock()
+			m := e.running[rec.SessionID]
+			if m == nil {
+				m = map[string]string{}
+				e.running[rec.SessionID] = m
+			}
+			m[rec.ID] = cmd
+			e.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// Finish forgets the call's command.
+func (e *egress) Finish(_ context.Context, rec *adapter.CallRecord, _ *adapter.Result) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m := e.running[rec.SessionID]; m != nil {
+		delete(m, rec.ID)
+		if len(m) == 0 {
+			delete(e.running, rec.SessionID)
+		}
+	}
+}
+
+// commands names, for a question, what of the session may have opened a
+// connection: the commands of its calls in flight (at most three, each cut
+// to 200 bytes), or a command of the session run in the background.
+func (e *egress) commands(id string) string {
+	e.mu.Lock()
+	cmds := slices.Sorted(maps.Values(e.running[id]))
+	e.mu.Unlock()
+	if len(cmds) == 0 {
+		return "a command of this session (none is running now: one started in the background)"
+	}
+	more := ""
+	if len(cmds) > 3 {
+		more = fmt.Sprintf(" and %d more", len(cmds)-3)
+		cmds = cmds[:3]
+	}
+	for i, c := range cmds {
+		if len(c) > 200 {
+			c = strings.ToValidUTF8(c[:200], "") + "…"
+		}
+		cmds[i] = "`" + c + "`"
+	}
+	if len(cmds) == 1 {
+		return "the command " + cmds[0] + more
+	}
+	return "one of the commands " + strings.Join(cmds, ", ") + more
 }
 
 // End stops the session's proxy and lets its namespace go: the connections
@@ -262,8 +336,8 @@ func (s *egressSession) stop() {
 }
 
 // askNetwork asks the session about a host its proxy's table leaves open.
-func (a *App) askNetwork(ctx context.Context, sess *session.Session, t netproxy.Target, d policy.NetDecision) error {
-	r := a.Approver.Network(ctx, sess, t.Host, fmt.Sprintf("a command of this session connects to %s: %s", t.HostPort(), d.Reason))
+func (a *App) askNetwork(ctx context.Context, sess *session.Session, t netproxy.Target, d policy.NetDecision, who string) error {
+	r := a.Approver.Network(ctx, sess, t.Host, fmt.Sprintf("%s connects to %s: %s", who, t.HostPort(), d.Reason))
 	netproxy.NoteAnswer(ctx, r.Allowed, r.By, r.Reason)
 	if r.Allowed {
 		return nil

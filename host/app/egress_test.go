@@ -14,11 +14,13 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yagent/yagent/call/adapter"
 	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/audit"
 	"github.com/yagent/yagent/host/authz"
 	"github.com/yagent/yagent/host/netproxy"
 	"github.com/yagent/yagent/policy"
+	"github.com/yagent/yagent/sdk"
 	"github.com/yagent/yagent/sdk/sandbox"
 )
 
@@ -143,6 +145,44 @@ func TestEgress_AsksTheSession(t *testing.T) {
 	}
 }
 
+// TestEgress_QuestionNamesTheCommand: a question about a host names the
+// command of the session's call in flight (the egress observes the calls);
+// with none running it says the command was started in the background. A
+// call refused, or of a tool that takes no command, names nothing.
+func TestEgress_QuestionNamesTheCommand(t *testing.T) {
+	t.Parallel()
+	up := closingUpstream(t)
+	a := &App{Approver: authz.NewApprover(authz.ApproverOptions{Passes: &authz.Passes{}})}
+	e := newEgress(policy.NetworkRules{}, nil, hclog.NewNullLogger(), false)
+	e.ask = a.askNetwork
+	t.Cleanup(e.Close)
+	sess := session.New("s")
+	tty := &answerer{ans: session.ApprovalAnswer{Approved: true, Scope: session.ScopeOnce}}
+	sess.SetAnswerer(tty)
+	proxy := e.For(sess).Proxy
+	cmdRoles := map[string]sdk.Role{"command": sdk.RoleCommand}
+	run := &adapter.CallRecord{ID: "c1", SessionID: "s", Roles: cmdRoles, Args: map[string]any{"command": "npm install left-pad"}, Allowed: true}
+	refused := &adapter.CallRecord{ID: "c2", SessionID: "s", Roles: cmdRoles, Args: map[string]any{"command": "curl evil"}}
+	read := &adapter.CallRecord{ID: "c3", SessionID: "s", Roles: map[string]sdk.Role{"path": sdk.RolePathRead}, Args: map[string]any{"path": "/etc/hosts"}, Allowed: true}
+	for _, rec := range []*adapter.CallRecord{run, refused, read} {
+		if err := e.Decide(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := up.Addr().String()
+	if status, _ := connectVia(t, proxy, target); status != 200 {
+		t.Fatalf("the approved connection: %d", status)
+	}
+	if q := tty.last(); !strings.HasPrefix(q, "the command `npm install left-pad` connects to "+target) {
+		t.Errorf("the question %q does not name the running command alone", q)
+	}
+	e.Finish(t.Context(), run, nil)
+	connectVia(t, proxy, target)
+	if q := tty.last(); !strings.Contains(q, "none is running now") || strings.Contains(q, "npm") {
+		t.Errorf("the question after the call returned: %q, want the background named", q)
+	}
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -150,18 +190,29 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// answerer answers every question with ans and counts them.
+// answerer answers every question with ans and keeps them.
 type answerer struct {
-	mu    sync.Mutex
-	count int
-	ans   session.ApprovalAnswer
+	mu      sync.Mutex
+	count   int
+	reasons []string
+	ans     session.ApprovalAnswer
 }
 
-func (a *answerer) Approve(context.Context, session.ApprovalPrompt) (session.ApprovalAnswer, error) {
+func (a *answerer) Approve(_ context.Context, p session.ApprovalPrompt) (session.ApprovalAnswer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.count++
+	a.reasons = append(a.reasons, p.Reason)
 	return a.ans, nil
+}
+
+func (a *answerer) last() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.reasons) == 0 {
+		return ""
+	}
+	return a.reasons[len(a.reasons)-1]
 }
 
 func (a *answerer) Help(context.Context, string) (string, error) { return "", nil }
@@ -267,7 +318,7 @@ func TestEgress_Pages(t *testing.T) {
 	_, port, _ := net.SplitHostPort(up.Addr().String())
 	e := newEgress(policy.NetworkRules{}, nil, hclog.NewNullLogger(), sandbox.Probe().NetNS)
 	t.Cleanup(e.Close)
-	e.ask = func(context.Context, *session.Session, netproxy.Target, policy.NetDecision) error {
+	e.ask = func(context.Context, *session.Session, netproxy.Target, policy.NetDecision, string) error {
 		t.Error("a page's request was asked about")
 		return nil
 	}
