@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/yagent/yagent/host/netproxy"
 )
 
 // The folder's file names: the live file, and the rotated ones whose names
@@ -88,7 +90,7 @@ type LineAnswer struct {
 var (
 	Kinds     = []string{"decision", "call", "approval", "network"}
 	Decisions = []string{"allow", "ask", "deny"}
-	AnswerBys = []string{"user", "session_pass", "project_pass", "yolo_pass", "nobody"}
+	AnswerBys = []string{"user", "session_pass", "project_pass", "yolo_pass", "nobody", netproxy.ByNavigation, netproxy.ByPage}
 )
 
 // Filter selects lines; a zero field selects every line.

@@ -23,7 +23,8 @@ import (
 // origin, or opens a WebSocket to it, gets nothing back, while its own
 // origin's requests work; a
 // navigation to a host the profile does not name asks, and once approved
-// that origin's page loads its own script. Red on the browser that reached
+// that origin's page loads its own script. The audit trail has the refusals.
+// Red on the browser that reached
 // the network directly: the script read the loopback server's secret.
 func TestServe_BrowserThroughTheSessionsProxy(t *testing.T) {
 	t.Parallel()
@@ -103,6 +104,14 @@ ws.onerror = () => say("ws", "socket refused");
 	if strings.Contains(got, "SECRET-OF-THIS-MACHINE") || !strings.Contains(got, "loopback refused") || !strings.Contains(got, "socket refused") {
 		t.Errorf("the page's script reached the loopback server:\n%s", got)
 	}
+
+	// The refused requests are in the audit trail, answered by the page
+	// rule.
+	secretHost := strings.TrimPrefix(secret.URL, "http://")
+	eventually(t, "the page's refused requests in the audit trail", func() bool {
+		out, err := e.cli("audit", "--kind", "network", "--by", "page")
+		return err == nil && strings.Contains(out, secretHost) && strings.Contains(out, "ask no by page")
+	})
 
 	// A host the profile does not name asks; approved, its page loads its
 	// own script through the proxy.
