@@ -54,26 +54,9 @@ func (p *Pages) Name(ctx context.Context, t Target) error {
 // machine or its networks is judged as that address (a public name that
 // resolves to 127.0.0.1 is refused as 127.0.0.1 is).
 func (p *Pages) Addrs(ctx context.Context, t Target, addrs []netip.Addr) ([]netip.Addr, error) {
-	if lit, err := netip.ParseAddr(t.Host); err == nil && len(addrs) == 1 && addrs[0] == lit {
-		return addrs, nil // Name judged the address itself
-	}
-	h, err := policy.ParseHost(t.Host)
-	if err != nil {
-		return nil, &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}
-	}
-	var kept []netip.Addr
-	var first error
-	for _, a := range addrs {
-		if err := p.settle(ctx, t, policy.AddrHost(a.WithZone("")), p.Network.JudgeAddr(h, a)); err == nil {
-			kept = append(kept, a)
-		} else if first == nil {
-			first = err
-		}
-	}
-	if len(kept) == 0 && first != nil {
-		return nil, first
-	}
-	return kept, nil
+	return addrsBy(t, addrs, func(h policy.Host, a netip.Addr) error {
+		return p.settle(ctx, t, policy.AddrHost(a.WithZone("")), p.Network.JudgeAddr(h, a))
+	})
 }
 
 // settle turns the table's decision on h (the name, or an address it

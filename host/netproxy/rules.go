@@ -35,8 +35,16 @@ func (r *Rules) Name(ctx context.Context, t Target) error {
 // public name that resolves to 127.0.0.1 asks as 127.0.0.1 does. The first
 // refusal is returned when no address is left.
 func (r *Rules) Addrs(ctx context.Context, t Target, addrs []netip.Addr) ([]netip.Addr, error) {
+	return addrsBy(t, addrs, func(h policy.Host, a netip.Addr) error {
+		return r.settle(ctx, t, r.Network.JudgeAddr(h, a))
+	})
+}
+
+// addrsBy keeps the addresses of t that judge lets it reach, in order: an
+// address written as the host was judged by Name already. The first
+// refusal is returned when no address is left.
+func addrsBy(t Target, addrs []netip.Addr, judge func(h policy.Host, a netip.Addr) error) ([]netip.Addr, error) {
 	if lit, err := netip.ParseAddr(t.Host); err == nil && len(addrs) == 1 && addrs[0] == lit {
-		// An address written as the host: Name judged (or asked about) it.
 		return addrs, nil
 	}
 	h, err := policy.ParseHost(t.Host)
@@ -46,8 +54,7 @@ func (r *Rules) Addrs(ctx context.Context, t Target, addrs []netip.Addr) ([]neti
 	var kept []netip.Addr
 	var first error
 	for _, a := range addrs {
-		err := r.settle(ctx, t, r.Network.JudgeAddr(h, a))
-		if err == nil {
+		if err := judge(h, a); err == nil {
 			kept = append(kept, a)
 		} else if first == nil {
 			first = err
