@@ -60,7 +60,11 @@ func TestRules(t *testing.T) {
 			_, addr := startProxy(t, netproxy.Options{Decider: &netproxy.Rules{Network: network, Ask: c.ask}, Resolver: res})
 			resp, conn, br := connect(t, addr, fmt.Sprintf("%s:%d", c.host, echo.addr.Port()))
 			if resp.StatusCode != c.status {
-				t.Fatalf("CONNECT %s: status %d, want %d (%s)", c.host, resp.StatusCode, c.status, readBody(t, resp))
+				body := "a tunnel" // a 200's body is the tunnel: reading it would wait for ever
+				if resp.StatusCode != http.StatusOK {
+					body = readBody(t, resp)
+				}
+				t.Fatalf("CONNECT %s: status %d, want %d (%s)", c.host, resp.StatusCode, c.status, body)
 			}
 			if c.status == http.StatusOK {
 				roundTrip(t, conn, br, "ping")
