@@ -194,7 +194,7 @@ type fakeLoader struct {
 	sess     *session.Session
 }
 
-func (f *fakeLoader) LoadTools(sess *session.Session, names []string, query string) ([]LoadedTool, []UnknownTool) {
+func (f *fakeLoader) LoadTools(sess *session.Session, names []string, query string) Loaded {
 	f.gotNames, f.gotQuery, f.sess = names, query, sess
 	var tools []LoadedTool
 	var unknown []UnknownTool
@@ -205,7 +205,7 @@ func (f *fakeLoader) LoadTools(sess *session.Session, names []string, query stri
 			unknown = append(unknown, UnknownTool{Name: n, Suggestions: []string{"known"}})
 		}
 	}
-	return tools, unknown
+	return Loaded{Tools: tools, Unknown: unknown}
 }
 
 func TestLoadTool(t *testing.T) {

@@ -30,10 +30,26 @@ type UnknownTool struct {
 	Suggestions []string `json:"suggestions,omitempty"`
 }
 
+// LeftTool is a tool a query matched and load_tool did not load, and why.
+type LeftTool struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// Loaded is what one load_tool call found and loaded.
+type Loaded struct {
+	Tools   []LoadedTool  `json:"tools"`
+	Unknown []UnknownTool `json:"unknown"`
+	// Matched is how many deferred tools the query matched.
+	Matched int `json:"matched,omitempty"`
+	// Left are the matches not loaded, in rank order.
+	Left []LeftTool `json:"left,omitempty"`
+}
+
 // Loader is what load_tool needs from the surface: find tools by name or
 // keyword and mark them loaded for the session.
 type Loader interface {
-	LoadTools(sess *session.Session, names []string, query string) (tools []LoadedTool, unknown []UnknownTool)
+	LoadTools(sess *session.Session, names []string, query string) Loaded
 }
 
 // LoadTool returns load_tool, whose description lists catalog as
@@ -69,22 +85,30 @@ func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 		if sess == nil {
 			sess = session.New("")
 		}
-		tools, unknown := l.LoadTools(sess, in.Names, in.Query)
+		got := l.LoadTools(sess, in.Names, in.Query)
+		tools := got.Tools
 		var t strings.Builder
 		for _, lt := range tools {
 			fmt.Fprintf(&t, "## %s\n%s\nInput schema: %s\n\n", lt.Name, lt.Description, lt.InputSchema)
 		}
-		for _, u := range unknown {
+		for _, u := range got.Unknown {
 			fmt.Fprintf(&t, "No tool named %q", u.Name)
 			if len(u.Suggestions) > 0 {
 				fmt.Fprintf(&t, " (did you mean %s?)", strings.Join(u.Suggestions, ", "))
 			}
 			t.WriteString(".\n")
 		}
-		data := map[string]any{"tools": tools, "unknown": unknown}
+		if len(got.Left) > 0 {
+			fmt.Fprintf(&t, "The query matched %d deferred tools; %d were not loaded:\n", got.Matched, len(got.Left))
+			for _, lt := range got.Left {
+				fmt.Fprintf(&t, "- %s: %s\n", lt.Name, lt.Reason)
+			}
+			t.WriteString("\n")
+		}
+		data := got
 		if len(tools) == 0 {
 			msg := t.String()
-			if in.Query != "" {
+			if in.Query != "" && got.Matched == 0 {
 				msg += fmt.Sprintf("No deferred tool matches %q. The catalog in load_tool's description lists every deferred tool.", in.Query)
 			}
 			return nil, &sdk.ToolError{Code: sdk.CodeNotFound, Message: strings.TrimSpace(msg), Data: data}

@@ -87,7 +87,10 @@ type Surface struct {
 	names    []string                 // sorted
 	tiers    map[string]toolspec.Tier // effective tiers
 	deferred bool
-	skipped  []Skip
+	// budget is the profile's schema budget in bytes: the listing's, and
+	// what one load_tool query loads at most.
+	budget  int
+	skipped []Skip
 	warnings []string
 	// off says why the profile leaves a tool out, by name.
 	off   map[string]string
@@ -97,9 +100,6 @@ type Surface struct {
 	// for another call of its session and family.
 	serialWait func(name string)
 }
-
-// maxQueryResults caps the tools one load_tool query loads.
-const maxQueryResults = 5
 
 // New builds the surface from the plugins' sources and the host-native tools.
 func New(sources []Source, opts Options) (*Surface, error) {
@@ -231,6 +231,7 @@ func (s *Surface) assemble(cands []candidate) error {
 		s.tiers[name] = s.tierOf(c.a)
 	}
 
+	s.budget = prof.Budget()
 	switch prof.DeferredMode() {
 	case config.DeferredOn:
 		s.deferred = true
@@ -532,31 +533,43 @@ func (s *Surface) listChanged(sess *session.Session) {
 	}
 }
 
-// LoadTools implements hosttools.Loader: the named tools and up to
-// maxQueryResults Cold tools matching query, marked loaded for sess.
-func (s *Surface) LoadTools(sess *session.Session, names []string, query string) ([]hosttools.LoadedTool, []hosttools.UnknownTool) {
+// LoadTools implements hosttools.Loader: the named tools, and the Cold
+// tools matching query in rank order for as long as their schemas fit the
+// schema budget (with the named ones'), marked loaded for sess; the
+// matches left out are named with why.
+func (s *Surface) LoadTools(sess *session.Session, names []string, query string) hosttools.Loaded {
+	var out hosttools.Loaded
 	var picked []string
-	var unknown []hosttools.UnknownTool
+	size := 0
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if _, ok := s.adapters[n]; !ok || n == toolspec.LoadTool {
-			unknown = append(unknown, hosttools.UnknownTool{Name: n, Suggestions: suggest.Close(n, s.names)})
+			out.Unknown = append(out.Unknown, hosttools.UnknownTool{Name: n, Suggestions: suggest.Close(n, s.names)})
 			continue
 		}
 		if !slices.Contains(picked, n) {
 			picked = append(picked, n)
+			size += s.schemaSize(n)
 		}
 	}
-	for _, n := range s.search(query) {
-		if !slices.Contains(picked, n) {
+	hits := s.search(query)
+	out.Matched = len(hits)
+	for _, n := range hits {
+		switch {
+		case slices.Contains(picked, n):
+		case s.budget > 0 && size+s.schemaSize(n) > s.budget:
+			out.Left = append(out.Left, hosttools.LeftTool{Name: n,
+				Reason: fmt.Sprintf("its schema would pass the schema budget of %d bytes for one answer; load it by name, or narrow the query", s.budget)})
+		default:
 			picked = append(picked, n)
+			size += s.schemaSize(n)
 		}
 	}
 	changed := false
-	tools := make([]hosttools.LoadedTool, 0, len(picked))
+	out.Tools = make([]hosttools.LoadedTool, 0, len(picked))
 	for _, n := range picked {
 		spec := s.adapters[n].Spec()
-		tools = append(tools, hosttools.LoadedTool{Name: n, Description: spec.Description, InputSchema: spec.InputSchema})
+		out.Tools = append(out.Tools, hosttools.LoadedTool{Name: n, Description: spec.Description, InputSchema: spec.InputSchema})
 		if s.tiers[n] == toolspec.Cold && sess.MarkLoaded(n) {
 			changed = true
 		}
@@ -564,7 +577,14 @@ func (s *Surface) LoadTools(sess *session.Session, names []string, query string)
 	if changed {
 		s.listChanged(sess)
 	}
-	return tools, unknown
+	return out
+}
+
+// schemaSize is what loading tool n adds to an answer: its name,
+// description and input schema.
+func (s *Surface) schemaSize(n string) int {
+	spec := s.adapters[n].Spec()
+	return len(n) + len(spec.Description) + len(spec.InputSchema)
 }
 
 // search ranks the Cold tools by how many of query's words their name,
@@ -596,9 +616,9 @@ func (s *Surface) search(query string) []string {
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
-	var out []string
-	for i := 0; i < len(hits) && i < maxQueryResults; i++ {
-		out = append(out, hits[i].name)
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.name
 	}
 	return out
 }

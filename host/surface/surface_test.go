@@ -372,6 +372,48 @@ func TestSurface_UnknownToolSuggests(t *testing.T) {
 	}
 }
 
+// TestSurface_LoadToolQueryLoadsEveryMatch: a query loads every Cold tool
+// it matches, in rank order, while their schemas fit the schema budget;
+// the answer says how many matched and names each left out and why.
+func TestSurface_LoadToolQueryLoadsEveryMatch(t *testing.T) {
+	t.Parallel()
+	var tools []*adapter.Adapter
+	for i := range 14 {
+		tools = append(tools, tool(fmt.Sprintf("browser_t%02d", i), "browser", toolspec.Cold, 400))
+	}
+	tools = append(tools, tool("other_tool", "fam", toolspec.Cold, 400))
+	size := len(tools[0].Spec().Name) + len(tools[0].Spec().Description) + len(tools[0].Spec().InputSchema)
+	for _, c := range []struct {
+		budget, loaded int
+	}{
+		{budget: 1 << 20, loaded: 14},
+		{budget: 10*size + size/2, loaded: 10},
+	} {
+		s := NewSurfaceFromAdapters(tools, opts(&config.Profile{Deferred: config.DeferredOn, SchemaBudgetBytes: c.budget}))
+		res := s.Call(t.Context(), session.New("s"), toolspec.LoadTool, json.RawMessage(`{"query":"browser"}`))
+		if res.IsError() {
+			t.Fatalf("budget %d: load_tool = %s %s", c.budget, res.Code, res.Text)
+		}
+		if n := strings.Count(res.Text, "\n## browser_t"); n+boolInt(strings.HasPrefix(res.Text, "## browser_t")) != c.loaded {
+			t.Errorf("budget %d: %d tools loaded, want %d:\n%s", c.budget, n, c.loaded, res.Text)
+		}
+		left := 14 - c.loaded
+		if said := fmt.Sprintf("The query matched 14 deferred tools; %d were not loaded", left); (left > 0) != strings.Contains(res.Text, said) {
+			t.Errorf("budget %d: the answer does not say %q:\n%s", c.budget, said, res.Text)
+		}
+		if left > 0 && !strings.Contains(res.Text, "- browser_t13: its schema would pass the schema budget") {
+			t.Errorf("budget %d: the last match is not named with why:\n%s", c.budget, res.Text)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func TestSurface_DeferredOnLoadsColdTools(t *testing.T) {
 	t.Parallel()
 	var changed []string
