@@ -24,6 +24,9 @@ const (
 	// SettingActionTimeoutMS bounds one navigation or action, in
 	// milliseconds, when the host's call has no earlier deadline.
 	SettingActionTimeoutMS = "action_timeout_ms"
+	// SettingSnapshotBudget is how many bytes of snapshot text one answer
+	// shows at most (DefaultSnapshotBudget when unset).
+	SettingSnapshotBudget = "snapshot_budget_bytes"
 )
 
 // Options configure a Manager. The zero value works: no state folder (tabs
@@ -51,6 +54,9 @@ type Options struct {
 	SettleTimeout time.Duration
 	// Width and Height are the window size; 0 means 1280×720.
 	Width, Height int
+	// SnapshotBudget is how many bytes of snapshot text one answer shows
+	// at most; 0 means DefaultSnapshotBudget.
+	SnapshotBudget int
 	// Logger receives the plugin's log; nil means hclog.L().
 	Logger hclog.Logger
 }
@@ -65,6 +71,9 @@ func OptionsFrom(settings map[string]string) Options {
 	}
 	if ms, err := strconv.Atoi(strings.TrimSpace(settings[SettingActionTimeoutMS])); err == nil && ms > 0 {
 		o.ActionTimeout = time.Duration(ms) * time.Millisecond
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(settings[SettingSnapshotBudget])); err == nil && n > 0 {
+		o.SnapshotBudget = n
 	}
 	if o.StateDir == "" {
 		if d := os.Getenv("YAGENT_STATE_DIR"); d != "" {
@@ -85,6 +94,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SettleTimeout <= 0 {
 		o.SettleTimeout = 10 * time.Second
+	}
+	if o.SnapshotBudget <= 0 {
+		o.SnapshotBudget = DefaultSnapshotBudget
 	}
 	if o.Logger == nil {
 		o.Logger = hclog.L()

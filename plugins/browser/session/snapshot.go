@@ -25,34 +25,90 @@ type PageInfo struct {
 	Refs int `json:"refs,omitempty"`
 	// Status is the HTTP status of a navigation, 0 when there was none.
 	Status int64 `json:"status,omitempty"`
+	// NextOffset is the offset of the snapshot's next page, 0 when the
+	// answer showed the last; Remaining how many elements with refs lie
+	// past this page.
+	NextOffset int `json:"next_offset,omitempty"`
+	Remaining  int `json:"remaining,omitempty"`
 }
 
 // Snapshot returns the current tab as an accessibility outline with a ref
-// per element.
-func (s *Session) Snapshot(ctx context.Context) (*sdk.Result, error) {
-	return s.withSnapshot(ctx, "", PageInfo{})
+// per element, the part of it v selects.
+func (s *Session) Snapshot(ctx context.Context, v View) (*sdk.Result, error) {
+	if err := badView(v); err != nil {
+		return nil, err
+	}
+	return s.viewSnapshot(ctx, "", PageInfo{}, v)
 }
 
 // withSnapshot returns a result that starts with lead and shows the
-// current tab's snapshot.
+// current tab's snapshot, its first page.
 func (s *Session) withSnapshot(ctx context.Context, lead string, info PageInfo) (*sdk.Result, error) {
+	return s.viewSnapshot(ctx, lead, info, View{})
+}
+
+// viewSnapshot returns a result that starts with lead and shows what v
+// selects of the current tab's snapshot: a new one, or under an offset
+// past 1 the one taken before of the same document.
+func (s *Session) viewSnapshot(ctx context.Context, lead string, info PageInfo, v View) (*sdk.Result, error) {
 	t := s.current()
-	text, refs, err := s.snapshotText(ctx, t)
+	snap, changed, err := s.snapshotOf(ctx, t, v.Offset > 1)
 	if err != nil {
 		return nil, err
 	}
-	info.Refs = refs
+	lines, err := snap.scope(v)
+	if err != nil {
+		return nil, err
+	}
+	w := cut(lines, v, s.m.opts.SnapshotBudget)
+	info.Refs = snap.refs
+	info.NextOffset, info.Remaining = w.next, w.leftRefs
 	s.pageInfo(ctx, t, &info)
 	var b strings.Builder
 	if lead != "" {
 		b.WriteString(lead)
 		b.WriteString("\n\n")
 	}
+	if changed {
+		b.WriteString("The page has a new document since the snapshot you were paging through: this is a new snapshot, its lines numbered afresh.\n\n")
+	}
 	b.WriteString(header(info))
 	b.WriteString("- Page Snapshot:\n```yaml\n")
-	b.WriteString(text)
+	switch {
+	case len(w.lines) > 0:
+		b.WriteString(strings.Join(w.lines, "\n"))
+	case v.Query != "":
+		fmt.Fprintf(&b, "# nothing on the page matches %q", v.Query)
+	case w.total > 0:
+		fmt.Fprintf(&b, "# the snapshot has %d lines: offset %d is past its end", w.total, v.Offset)
+	default:
+		b.WriteString("# the page is empty")
+	}
 	b.WriteString("\n```")
+	if w.next > 0 {
+		b.WriteString("\n")
+		b.WriteString(cutLine(w, v))
+	}
 	return &sdk.Result{Text: b.String(), Data: info}, nil
+}
+
+// snapshotOf renders t's page, or with reuse returns the snapshot taken
+// before when its document is still the tab's; changed says one was kept
+// of another document.
+func (s *Session) snapshotOf(ctx context.Context, t *Tab, reuse bool) (snap *snapshot, changed bool, err error) {
+	gen := t.Gen()
+	if reuse && t.snap != nil {
+		if t.snap.gen == gen {
+			return t.snap, false, nil
+		}
+		changed = true
+	}
+	lines, refs, err := s.snapshotLines(ctx, t, gen)
+	if err != nil {
+		return nil, false, err
+	}
+	t.snap = &snapshot{gen: gen, lines: lines, refs: refs}
+	return t.snap, changed, nil
 }
 
 // pageInfo fills info's tab, URL and title.
@@ -78,15 +134,14 @@ func header(info PageInfo) string {
 	return b.String()
 }
 
-// snapshotText renders t's accessibility tree; every element shown gets a
-// ref valid until t's document changes.
-func (s *Session) snapshotText(ctx context.Context, t *Tab) (string, int, error) {
+// snapshotLines renders t's accessibility tree, document gen, as lines;
+// every element shown gets a ref valid until t's document changes.
+func (s *Session) snapshotLines(ctx context.Context, t *Tab, gen uint64) ([]string, int, error) {
 	a, cancel := s.bounded(ctx, t.ctx)
 	defer cancel()
-	gen := t.Gen()
 	res, err := chromedp.Call(a, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 	if err != nil {
-		return "", 0, fmt.Errorf("read the page's accessibility tree: %w", err)
+		return nil, 0, fmt.Errorf("read the page's accessibility tree: %w", err)
 	}
 	nodes := withFrames(a, res.Nodes)
 	// A navigation that committed while the tree was read leaves refs
@@ -94,13 +149,17 @@ func (s *Session) snapshotText(ctx context.Context, t *Tab) (string, int, error)
 	// pointed at the wrong element.
 	out := axtree.Render(nodes, func(node cdp.BackendNodeID) string {
 		return s.refs.assign(t, gen, node)
-	}, axtree.Options{})
-	text := out.Text
-	if text == "" {
-		text = "# the page is empty"
+	}, axtree.Options{MaxLines: maxSnapshotLines})
+	if out.Text == "" {
+		return nil, 0, nil
 	}
-	return text, out.Refs, nil
+	return strings.Split(out.Text, "\n"), out.Refs, nil
 }
+
+// maxSnapshotLines bounds one snapshot kept for paging: far more than any
+// answer shows (a page of the budget is a few hundred lines), few enough
+// to keep (a few MB).
+const maxSnapshotLines = 50_000
 
 // maxFrames bounds how many iframes a snapshot opens.
 const maxFrames = 16

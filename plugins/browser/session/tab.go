@@ -41,6 +41,10 @@ type Tab struct {
 	loading  bool
 	idle     chan struct{} // closed while the main frame is not loading
 	closedBy string        // set when the page closed itself
+
+	// snap is the latest snapshot of the page, kept for paging; it
+	// belongs to the call holding the session.
+	snap *snapshot
 }
 
 // ConsoleMessage is one message a page wrote to its console, or an

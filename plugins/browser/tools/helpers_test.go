@@ -221,6 +221,14 @@ func testSite() http.Handler {
 		<button onclick="document.getElementById('in').textContent = 'inner clicked'">Inner button</button>
 		<p id="in">inner idle</p>`))
 	mux.HandleFunc("/long", page("Long", `<div style="height: 3000px">top</div><p>bottom</p>`))
+	mux.HandleFunc("/many", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Many</title></head><body><h1>Index</h1><ul id="links">`)
+		for i := range 2000 {
+			fmt.Fprintf(w, `<li><a href="/second?n=%d">Link %04d</a></li>`, i, i)
+		}
+		fmt.Fprint(w, `</ul><button>Last button</button></body></html>`)
+	})
 	mux.HandleFunc("/dup", page("Dup", `<button class="b">One</button><button class="b">Two</button><div style="display:none"><button id="hidden">Hidden</button></div>`))
 	return mux
 }
