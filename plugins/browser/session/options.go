@@ -27,6 +27,9 @@ const (
 	// SettingSnapshotBudget is how many bytes of snapshot text one answer
 	// shows at most (DefaultSnapshotBudget when unset).
 	SettingSnapshotBudget = "snapshot_budget_bytes"
+	// SettingViewport is the pages' viewport, WIDTHxHEIGHT in CSS pixels
+	// (1280x720 when unset).
+	SettingViewport = "viewport"
 )
 
 // Options configure a Manager. The zero value works: no state folder (tabs
@@ -52,7 +55,8 @@ type Options struct {
 	// SettleTimeout bounds the wait for a navigation that an action (a
 	// click, Enter) started; 0 means 10s.
 	SettleTimeout time.Duration
-	// Width and Height are the window size; 0 means 1280×720.
+	// Width and Height are the pages' viewport (and the window's size);
+	// 0 means 1280×720.
 	Width, Height int
 	// SnapshotBudget is how many bytes of snapshot text one answer shows
 	// at most; 0 means DefaultSnapshotBudget.
@@ -75,6 +79,13 @@ func OptionsFrom(settings map[string]string) Options {
 	if n, err := strconv.Atoi(strings.TrimSpace(settings[SettingSnapshotBudget])); err == nil && n > 0 {
 		o.SnapshotBudget = n
 	}
+	if w, h, ok := strings.Cut(strings.ToLower(strings.TrimSpace(settings[SettingViewport])), "x"); ok {
+		wi, werr := strconv.Atoi(strings.TrimSpace(w))
+		hi, herr := strconv.Atoi(strings.TrimSpace(h))
+		if werr == nil && herr == nil && wi > 0 && hi > 0 && wi <= 10_000 && hi <= 10_000 {
+			o.Width, o.Height = wi, hi
+		}
+	}
 	if o.StateDir == "" {
 		if d := os.Getenv("YAGENT_STATE_DIR"); d != "" {
 			o.StateDir = d
@@ -83,6 +94,14 @@ func OptionsFrom(settings map[string]string) Options {
 		}
 	}
 	return o
+}
+
+// viewport is the pages' viewport size.
+func (o Options) viewport() (w, h int) {
+	if o.Width <= 0 || o.Height <= 0 {
+		return 1280, 720
+	}
+	return o.Width, o.Height
 }
 
 func (o Options) withDefaults() Options {

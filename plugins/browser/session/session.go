@@ -168,6 +168,7 @@ func (s *Session) launch(ctx context.Context, proxy string) error {
 	}
 	c := chromedp.FromContext(rootCtx)
 	root.setID(c.Target.TargetID)
+	s.sizeViewport(ctx, root)
 	pgid := 0
 	if p := c.Browser.Process(); p != nil {
 		pgid = p.Pid // Prepare made the browser the leader of its own group
@@ -404,6 +405,7 @@ func (s *Session) openTab(ctx context.Context) (*Tab, error) {
 		return nil, fmt.Errorf("open a tab: %w", err)
 	}
 	t.setID(chromedp.FromContext(tctx).Target.TargetID)
+	s.sizeViewport(ctx, t)
 	return t, nil
 }
 
@@ -418,7 +420,19 @@ func (s *Session) attach(ctx context.Context, id target.ID) (*Tab, error) {
 		go cancel()
 		return nil, fmt.Errorf("attach to tab %s: %w", id, err)
 	}
+	s.sizeViewport(ctx, t)
 	return t, nil
+}
+
+// sizeViewport gives t's page the viewport the options name (the window
+// headless Chromium opens at --window-size lays pages out shorter).
+func (s *Session) sizeViewport(ctx context.Context, t *Tab) {
+	w, h := s.m.opts.viewport()
+	a, cancel := s.bounded(ctx, t.ctx)
+	defer cancel()
+	if err := chromedp.Do(a, chromedp.EmulateViewport(int64(w), int64(h))); err != nil {
+		s.m.opts.Logger.Warn("size the tab's viewport", "error", err)
+	}
 }
 
 // current returns the current tab.
