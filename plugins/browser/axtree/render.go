@@ -3,6 +3,7 @@ package axtree
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -18,6 +19,10 @@ type Options struct {
 	// MaxName caps each name and value, in characters; 0 means
 	// DefaultMaxName.
 	MaxName int
+	// Base is the page's URL: a link's target on the same origin is shown
+	// relative to it (/article/1), any other in full; "" shows every
+	// target in full.
+	Base string
 }
 
 // Defaults of Options.
@@ -64,6 +69,9 @@ func Render(nodes []*accessibility.Node, ref RefFunc, opts Options) Outline {
 		opts.MaxName = DefaultMaxName
 	}
 	r := &renderer{byID: make(map[accessibility.NodeID]*accessibility.Node, len(nodes)), ref: ref, opts: opts}
+	if b, err := url.Parse(opts.Base); err == nil && b.Host != "" {
+		r.base = b
+	}
 	var root *accessibility.Node
 	for _, n := range nodes {
 		if n == nil {
@@ -85,6 +93,7 @@ func Render(nodes []*accessibility.Node, ref RefFunc, opts Options) Outline {
 
 type renderer struct {
 	byID    map[accessibility.NodeID]*accessibility.Node
+	base    *url.URL // Options.Base, nil when none
 	ref     RefFunc
 	opts    Options
 	lines   []string
@@ -151,6 +160,12 @@ func (r *renderer) node(n *accessibility.Node, depth int, parentName string) {
 			r.refs++
 		}
 	}
+	if role == "link" {
+		if to := r.target(n); to != "" {
+			b.WriteString(" → ")
+			b.WriteString(to)
+		}
+	}
 	shown := name
 	if valued[role] {
 		if v := r.clip(collapse(valueString(n.Value))); v != "" && v != name {
@@ -173,6 +188,36 @@ func (r *renderer) node(n *accessibility.Node, depth int, parentName string) {
 	case len(kids) > 0 && !valued[role]:
 		r.lines[at] += ":"
 	}
+}
+
+// target is where link n leads, as short as it reads unambiguously: the
+// path, query and fragment on the page's own origin, the whole URL
+// elsewhere; clipped like a name.
+func (r *renderer) target(n *accessibility.Node) string {
+	var raw string
+	for _, p := range n.Properties {
+		if p != nil && p.Name == accessibility.PropertyNameURL && p.Value != nil {
+			raw = valueString(p.Value)
+			break
+		}
+	}
+	if raw == "" {
+		return ""
+	}
+	if u, err := url.Parse(raw); err == nil && r.base != nil && u.Scheme == r.base.Scheme && u.Host == r.base.Host && u.User == nil {
+		rel := u.EscapedPath()
+		if rel == "" {
+			rel = "/"
+		}
+		if u.RawQuery != "" {
+			rel += "?" + u.RawQuery
+		}
+		if u.Fragment != "" {
+			rel += "#" + u.EscapedFragment()
+		}
+		raw = rel
+	}
+	return r.clip(raw)
 }
 
 // name is n's accessible name, whitespace collapsed and clipped.

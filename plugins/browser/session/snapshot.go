@@ -111,6 +111,16 @@ func (s *Session) snapshotOf(ctx context.Context, t *Tab, reuse bool) (snap *sna
 	return t.snap, changed, nil
 }
 
+// tabURL is the URL of t's page, "" when the browser does not say.
+func (s *Session) tabURL(ctx context.Context, t *Tab) string {
+	a, cancel := s.bounded(ctx, s.rootCtx)
+	defer cancel()
+	if res, err := chromedp.CallBrowser(a, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.ID()}); err == nil && res.TargetInfo != nil {
+		return res.TargetInfo.URL
+	}
+	return ""
+}
+
 // pageInfo fills info's tab, URL and title.
 func (s *Session) pageInfo(ctx context.Context, t *Tab, info *PageInfo) {
 	info.Tab, info.Tabs = s.tabIndex(t), len(s.tabs)
@@ -149,7 +159,7 @@ func (s *Session) snapshotLines(ctx context.Context, t *Tab, gen uint64) ([]stri
 	// pointed at the wrong element.
 	out := axtree.Render(nodes, func(node cdp.BackendNodeID) string {
 		return s.refs.assign(t, gen, node)
-	}, axtree.Options{MaxLines: maxSnapshotLines})
+	}, axtree.Options{MaxLines: maxSnapshotLines, Base: s.tabURL(ctx, t)})
 	if out.Text == "" {
 		return nil, 0, nil
 	}

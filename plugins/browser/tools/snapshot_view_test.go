@@ -73,3 +73,20 @@ func TestSnapshot_PagesThroughALongPage(t *testing.T) {
 		t.Errorf("ref %s, 3 lines:\n%s", m[1], sub)
 	}
 }
+
+// TestSnapshot_LinkTargets: a link shows where it leads, relative on the
+// page's own origin and whole elsewhere.
+func TestSnapshot_LinkTargets(t *testing.T) {
+	c := browser(t)
+	c.open("/")
+	c.ok(EvaluateName, map[string]any{"expression": `document.body.insertAdjacentHTML("beforeend", "<a href='https://example.org/docs?q=1'>Elsewhere</a>"); 1`})
+	text := c.ok(SnapshotName, map[string]any{"query": "page"}).Text + c.ok(SnapshotName, map[string]any{"query": "elsewhere"}).Text
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`link "Next page" \[ref=e\d+\] → /second\n`),
+		regexp.MustCompile(`link "Elsewhere" \[ref=e\d+\] → https://example.org/docs\?q=1\n`),
+	} {
+		if !want.MatchString(text) {
+			t.Errorf("no line matching %s in:\n%s", want, text)
+		}
+	}
+}
