@@ -50,14 +50,20 @@ var dropped = map[string]bool{"InlineTextBox": true, "LineBreak": true, "ListMar
 
 // roles that only group: shown only when they have a name, else their
 // children take their place.
-var grouping = map[string]bool{"generic": true, "none": true, "presentation": true, "": true, "GenericContainer": true, "Section": true, "MenuListPopup": true, "LabelText": true}
+var grouping = map[string]bool{"generic": true, "none": true, "presentation": true, "": true, "GenericContainer": true, "Section": true, "MenuListPopup": true, "LabelText": true,
+	// A fieldset's legend names its group already: its words show once.
+	"Legend": true}
 
 // roles whose subtree is their own inner editor: their value is shown
 // instead of their children.
-var leaves = map[string]bool{"textbox": true, "searchbox": true, "spinbutton": true, "slider": true}
+var leaves = map[string]bool{"textbox": true, "searchbox": true, "spinbutton": true, "slider": true,
+	// Date, time and color pickers: one line with their value, not their
+	// parts (a spinbutton per field, a picker button).
+	"Date": true, "DateTime": true, "InputTime": true, "ColorWell": true}
 
 // roles that carry a value worth showing after the colon.
-var valued = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "spinbutton": true, "slider": true, "progressbar": true, "scrollbar": true}
+var valued = map[string]bool{"textbox": true, "searchbox": true, "combobox": true, "spinbutton": true, "slider": true, "progressbar": true, "scrollbar": true,
+	"Date": true, "DateTime": true, "InputTime": true, "ColorWell": true}
 
 // Render renders nodes (in any order; the root is the node without a
 // parent) as an outline, asking ref for the ref of every element shown.
@@ -244,6 +250,14 @@ func displayRole(role string) string {
 		return "pre"
 	case "LabelText":
 		return "label"
+	case "Date":
+		return "date"
+	case "DateTime":
+		return "datetime"
+	case "InputTime":
+		return "time"
+	case "ColorWell":
+		return "color"
 	case "DescriptionList":
 		return "list"
 	case "Abbr":

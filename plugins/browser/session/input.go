@@ -244,8 +244,12 @@ func (s *Session) Hover(ctx context.Context, e Element) (*sdk.Result, error) {
 }
 
 // selectContents selects what an input, textarea or editable element
-// holds, so typed text replaces it.
+// holds, so typed text replaces it; a picker's input (date, time, color,
+// range...) is set by value instead.
 const selectContents = `function() {
+	if (this instanceof HTMLInputElement && ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range'].includes(this.type)) {
+		return 'value';
+	}
 	if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
 		try { this.select(); } catch (e) { this.value = ''; }
 		return 'field';
@@ -288,6 +292,28 @@ func (s *Session) Type(ctx context.Context, e Element, text string, submit bool)
 	if kind == `"other"` {
 		return nil, sdk.Errorf(sdk.CodeInvalidInput, "element %s is not a text field or an editable element; pick a textbox from browser_snapshot", e)
 	}
+	if kind == `"value"` {
+		t.forgetLoading()
+		got, err := s.callOn(a, node, setByValue, []any{text})
+		if err != nil {
+			if se, ok := err.(*scriptError); ok {
+				return nil, sdk.Errorf(sdk.CodeInvalidInput, "cannot set %s to %q: %s", e, text, se.text)
+			}
+			return nil, s.nodeErr(ctx, e, "set the value of", err)
+		}
+		var value string
+		if json.Unmarshal([]byte(got), &value) != nil {
+			value = got
+		}
+		lead := fmt.Sprintf("Set %s to %s.", e, value)
+		if submit {
+			if err := pressKeys(a, "Enter"); err != nil {
+				return nil, s.explain(ctx, fmt.Errorf("press Enter in %s: %w", e, err))
+			}
+			lead = fmt.Sprintf("Set %s to %s and pressed Enter.", e, value)
+		}
+		return s.afterInput(ctx, t, lead)
+	}
 	t.forgetLoading()
 	if text == "" {
 		err = pressKeys(a, "Delete")
@@ -322,6 +348,30 @@ func (s *Session) PressKey(ctx context.Context, key string) (*sdk.Result, error)
 	}
 	return s.afterInput(ctx, t, fmt.Sprintf("Pressed %s.", key))
 }
+
+// setByValue sets a picker's input (date, time, datetime-local, month,
+// week, color, range) to a value, as a user's pick does: through the
+// element's own value setter, then input and change. A value the input
+// does not take is refused with the form it wants, the input left as it
+// was; it returns the value the input holds (a range rounds to its step
+// and bounds).
+const setByValue = `function(v) {
+	const forms = {'date': 'YYYY-MM-DD', 'time': 'HH:MM or HH:MM:SS', 'datetime-local': 'YYYY-MM-DDTHH:MM',
+		'month': 'YYYY-MM', 'week': 'YYYY-Www (2024-W05)', 'color': '#rrggbb', 'range': 'a number'};
+	const bad = () => new Error('a ' + this.type + ' input takes ' + forms[this.type] + (this.type === 'range' ? ' from ' + this.min + ' to ' + this.max : ''));
+	if (this.type === 'color' && !/^#[0-9a-fA-F]{6}$/.test(v)) throw bad();
+	if (this.type === 'range' && (v.trim() === '' || isNaN(Number(v)))) throw bad();
+	const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+	const before = this.value;
+	set.call(this, v);
+	if (v !== '' && this.value === '') {
+		set.call(this, before); // a refused value leaves the input as it was
+		throw bad();
+	}
+	this.dispatchEvent(new Event('input', {bubbles: true}));
+	this.dispatchEvent(new Event('change', {bubbles: true}));
+	return this.value;
+}`
 
 // chooseOptions selects the options of a <select> by value or label and
 // fires input and change, as a user's choice does.

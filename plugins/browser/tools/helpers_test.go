@@ -221,6 +221,27 @@ func testSite() http.Handler {
 		<button onclick="document.getElementById('in').textContent = 'inner clicked'">Inner button</button>
 		<p id="in">inner idle</p>`))
 	mux.HandleFunc("/long", page("Long", `<div style="height: 3000px">top</div><p>bottom</p>`))
+	mux.HandleFunc("/picks", page("Picks", `
+		<form action="/submitted-picks" method="get">
+			<label>Birthday <input type="date" name="dob"></label>
+			<label>Alarm <input type="time" name="alarm"></label>
+			<label>Meeting <input type="datetime-local" name="meet"></label>
+			<label>Month <input type="month" name="month"></label>
+			<label>Week <input type="week" name="week"></label>
+			<label>Color <input type="color" name="color"></label>
+			<label>Volume <input type="range" name="vol" min="0" max="10"></label>
+			<fieldset><legend>Contact</legend><label>Email <input name="email"></label></fieldset>
+			<p id="events">none</p>
+			<button type="submit">Send</button>
+		</form>
+		<script>
+			const seen = [];
+			document.querySelectorAll("input").forEach(i => i.addEventListener("change", () => { seen.push(i.name); document.getElementById("events").textContent = "changed: " + seen.join(","); }));
+		</script>`))
+	mux.HandleFunc("/submitted-picks", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><title>Picked</title><p>%s</p>", html.EscapeString(r.URL.RawQuery))
+	})
 	mux.HandleFunc("/many", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><html><head><title>Many</title></head><body><h1>Index</h1><ul id="links">`)
