@@ -89,8 +89,8 @@ type Surface struct {
 	deferred bool
 	// budget is the profile's schema budget in bytes: the listing's, and
 	// what one load_tool query loads at most.
-	budget  int
-	skipped []Skip
+	budget   int
+	skipped  []Skip
 	warnings []string
 	// off says why the profile leaves a tool out, by name.
 	off   map[string]string
