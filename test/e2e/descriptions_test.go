@@ -110,7 +110,7 @@ var toolFacts = map[string][]string{
 	// browser
 	"browser_click": {
 		"`ref` \\(from the latest browser_snapshot; preferred\\)", "`selector` matching exactly one",
-		`returns the new snapshot`, `dialog it opens is answered`, `ref: .*Give ref or selector`,
+		`returns what changed \(the new page's snapshot after a navigation\)`, `dialog it opens is answered`, `ref: .*Give ref or selector`,
 	},
 	"browser_close":            {`all its tabs`, `fresh one`},
 	"browser_console_messages": {`oldest first`, "`\\[level\\] text`", `newest 500`},
@@ -129,7 +129,7 @@ var toolFacts = map[string][]string{
 		`last tab stays: browser_close`,
 	},
 	"browser_take_screenshot": {"`full_page`", `\.yagent/screenshots`, "base name of `filename`", `browser_snapshot is cheaper`},
-	"browser_type":            {`replacing its content`, `empty clears it`, "`submit` presses Enter"},
+	"browser_type":            {`replacing its content`, `empty clears it`, "`submit` presses Enter", `set to .text. as its value`, `Returns what changed`},
 	"browser_wait_for": {
 		"`text` appears or `text_gone` disappears", `default 10000`, `not met is an error`,
 		"`time_ms` alone, that long \\(max 120000\\)",

@@ -112,7 +112,7 @@ func (s *Session) WaitFor(ctx context.Context, text, goneText string, limit, pol
 		case <-ctx.Done():
 			return nil, contextErr(ctx, "browser_wait_for")
 		}
-		return s.withSnapshot(ctx, fmt.Sprintf("Waited %v.", limit), PageInfo{})
+		return s.withChanges(ctx, fmt.Sprintf("Waited %v.", limit), PageInfo{})
 	}
 	want, _ := json.Marshal(text)
 	gone, _ := json.Marshal(goneText)
@@ -160,7 +160,7 @@ func (s *Session) WaitFor(ctx context.Context, text, goneText string, limit, pol
 	default:
 		lead = fmt.Sprintf("%q is gone.", goneText)
 	}
-	return s.withSnapshot(ctx, lead, PageInfo{})
+	return s.withChanges(ctx, lead, PageInfo{})
 }
 
 // ConsoleMessages returns the console messages of the current tab.

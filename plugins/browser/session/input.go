@@ -198,7 +198,7 @@ func mouse(a context.Context, x, y float64, clicks int64) error {
 }
 
 // afterInput waits for a navigation the input started, then returns lead
-// and the snapshot.
+// and what changed on the page (or the snapshot of a new one).
 func (s *Session) afterInput(ctx context.Context, t *Tab, lead string) (*sdk.Result, error) {
 	s.flushTasks(ctx, t)
 	if !t.waitIdle(ctx, s.m.opts.SettleTimeout) && ctx.Err() == nil {
@@ -208,7 +208,7 @@ func (s *Session) afterInput(ctx context.Context, t *Tab, lead string) (*sdk.Res
 		return &sdk.Result{Text: lead}, nil
 	}
 	s.reconcile(ctx)
-	return s.withSnapshot(ctx, lead, PageInfo{})
+	return s.withChanges(ctx, lead, PageInfo{})
 }
 
 // flushTasks lets the page run the tasks an input queued (a form

@@ -56,6 +56,14 @@ func (s *Session) viewSnapshot(ctx context.Context, lead string, info PageInfo, 
 	if err != nil {
 		return nil, err
 	}
+	s.pageInfo(ctx, t, &info)
+	snap.url, snap.title = info.URL, info.Title
+	return s.answer(lead, info, snap, v, changed)
+}
+
+// answer shows what v selects of snap after lead; changed says the page
+// got a new document since the snapshot the model was paging through.
+func (s *Session) answer(lead string, info PageInfo, snap *snapshot, v View, changed bool) (*sdk.Result, error) {
 	lines, err := snap.scope(v)
 	if err != nil {
 		return nil, err
@@ -63,7 +71,6 @@ func (s *Session) viewSnapshot(ctx context.Context, lead string, info PageInfo, 
 	w := cut(lines, v, s.m.opts.SnapshotBudget)
 	info.Refs = snap.refs
 	info.NextOffset, info.Remaining = w.next, w.leftRefs
-	s.pageInfo(ctx, t, &info)
 	var b strings.Builder
 	if lead != "" {
 		b.WriteString(lead)
@@ -90,6 +97,62 @@ func (s *Session) viewSnapshot(ctx context.Context, lead string, info PageInfo, 
 		b.WriteString(cutLine(w, v))
 	}
 	return &sdk.Result{Text: b.String(), Data: info}, nil
+}
+
+// withChanges returns a result that starts with lead and shows what an
+// action changed on the current tab's page: the elements added, changed,
+// moved or removed since the snapshot the session saw last of the same
+// document (the others keep their refs), and the URL and title when they
+// changed. A new document, a tab not seen before, or changes that would
+// take more room than the snapshot get the snapshot instead.
+func (s *Session) withChanges(ctx context.Context, lead string, info PageInfo) (*sdk.Result, error) {
+	t := s.current()
+	prev := t.snap
+	if prev == nil || prev.gen != t.Gen() {
+		return s.withSnapshot(ctx, lead, info)
+	}
+	snap, _, err := s.snapshotOf(ctx, t, false)
+	if err != nil {
+		return nil, err
+	}
+	s.pageInfo(ctx, t, &info)
+	snap.url, snap.title = info.URL, info.Title
+	changes := diffLines(prev.lines, snap.lines)
+	if size(changes) >= size(cut(snap.lines, View{}, s.m.opts.SnapshotBudget).lines) {
+		return s.answer(lead, info, snap, View{}, false)
+	}
+	info.Refs = snap.refs
+	var b strings.Builder
+	if lead != "" {
+		b.WriteString(lead)
+		b.WriteString("\n\n")
+	}
+	if info.URL != prev.url {
+		fmt.Fprintf(&b, "- Page URL: %s\n", info.URL)
+	}
+	if info.Title != prev.title {
+		fmt.Fprintf(&b, "- Page Title: %s\n", info.Title)
+	}
+	if info.Status >= 400 {
+		fmt.Fprintf(&b, "- HTTP status: %d\n", info.Status)
+	}
+	if len(changes) == 0 {
+		b.WriteString("- Page changes: none; the refs of the last snapshot stay valid.")
+		return &sdk.Result{Text: b.String(), Data: info}, nil
+	}
+	b.WriteString("- Page changes (+ added, ~ changed, * moved, - removed; the rest as it was, refs too):\n```diff\n")
+	b.WriteString(strings.Join(changes, "\n"))
+	b.WriteString("\n```")
+	return &sdk.Result{Text: b.String(), Data: info}, nil
+}
+
+// size is how many bytes lines take, one newline each.
+func size(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l) + 1
+	}
+	return n
 }
 
 // snapshotOf renders t's page, or with reuse returns the snapshot taken

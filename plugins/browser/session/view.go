@@ -34,6 +34,8 @@ type snapshot struct {
 	gen   uint64
 	lines []string
 	refs  int
+	// url and title are the page's when it was taken.
+	url, title string
 }
 
 // window is what an answer shows of a snapshot.

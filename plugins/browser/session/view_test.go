@@ -82,3 +82,51 @@ func TestView_ManyLines(t *testing.T) {
 		t.Errorf("paging showed %d lines, want the %d in order", len(seen), len(snap.lines))
 	}
 }
+
+// TestDiffLines: what changed between two snapshots of one document,
+// element by element: added with their texts, changed (its line or its
+// texts), moved (off the longest run kept in order), removed; nothing for
+// the same lines.
+func TestDiffLines(t *testing.T) {
+	t.Parallel()
+	old := []string{
+		`- heading "Rows" [ref=e1]`,
+		`- list [ref=e2]:`,
+		`  - listitem [ref=e3]: one`,
+		`  - listitem [ref=e4]: two`,
+		`  - listitem [ref=e5]: three`,
+		`- textbox "Name" [ref=e6]`,
+		`- paragraph [ref=e7]:`,
+		`  - text: idle`,
+	}
+	now := []string{
+		`- heading "Rows" [ref=e1]`,
+		`- list [ref=e2]:`,
+		`  - listitem [ref=e5]: three`,
+		`  - listitem [ref=e3]: one`,
+		`  - listitem [ref=e8]: four`,
+		`- textbox "Name" [ref=e6]: Ada`,
+		`- paragraph [ref=e7]:`,
+		`  - text: busy`,
+	}
+	got := diffLines(old, now)
+	want := []string{
+		`* - listitem [ref=e5]: three`,
+		`+   - listitem [ref=e8]: four`,
+		`~ - textbox "Name" [ref=e6]: Ada`,
+		`~ - paragraph [ref=e7]:`,
+		`~   - text: busy`,
+		`-   - listitem [ref=e4]: two`,
+	}
+	// The moved line keeps its own indentation after the mark.
+	want[0] = `*   - listitem [ref=e5]: three`
+	if !slices.Equal(got, want) {
+		t.Errorf("diffLines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if d := diffLines(old, old); d != nil {
+		t.Errorf("the same lines: %q, want nothing", d)
+	}
+	if got := longestIncreasing([]int{3, 1, 2, 5, 4, 6}); !slices.Equal(got, []int{1, 2, 4, 5}) && !slices.Equal(got, []int{1, 2, 3, 5}) {
+		t.Errorf("longestIncreasing = %v", got)
+	}
+}

@@ -242,6 +242,19 @@ func testSite() http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, "<!doctype html><title>Picked</title><p>%s</p>", html.EscapeString(r.URL.RawQuery))
 	})
+	mux.HandleFunc("/table", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><html><head><title>Table</title></head><body>
+			<button onclick="const b = document.getElementById('rows'); [...b.rows].reverse().forEach(r => b.appendChild(r))">Sort by ID</button>
+			<button onclick="document.getElementById('rows').insertAdjacentHTML('beforeend', '<tr><td>new</td><td>Added row</td></tr>')">Add row</button>
+			<label>Filter <input name="filter"></label>
+			<a href="/second">Leave</a>
+			<table><thead><tr><th>ID</th><th>Name</th></tr></thead><tbody id="rows">`)
+		for i := range 300 {
+			fmt.Fprintf(w, `<tr><td>%d</td><td>Row number %d</td></tr>`, i, i)
+		}
+		fmt.Fprint(w, `</tbody></table></body></html>`)
+	})
 	mux.HandleFunc("/many", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><html><head><title>Many</title></head><body><h1>Index</h1><ul id="links">`)
