@@ -90,3 +90,21 @@ func TestSnapshot_LinkTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshot_PagingSaysTheDocumentChanged: a page past the first of a
+// snapshot whose document has since been replaced (a script navigated)
+// is taken from a new snapshot, and the answer says so.
+func TestSnapshot_PagingSaysTheDocumentChanged(t *testing.T) {
+	c := browser(t)
+	c.open("/many")
+	c.ok(EvaluateName, map[string]any{"expression": `location.href = "/second"; 1`})
+	for i := 0; !strings.Contains(c.ok(EvaluateName, map[string]any{"expression": `location.pathname + document.readyState`}).Text, "/secondcomplete"); i++ {
+		if i == 200 {
+			t.Fatal("the script's navigation did not complete")
+		}
+	}
+	got := c.ok(SnapshotName, map[string]any{"offset": 2}).Text
+	if !strings.Contains(got, "a new document since the snapshot you were paging through") {
+		t.Errorf("paging after the document changed:\n%s", got)
+	}
+}
