@@ -48,15 +48,48 @@ func (s *Session) node(ctx context.Context, t *Tab, e Element) (cdp.BackendNodeI
 }
 
 // onElement finds e in tab t and bounds an action on it by the action
-// timeout; the caller cancels the context it returns when the action is
-// over.
-func (s *Session) onElement(ctx context.Context, t *Tab, e Element) (cdp.BackendNodeID, context.Context, context.CancelFunc, error) {
+// timeout; the caller calls the element's cancel when the action is over.
+// An element of a cross-site frame runs its DOM commands in the frame.
+func (s *Session) onElement(ctx context.Context, t *Tab, e Element) (*element, error) {
 	node, err := s.node(ctx, t, e)
 	if err != nil {
-		return 0, nil, nil, err
+		return nil, err
 	}
-	a, cancel := s.bounded(ctx, t.ctx)
-	return node, a, cancel, nil
+	in, cancelIn := s.bounded(ctx, t.ctx)
+	el := &element{node: node, dom: in, in: in, cancel: cancelIn}
+	slot, inner, ok := frameOfNode(node)
+	if !ok {
+		return el, nil
+	}
+	if slot >= len(t.frames) || t.frameGen != t.Gen() {
+		cancelIn()
+		return nil, staleRef("element %s is in a frame of an older snapshot; call browser_snapshot and use a ref from it", e)
+	}
+	f := t.frames[slot]
+	d, cancelDom := s.bounded(ctx, f.ctx)
+	el.node, el.dom, el.frame = inner, d, f
+	el.cancel = func() { cancelDom(); cancelIn() }
+	return el, nil
+}
+
+// point scrolls el into view and returns the middle of its largest box in
+// the page's coordinates, where input events go.
+func (s *Session) point(ctx context.Context, el *element, e Element) (x, y float64, err error) {
+	if el.frame != nil {
+		// The frame first, then the element in it.
+		if _, err := chromedp.Call(el.in, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: el.frame.owner}); err != nil {
+			return 0, 0, s.nodeErr(ctx, e, "scroll to the frame of", err)
+		}
+	}
+	x, y, err = s.center(ctx, el.dom, e, el.node)
+	if err != nil || el.frame == nil {
+		return x, y, err
+	}
+	dx, dy, err := frameOffset(el.in, el.frame.owner)
+	if err != nil {
+		return 0, 0, s.nodeErr(ctx, e, "locate the frame of", err)
+	}
+	return x + dx, y + dy, nil
 }
 
 // selectorNode finds the one element matching the CSS selector sel.
@@ -151,15 +184,15 @@ func quadArea(q dom.Quad) float64 {
 // returns the snapshot.
 func (s *Session) Click(ctx context.Context, e Element, double bool) (*sdk.Result, error) {
 	t := s.current()
-	node, a, cancel, err := s.onElement(ctx, t, e)
+	el, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	if d, err := chromedp.Call(a, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: node}); err == nil && d.Node != nil && strings.EqualFold(d.Node.NodeName, "option") {
+	defer el.cancel()
+	if d, err := chromedp.Call(el.dom, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: el.node}); err == nil && d.Node != nil && strings.EqualFold(d.Node.NodeName, "option") {
 		return nil, sdk.Errorf(sdk.CodeInvalidInput, "%s is an option of a dropdown, which a click does not choose; use browser_select_option with the dropdown's ref and this option's value or label", e)
 	}
-	x, y, err := s.center(ctx, a, e, node)
+	x, y, err := s.point(ctx, el, e)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +201,7 @@ func (s *Session) Click(ctx context.Context, e Element, double bool) (*sdk.Resul
 	if double {
 		clicks = 2
 	}
-	if err := mouse(a, x, y, clicks); err != nil {
+	if err := mouse(el.in, x, y, clicks); err != nil {
 		return nil, s.explain(ctx, fmt.Errorf("click %s: %w", e, err))
 	}
 	verb := "Clicked"
@@ -228,16 +261,16 @@ func (s *Session) flushTasks(ctx context.Context, t *Tab) {
 // Hover moves the mouse over e.
 func (s *Session) Hover(ctx context.Context, e Element) (*sdk.Result, error) {
 	t := s.current()
-	node, a, cancel, err := s.onElement(ctx, t, e)
+	el, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	x, y, err := s.center(ctx, a, e, node)
+	defer el.cancel()
+	x, y, err := s.point(ctx, el, e)
 	if err != nil {
 		return nil, err
 	}
-	if err := mouse(a, x, y, 0); err != nil {
+	if err := mouse(el.in, x, y, 0); err != nil {
 		return nil, s.explain(ctx, fmt.Errorf("hover %s: %w", e, err))
 	}
 	return &sdk.Result{Text: fmt.Sprintf("Hovered over %s.", e)}, nil
@@ -269,12 +302,13 @@ const selectContents = `function() {
 // presses Enter.
 func (s *Session) Type(ctx context.Context, e Element, text string, submit bool) (*sdk.Result, error) {
 	t := s.current()
-	node, a, cancel, err := s.onElement(ctx, t, e)
+	el, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	defer release(a)
+	defer el.cancel()
+	defer release(el.dom)
+	a, node := el.dom, el.node
 	if _, err := chromedp.Call(a, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: node}); err != nil {
 		return nil, s.nodeErr(ctx, e, "scroll to", err)
 	}
@@ -307,7 +341,7 @@ func (s *Session) Type(ctx context.Context, e Element, text string, submit bool)
 		}
 		lead := fmt.Sprintf("Set %s to %s.", e, value)
 		if submit {
-			if err := pressKeys(a, "Enter"); err != nil {
+			if err := pressKeys(el.in, "Enter"); err != nil {
 				return nil, s.explain(ctx, fmt.Errorf("press Enter in %s: %w", e, err))
 			}
 			lead = fmt.Sprintf("Set %s to %s and pressed Enter.", e, value)
@@ -316,16 +350,16 @@ func (s *Session) Type(ctx context.Context, e Element, text string, submit bool)
 	}
 	t.forgetLoading()
 	if text == "" {
-		err = pressKeys(a, "Delete")
+		err = pressKeys(el.in, "Delete")
 	} else {
-		_, err = chromedp.Call(a, input.InsertText, input.InsertTextParams{Text: text})
+		_, err = chromedp.Call(el.in, input.InsertText, input.InsertTextParams{Text: text})
 	}
 	if err != nil {
 		return nil, s.explain(ctx, fmt.Errorf("type into %s: %w", e, err))
 	}
 	lead := fmt.Sprintf("Typed %d character(s) into %s.", len([]rune(text)), e)
 	if submit {
-		if err := pressKeys(a, "Enter"); err != nil {
+		if err := pressKeys(el.in, "Enter"); err != nil {
 			return nil, s.explain(ctx, fmt.Errorf("press Enter in %s: %w", e, err))
 		}
 		lead = fmt.Sprintf("Typed %d character(s) into %s and pressed Enter.", len([]rune(text)), e)
@@ -401,17 +435,17 @@ const chooseOptions = `function(values) {
 // SelectOption selects values (option values or labels) in the <select> e.
 func (s *Session) SelectOption(ctx context.Context, e Element, values []string) (*sdk.Result, error) {
 	t := s.current()
-	node, a, cancel, err := s.onElement(ctx, t, e)
+	el, err := s.onElement(ctx, t, e)
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	defer release(a)
+	defer el.cancel()
+	defer release(el.dom)
 	if values == nil {
 		values = []string{}
 	}
 	t.forgetLoading()
-	got, err := s.callOn(a, node, chooseOptions, []any{values})
+	got, err := s.callOn(el.dom, el.node, chooseOptions, []any{values})
 	if err != nil {
 		if se, ok := err.(*scriptError); ok {
 			return nil, sdk.Errorf(sdk.CodeInvalidInput, "cannot select %q in %s: %s", values, e, se.text)

@@ -216,7 +216,7 @@ func (s *Session) snapshotLines(ctx context.Context, t *Tab, gen uint64) ([]stri
 	if err != nil {
 		return nil, 0, fmt.Errorf("read the page's accessibility tree: %w", err)
 	}
-	nodes := withFrames(a, res.Nodes)
+	nodes := s.withFrames(ctx, a, t, gen, res.Nodes)
 	// A navigation that committed while the tree was read leaves refs
 	// tagged with the old document: they are refused as stale, never
 	// pointed at the wrong element.
@@ -239,9 +239,10 @@ const maxFrames = 16
 
 // withFrames splices the trees of the page's iframes under their iframe
 // nodes. Frames the page's process renders (same-site ones) come in with
-// refs that work like any other; a cross-site frame runs elsewhere and
-// stays an empty iframe line.
-func withFrames(a context.Context, nodes []*accessibility.Node) []*accessibility.Node {
+// refs that work like any other. A cross-site frame runs in a process of
+// its own: the tab attaches to its target and reads its tree there, and
+// its nodes' refs name the frame too (frameNode).
+func (s *Session) withFrames(ctx, a context.Context, t *Tab, gen uint64, nodes []*accessibility.Node) []*accessibility.Node {
 	out := nodes
 	frames := 0
 	for _, n := range nodes {
@@ -255,9 +256,21 @@ func withFrames(a context.Context, nodes []*accessibility.Node) []*accessibility
 		if err != nil || d.Node == nil || d.Node.FrameID == "" {
 			continue
 		}
+		slot := -1
 		sub, err := chromedp.Call(a, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: d.Node.FrameID})
 		if err != nil || len(sub.Nodes) == 0 {
-			continue
+			// Another process renders it: its target has the frame's id.
+			f, i := s.crossFrame(ctx, t, gen, target.ID(d.Node.FrameID), n.BackendDOMNodeID)
+			if f == nil {
+				continue
+			}
+			fa, cancel := s.bounded(ctx, f.ctx)
+			sub, err = chromedp.Call(fa, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+			cancel()
+			if err != nil || len(sub.Nodes) == 0 {
+				continue
+			}
+			slot = i
 		}
 		frames++
 		// Node ids are per document: prefix the frame's so they cannot
@@ -270,6 +283,9 @@ func withFrames(a context.Context, nodes []*accessibility.Node) []*accessibility
 			}
 			cp := *c
 			cp.NodeID = accessibility.NodeID(prefix + string(c.NodeID))
+			if slot >= 0 {
+				cp.BackendDOMNodeID = frameNode(slot, c.BackendDOMNodeID)
+			}
 			if c.ParentID == "" {
 				if root == "" {
 					root = cp.NodeID

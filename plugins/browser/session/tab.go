@@ -45,6 +45,11 @@ type Tab struct {
 	// snap is the latest snapshot of the page, kept for paging; it
 	// belongs to the call holding the session.
 	snap *snapshot
+	// frames are the cross-site frames of document frameGen attached so
+	// far, by slot (see frameNode); they belong to the call holding the
+	// session.
+	frames   []*crossFrame
+	frameGen uint64
 }
 
 // ConsoleMessage is one message a page wrote to its console, or an

@@ -255,6 +255,14 @@ func testSite() http.Handler {
 		}
 		fmt.Fprint(w, `</tbody></table></body></html>`)
 	})
+	mux.HandleFunc("/xframe", func(w http.ResponseWriter, r *http.Request) {
+		// The same server under its other name: another site, so Chromium
+		// runs the frame in another process.
+		other := "http://" + strings.Replace(r.Host, "127.0.0.1", "localhost", 1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Frames</title><h1>Outer</h1><p id="out">outer idle</p>
+			<iframe src="%s/inner" title="Cross-site frame" width="400" height="200" style="margin: 40px"></iframe>`, other)
+	})
 	mux.HandleFunc("/many", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!doctype html><html><head><title>Many</title></head><body><h1>Index</h1><ul id="links">`)
