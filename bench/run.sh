@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the benchmarks side by side and rewrites BENCHMARKS.md: the Go
 # benchmarks (bench/report turns them into tables), the MCP servers side by
-# side (bench/mcp), the tool listing's bytes (bench/listing) and the soak
-# (test/soak). About 12 minutes on 2 cores.
+# side (bench/mcp), the browser beside Playwright MCP (bench/mcp/browser.sh),
+# the tool listing's bytes (bench/listing) and the soak (test/soak). About
+# 13 minutes on 2 cores.
 #
 #   bench/run.sh                     everything
 #   COUNT=3 bench/run.sh             fewer runs of the quick Go benchmarks (default 5)
 #   HEAVY_COUNT=1 bench/run.sh       runs of the 1 GiB / 2 GB benchmarks (default 2)
-#   SKIP=mcp,soak bench/run.sh       leave parts out (go, heavy, mcp, listing, soak); their
+#   SKIP=mcp,soak bench/run.sh       leave parts out (go, heavy, mcp, browser, listing, soak); their
 #                                    sections then say so
 #
 # A part that fails still leaves its section (with the error) in
@@ -86,6 +87,21 @@ else
 	cat "$out/mcp.err" >&2
 fi
 
+browser="$out/browser.md"
+if skipped browser; then
+	printf '## Browser side by side with Playwright MCP\n\nNot run this time (SKIP=browser).\n' >"$browser"
+else
+	stamp "bench/mcp/browser.sh"
+	if ! bench/mcp/browser.sh "$browser" 2>"$out/browser.err"; then
+		failed+=("bench/mcp/browser.sh")
+		{
+			printf '## Browser side by side with Playwright MCP\n\nThe run failed:\n\n```\n'
+			tail -n 20 "$out/browser.err"
+			printf '```\n'
+		} >"$browser"
+	fi
+fi
+
 listing="$out/listing.md"
 if skipped listing; then
 	printf '## Context: the tool listing'"'"'s bytes\n\nNot run this time (SKIP=listing).\n' >"$listing"
@@ -142,6 +158,8 @@ fi
 	fi
 	echo
 	cat "$mcp"
+	echo
+	cat "$browser"
 	echo
 	cat "$listing"
 	echo
