@@ -167,19 +167,30 @@ async function find(s, last, label) {
 
 // readAll reads the whole page: yagent by following each cut answer's
 // next call. It returns the bytes, the calls and the distinct refs.
+const interactive = /^\s*- (button|link|textbox|searchbox|checkbox|radio|combobox|listbox|slider|spinbutton|switch|tab|menuitem|date|datetime|time|color)\b.*\[ref=([a-z0-9]+)\]/;
+
 async function readAll(s) {
   let r = await call(s, "browser_snapshot", {});
   let bytes = r.bytes, calls = 1;
-  const refs = new Set(r.text.match(/\[ref=[a-z0-9]+\]/g) || []);
+  const refs = new Set(), controls = new Set();
+  const note = (t) => {
+    for (const line of t.split("\n")) {
+      const m = line.match(/\[ref=([a-z0-9]+)\]/);
+      if (m) refs.add(m[1]);
+      const c = line.match(interactive);
+      if (c) controls.add(c[2]);
+    }
+  };
+  note(r.text);
   for (;;) {
     const m = r.text.match(/browser_snapshot (\{"offset":\d+\})\s*$/);
     if (!m) break;
     r = await call(s, "browser_snapshot", JSON.parse(m[1]));
     bytes += r.bytes;
     calls++;
-    for (const x of r.text.match(/\[ref=[a-z0-9]+\]/g) || []) refs.add(x);
+    note(r.text);
   }
-  return { bytes, calls, refs: refs.size };
+  return { bytes, calls, refs: refs.size, controls: controls.size };
 }
 
 async function act(s, last, action) {
@@ -256,12 +267,12 @@ lines.push("## Browser side by side with Playwright MCP");
 lines.push("");
 lines.push(`bench/mcp/browser.sh, ${new Date().toISOString().slice(0, 10)}: one MCP client drives \`yagent serve --profile full\` and Playwright MCP ${pwVersion} (\`--headless --isolated --no-sandbox\`, the same Chromium, ${opts.chromium}) on six pages the script serves on loopback. "Whole page" is every snapshot call a cut answer names (yagent pages by 40 KB; Playwright answers in one). An action's bytes include the snapshot taken to find its ref when the last answer did not show it (Playwright MCP ${pwVersion} writes the snapshot of a navigation or an action to a file, so its model reads it with browser_snapshot). "Worked" is checked afterwards, outside the counts.`);
 lines.push("");
-lines.push("| page | navigate, bytes (yagent / Playwright) | whole page: bytes, calls (yagent / Playwright) | elements with refs | actions worked | bytes of each action (yagent / Playwright) |");
+lines.push("| page | navigate, bytes (yagent / Playwright) | whole page: bytes, calls (yagent / Playwright) | elements with refs (of them controls) | actions worked | bytes of each action (yagent / Playwright) |");
 lines.push("|---|---:|---:|---:|---:|---|");
 for (const p of plan) {
   const a = y[p.page], b = pw[p.page];
   const worked = (r) => r.acts.filter((x) => x.worked).length + "/" + r.acts.length;
-  lines.push(`| ${p.page} | ${a.nav} / ${b.nav} | ${a.read.bytes}, ${a.read.calls} / ${b.read.bytes}, ${b.read.calls} | ${a.read.refs} / ${b.read.refs} | ${worked(a)} / ${worked(b)} | ${a.acts.map((x, i) => `${x.bytes}/${b.acts[i].bytes}`).join(", ")} |`);
+  lines.push(`| ${p.page} | ${a.nav} / ${b.nav} | ${a.read.bytes}, ${a.read.calls} / ${b.read.bytes}, ${b.read.calls} | ${a.read.refs} (${a.read.controls}) / ${b.read.refs} (${b.read.controls}) | ${worked(a)} / ${worked(b)} | ${a.acts.map((x, i) => `${x.bytes}/${b.acts[i].bytes}`).join(", ")} |`);
 }
 const flowY = y["/form"].flow, flowP = pw["/form"].flow;
 lines.push("");
@@ -276,6 +287,7 @@ for (const p of plan) {
   const a = y[p.page], b = pw[p.page];
   const kb = Math.max(1, Math.ceil(a.read.bytes / 40000));
   verdicts.push([`${p.page}: every element in at most one call per 40 KB`, a.read.calls <= kb]);
+  verdicts.push([`${p.page}: every control Playwright gives a ref has one in yagent`, a.read.controls >= b.read.controls]);
   b.acts.forEach((x, i) => { if (x.worked) verdicts.push([`${p.page}: action ${i + 1} works in yagent as in Playwright`, a.acts[i].worked]); });
 }
 verdicts.push(["the form flow at most 0.8× Playwright's bytes", flowY <= 0.8 * flowP]);
