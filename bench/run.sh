@@ -71,36 +71,30 @@ if ! skipped go; then
 	done
 fi
 
-mcp="$out/mcp.md"
-if skipped mcp; then
-	printf '## MCP servers side by side\n\nNot run this time (SKIP=mcp).\n' >"$mcp"
-else
-	stamp "bench/mcp/run.sh"
-	if ! bench/mcp/run.sh "$mcp" 2>"$out/mcp.err"; then
-		failed+=("bench/mcp")
-		{
-			printf '## MCP servers side by side\n\nThe run failed:\n\n```\n'
-			tail -n 20 "$out/mcp.err"
-			printf '```\n'
-		} >"$mcp"
+# section NAME TITLE SCRIPT: runs SCRIPT, which writes the section TITLE to
+# $out/NAME.md, or writes there why it did not run or failed.
+section() {
+	local name="$1" title="$2" script="$3" md="$out/$1.md"
+	if skipped "$name"; then
+		printf '## %s\n\nNot run this time (SKIP=%s).\n' "$title" "$name" >"$md"
+		return
 	fi
-	cat "$out/mcp.err" >&2
-fi
+	stamp "$script"
+	if ! "$script" "$md" 2>"$out/$name.err"; then
+		failed+=("$script")
+		{
+			printf '## %s\n\nThe run failed:\n\n```\n' "$title"
+			tail -n 20 "$out/$name.err"
+			printf '```\n'
+		} >"$md"
+	fi
+	cat "$out/$name.err" >&2
+}
 
+section mcp "MCP servers side by side" bench/mcp/run.sh
+section browser "Browser side by side with Playwright MCP" bench/mcp/browser.sh
+mcp="$out/mcp.md"
 browser="$out/browser.md"
-if skipped browser; then
-	printf '## Browser side by side with Playwright MCP\n\nNot run this time (SKIP=browser).\n' >"$browser"
-else
-	stamp "bench/mcp/browser.sh"
-	if ! bench/mcp/browser.sh "$browser" 2>"$out/browser.err"; then
-		failed+=("bench/mcp/browser.sh")
-		{
-			printf '## Browser side by side with Playwright MCP\n\nThe run failed:\n\n```\n'
-			tail -n 20 "$out/browser.err"
-			printf '```\n'
-		} >"$browser"
-	fi
-fi
 
 listing="$out/listing.md"
 if skipped listing; then
