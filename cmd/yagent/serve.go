@@ -60,7 +60,8 @@ session is its own yagent session. Every request to %s needs the bearer token
 request with a foreign Origin is refused, a body over %d MiB too. ADDR must
 be a loopback address unless --tls-cert/--tls-key or --allow-remote (a proxy
 terminates TLS) are given. GET /healthz answers once listening, GET /readyz
-once the plugins are described.`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDepth,
+once the plugins are described; a request to /mcp before that waits for them
+(at most 30 s).`, mcpserver.DefaultMaxFrame>>20, mcpserver.MaxDepth,
 			mcpserver.MCPPath, mcpserver.MCPPath, tokenEnv, mcpserver.DefaultMaxFrame>>20),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -40,15 +41,27 @@ type HTTPOptions struct {
 	// SessionIdle ends a session that sent no request for this long; 0
 	// means DefaultSessionIdle, a negative value never.
 	SessionIdle time.Duration
+	// ReadyWait is how long a request to /mcp that comes before the
+	// plugins are described waits for them; 0 means DefaultReadyWait.
+	ReadyWait time.Duration
 }
 
+// DefaultReadyWait bounds the wait of an early request to /mcp: a client
+// that connects as serve starts gets its initialize answered (most do not
+// retry a 503), and one that comes while the host cannot start is told.
+const DefaultReadyWait = 30 * time.Second
+
 // HTTPFront is the HTTP side of `yagent serve --http`. The health
-// endpoints answer from the start, before the plugins are described; /mcp
-// answers 503 until Attach gives it a server.
+// endpoints answer from the start, before the plugins are described; a
+// request to /mcp before Attach gives it a server waits for it, at most
+// ReadyWait, then gets 503.
 type HTTPFront struct {
 	opts      HTTPOptions
 	tokenHash [sha256.Size]byte
 	mcp       atomic.Pointer[attached]
+	// ready is closed by Attach.
+	ready     chan struct{}
+	readyOnce sync.Once
 }
 
 type attached struct {
@@ -68,12 +81,15 @@ func NewHTTPFront(opts HTTPOptions) (*HTTPFront, error) {
 	if opts.SessionIdle == 0 {
 		opts.SessionIdle = DefaultSessionIdle
 	}
+	if opts.ReadyWait <= 0 {
+		opts.ReadyWait = DefaultReadyWait
+	}
 	for _, o := range opts.AllowOrigins {
 		if _, err := parseOrigin(o); err != nil {
 			return nil, fmt.Errorf("http front: --allow-origin %q: %w", o, err)
 		}
 	}
-	return &HTTPFront{opts: opts, tokenHash: sha256.Sum256([]byte(opts.Token))}, nil
+	return &HTTPFront{opts: opts, tokenHash: sha256.Sum256([]byte(opts.Token)), ready: make(chan struct{})}, nil
 }
 
 // Attach serves s on /mcp and makes the front ready.
@@ -97,6 +113,7 @@ func (f *HTTPFront) Attach(s *Server) {
 		a.idle = &idleSessions{after: f.opts.SessionIdle, expire: func(id string) { s.EndSession(id) }, live: func(id string) bool { return s.lookup(id) != nil }}
 	}
 	f.mcp.Store(a)
+	f.readyOnce.Do(func() { close(f.ready) })
 }
 
 // Ready reports whether a server is attached.
@@ -121,13 +138,29 @@ func (f *HTTPFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// waitReady waits for Attach, at most ReadyWait or until the request
+// ends; nil when the server is still not there.
+func (f *HTTPFront) waitReady(ctx context.Context) *attached {
+	timer := time.NewTimer(f.opts.ReadyWait)
+	defer timer.Stop()
+	select {
+	case <-f.ready:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return f.mcp.Load()
+}
+
 // sessionHeader names the session of a Streamable HTTP request.
 const sessionHeader = "Mcp-Session-Id"
 
 func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 	a := f.mcp.Load()
 	if a == nil {
-		http.Error(w, "plugins not described yet; retry when /readyz answers 200", http.StatusServiceUnavailable)
+		a = f.waitReady(r.Context())
+	}
+	if a == nil {
+		http.Error(w, fmt.Sprintf("plugins not described after %v; retry when /readyz answers 200", f.opts.ReadyWait), http.StatusServiceUnavailable)
 		return
 	}
 	id := r.Header.Get(sessionHeader)

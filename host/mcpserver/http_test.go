@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,7 +251,8 @@ func (b *blocker) wait(t *testing.T, ch chan struct{}, what string) {
 
 func TestHTTPFront_HealthAndReadiness(t *testing.T) {
 	t.Parallel()
-	f, err := NewHTTPFront(HTTPOptions{Token: testToken})
+	// A request to /mcp before the server waits ReadyWait: 1 ns here.
+	f, err := NewHTTPFront(HTTPOptions{Token: testToken, ReadyWait: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,6 +274,52 @@ func TestHTTPFront_HealthAndReadiness(t *testing.T) {
 	check("after attach", "/readyz", http.StatusOK, nil)
 	check("after attach", MCPPath, http.StatusUnauthorized, nil)
 	check("after attach", "/elsewhere", http.StatusNotFound, auth)
+}
+
+// TestHTTPFront_EarlyRequestWaitsForTheServer: a client that sends its
+// initialize before the plugins are described (serve's first moments) gets
+// it answered once the server is attached, not a 503 it would not retry.
+func TestHTTPFront_EarlyRequestWaitsForTheServer(t *testing.T) {
+	t.Parallel()
+	f, err := NewHTTPFront(HTTPOptions{Token: testToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == MCPPath {
+			once.Do(func() { close(arrived) })
+		}
+		f.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	// One POST, as a client that does not retry a 503 sends it.
+	status := make(chan int, 1)
+	go func() {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Errorf("the early initialize: %v", err)
+			status <- 0
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the initialize did not arrive")
+	}
+	f.Attach(emptyServer(t))
+	if got := <-status; got != http.StatusOK {
+		t.Errorf("an initialize sent before the server was attached: %d, want 200", got)
+	}
 }
 
 // bearer adds the token to every request of a client transport.
