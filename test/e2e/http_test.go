@@ -53,6 +53,22 @@ func (e *env) serveHTTP(token string, flags ...string) *httpHost {
 
 func (e *env) serveHTTPWith(client *http.Client, token string, flags ...string) *httpHost {
 	e.t.Helper()
+	h := e.startHTTP(client, token, flags...)
+	eventually(e.t, "/readyz to answer 200", func() bool {
+		resp, err := h.client.Get(h.base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return h
+}
+
+// startHTTP starts `yagent serve --http` and returns once it listens,
+// its plugins perhaps not described yet.
+func (e *env) startHTTP(client *http.Client, token string, flags ...string) *httpHost {
+	e.t.Helper()
 	cmd := exec.Command(yagent, append([]string{"serve", "--http", "127.0.0.1:0"}, e.args(flags...)...)...)
 	cmd.Env = e.environ("YAGENT_TOKEN=" + token)
 	h := &httpHost{cmd: cmd, stderr: &syncBuffer{}, token: token, client: client}
@@ -80,14 +96,6 @@ func (e *env) serveHTTPWith(client *http.Client, token string, flags ...string) 
 		e.t.Fatalf("no serving line on stderr within 30s:\n%s", h.stderr.String())
 	}
 	h.base = strings.TrimSuffix(h.url, "/mcp")
-	eventually(e.t, "/readyz to answer 200", func() bool {
-		resp, err := h.client.Get(h.base + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
 	return h
 }
 
@@ -221,6 +229,19 @@ func TestHTTP_ListCallAndTheTokenNotInherited(t *testing.T) {
 	r := callHTTP(t, cs, "run_bash", map[string]any{"command": "echo token=${YAGENT_TOKEN-unset}"})
 	if r.IsError || !strings.Contains(text(r), "token=unset") {
 		t.Fatalf("run_bash echo $YAGENT_TOKEN: want token=unset, got isError=%v %q", r.IsError, text(r))
+	}
+}
+
+// TestHTTP_InitializeAsSoonAsServing: a client that sends its initialize
+// the moment serve --http listens, before the plugins are described, gets
+// it answered, once, without retrying (it got 503 before).
+func TestHTTP_InitializeAsSoonAsServing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	h := e.startHTTP(http.DefaultClient, e2eToken)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	if got := h.post(t, strings.NewReader(body), map[string]string{"Authorization": "Bearer " + e2eToken}); got != http.StatusOK {
+		t.Errorf("initialize as soon as serving: %d, want 200\nstderr:\n%s", got, h.stderr.String())
 	}
 }
 
