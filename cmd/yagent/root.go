@@ -100,6 +100,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionText())
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -137,6 +138,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newProfilesCmd(g),
 		newDoctorCmd(g),
 		newAuditCmd(g),
+		newVersionCmd(),
 	)
 	return root
 }

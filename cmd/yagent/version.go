@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yagent/yagent/sdk"
+)
+
+// versionText says what this yagent is: its version (the one -ldflags set,
+// else the module's from the build info: a tag for `go install …@vX`,
+// "(devel)" from a checkout), the commit it was built from and whether the
+// tree had changes, the Go that built it, and the plugin protocol versions
+// the host speaks.
+func versionText() string {
+	v, commit, modified := version, "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "yagent %s\n", v)
+	switch {
+	case commit == "":
+		b.WriteString("commit: unknown (built without version control information)\n")
+	case modified:
+		fmt.Fprintf(&b, "commit: %s, with uncommitted changes\n", commit)
+	default:
+		fmt.Fprintf(&b, "commit: %s\n", commit)
+	}
+	fmt.Fprintf(&b, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "plugin protocol: %d\n", sdk.ProtocolVersion)
+	return b.String()
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, the commit, the Go and the plugin protocol this yagent was built with",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprint(cmd.OutOrStdout(), versionText())
+			return err
+		},
+	}
+}
