@@ -176,10 +176,8 @@ func (s *Session) snapshotOf(ctx context.Context, t *Tab, reuse bool) (snap *sna
 
 // tabURL is the URL of t's page, "" when the browser does not say.
 func (s *Session) tabURL(ctx context.Context, t *Tab) string {
-	a, cancel := s.bounded(ctx, s.rootCtx)
-	defer cancel()
-	if res, err := chromedp.CallBrowser(a, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.ID()}); err == nil && res.TargetInfo != nil {
-		return res.TargetInfo.URL
+	if ti := s.targetInfo(ctx, t); ti != nil {
+		return ti.URL
 	}
 	return ""
 }
@@ -187,11 +185,21 @@ func (s *Session) tabURL(ctx context.Context, t *Tab) string {
 // pageInfo fills info's tab, URL and title.
 func (s *Session) pageInfo(ctx context.Context, t *Tab, info *PageInfo) {
 	info.Tab, info.Tabs = s.tabIndex(t), len(s.tabs)
+	if ti := s.targetInfo(ctx, t); ti != nil {
+		info.URL, info.Title = ti.URL, ti.Title
+	}
+}
+
+// targetInfo is what the browser says of t's target; nil when it does
+// not answer.
+func (s *Session) targetInfo(ctx context.Context, t *Tab) *target.Info {
 	a, cancel := s.bounded(ctx, s.rootCtx)
 	defer cancel()
-	if res, err := chromedp.CallBrowser(a, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.ID()}); err == nil && res.TargetInfo != nil {
-		info.URL, info.Title = res.TargetInfo.URL, res.TargetInfo.Title
+	res, err := chromedp.CallBrowser(a, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: t.ID()})
+	if err != nil {
+		return nil
 	}
+	return res.TargetInfo
 }
 
 func header(info PageInfo) string {
