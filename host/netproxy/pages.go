@@ -43,9 +43,9 @@ const (
 
 // Name judges the host as the request wrote it.
 func (p *Pages) Name(ctx context.Context, t Target) error {
-	h, err := policy.ParseHost(t.Host)
+	h, err := targetHost(t)
 	if err != nil {
-		return &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}
+		return err
 	}
 	return p.settle(ctx, t, h, p.Network.Judge(h))
 }

@@ -23,9 +23,9 @@ type Rules struct {
 
 // Name judges the host as the client wrote it, before it is resolved.
 func (r *Rules) Name(ctx context.Context, t Target) error {
-	h, err := policy.ParseHost(t.Host)
+	h, err := targetHost(t)
 	if err != nil {
-		return &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}
+		return err
 	}
 	return r.settle(ctx, t, r.Network.Judge(h))
 }
@@ -40,6 +40,16 @@ func (r *Rules) Addrs(ctx context.Context, t Target, addrs []netip.Addr) ([]neti
 	})
 }
 
+// targetHost is t's host as the policy reads it, or the refusal of one it
+// cannot read.
+func targetHost(t Target) (policy.Host, error) {
+	h, err := policy.ParseHost(t.Host)
+	if err != nil {
+		return policy.Host{}, &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}
+	}
+	return h, nil
+}
+
 // addrsBy keeps the addresses of t that judge lets it reach, in order: an
 // address written as the host was judged by Name already. The first
 // refusal is returned when no address is left.
@@ -47,9 +57,9 @@ func addrsBy(t Target, addrs []netip.Addr, judge func(h policy.Host, a netip.Add
 	if lit, err := netip.ParseAddr(t.Host); err == nil && len(addrs) == 1 && addrs[0] == lit {
 		return addrs, nil
 	}
-	h, err := policy.ParseHost(t.Host)
+	h, err := targetHost(t)
 	if err != nil {
-		return nil, &Refusal{Message: fmt.Sprintf("%s is no host name yagent reads: %v", t.Host, err)}
+		return nil, err
 	}
 	var kept []netip.Addr
 	var first error
