@@ -63,7 +63,7 @@ func capProcs(n int) {
 
 // ProtocolVersion is the version of the host–plugin protocol spoken by this
 // sdk; the go-plugin handshake refuses a plugin built for another one.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // Environment variables the host sets when it launches a plugin.
 const (

@@ -2211,7 +2211,7 @@ var File_plugin_proto protoreflect.FileDescriptor
 
 const file_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\fplugin.proto\x12\x10yagent.plugin.v1\"\a\n" +
+	"\fplugin.proto\x12\x10yagent.plugin.v2\"\a\n" +
 	"\x05Empty\"7\n" +
 	"\x0fDescribeRequest\x12$\n" +
 	"\x0ehost_broker_id\x18\x01 \x01(\rR\fhostBrokerId\"\xc0\x01\n" +
@@ -2219,7 +2219,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12)\n" +
 	"\x10protocol_version\x18\x03 \x01(\rR\x0fprotocolVersion\x120\n" +
-	"\x05specs\x18\x04 \x03(\v2\x1a.yagent.plugin.v1.ToolSpecR\x05specs\x12!\n" +
+	"\x05specs\x18\x04 \x03(\v2\x1a.yagent.plugin.v2.ToolSpecR\x05specs\x12!\n" +
 	"\fcall_channel\x18\x05 \x01(\bR\vcallChannel\"\xdc\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
@@ -2231,7 +2231,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\tread_only\x18\a \x01(\bR\breadOnly\x12\x1d\n" +
 	"\n" +
 	"always_ask\x18\b \x01(\bR\talwaysAsk\x12;\n" +
-	"\x05roles\x18\t \x03(\v2%.yagent.plugin.v1.ToolSpec.RolesEntryR\x05roles\x1a8\n" +
+	"\x05roles\x18\t \x03(\v2%.yagent.plugin.v2.ToolSpec.RolesEntryR\x05roles\x1a8\n" +
 	"\n" +
 	"RolesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -2246,9 +2246,9 @@ const file_plugin_proto_rawDesc = "" +
 	"\x12deadline_unix_nano\x18\x06 \x01(\x03R\x10deadlineUnixNano\x12\x14\n" +
 	"\x05input\x18\a \x01(\fR\x05input\x12$\n" +
 	"\x0ehost_broker_id\x18\b \x01(\rR\fhostBrokerId\x123\n" +
-	"\asandbox\x18\t \x01(\v2\x19.yagent.plugin.v1.SandboxR\asandbox\x120\n" +
+	"\asandbox\x18\t \x01(\v2\x19.yagent.plugin.v2.SandboxR\asandbox\x120\n" +
 	"\x04temp\x18\n" +
-	" \x01(\v2\x1c.yagent.plugin.v1.TempFolderR\x04temp\"2\n" +
+	" \x01(\v2\x1c.yagent.plugin.v2.TempFolderR\x04temp\"2\n" +
 	"\n" +
 	"TempFolder\x12\x10\n" +
 	"\x03dir\x18\x01 \x01(\tR\x03dir\x12\x12\n" +
@@ -2258,7 +2258,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\anetwork\x18\x02 \x01(\bR\anetwork\x12\x12\n" +
 	"\x04read\x18\x03 \x03(\tR\x04read\x12\x14\n" +
 	"\x05write\x18\x04 \x03(\tR\x05write\x129\n" +
-	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v1.ExecProgramR\bprograms\x12\x18\n" +
+	"\bprograms\x18\x05 \x03(\v2\x1d.yagent.plugin.v2.ExecProgramR\bprograms\x12\x18\n" +
 	"\agranted\x18\x06 \x03(\tR\agranted\x12\x12\n" +
 	"\x04pids\x18\a \x01(\x03R\x04pids\x12\x1b\n" +
 	"\tmemory_mb\x18\b \x01(\x03R\bmemoryMb\x12\x1e\n" +
@@ -2266,23 +2266,23 @@ const file_plugin_proto_rawDesc = "" +
 	"\funix_sockets\x18\n" +
 	" \x03(\tR\vunixSockets\x12!\n" +
 	"\fnetwork_mode\x18\v \x01(\tR\vnetworkMode\x120\n" +
-	"\x06egress\x18\f \x01(\v2\x18.yagent.plugin.v1.EgressR\x06egress\"4\n" +
+	"\x06egress\x18\f \x01(\v2\x18.yagent.plugin.v2.EgressR\x06egress\"4\n" +
 	"\x06Egress\x12\x14\n" +
 	"\x05netns\x18\x01 \x01(\tR\x05netns\x12\x14\n" +
 	"\x05proxy\x18\x02 \x01(\tR\x05proxy\"x\n" +
 	"\vExecProgram\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x123\n" +
-	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v1.ProgramFileR\x05files\x12 \n" +
+	"\x05files\x18\x02 \x03(\v2\x1d.yagent.plugin.v2.ProgramFileR\x05files\x12 \n" +
 	"\vinteractive\x18\x03 \x01(\bR\vinteractive\"M\n" +
 	"\vProgramFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x12\n" +
 	"\x04size\x18\x02 \x01(\x03R\x04size\x12\x16\n" +
 	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"\xe9\x01\n" +
 	"\tCallEvent\x128\n" +
-	"\bprogress\x18\x01 \x01(\v2\x1a.yagent.plugin.v1.ProgressH\x00R\bprogress\x126\n" +
-	"\x06result\x18\x02 \x01(\v2\x1c.yagent.plugin.v1.CallResultH\x00R\x06result\x123\n" +
-	"\x05error\x18\x03 \x01(\v2\x1b.yagent.plugin.v1.ToolErrorH\x00R\x05error\x12,\n" +
-	"\x05spans\x18\x04 \x03(\v2\x16.yagent.plugin.v1.SpanR\x05spansB\a\n" +
+	"\bprogress\x18\x01 \x01(\v2\x1a.yagent.plugin.v2.ProgressH\x00R\bprogress\x126\n" +
+	"\x06result\x18\x02 \x01(\v2\x1c.yagent.plugin.v2.CallResultH\x00R\x06result\x123\n" +
+	"\x05error\x18\x03 \x01(\v2\x1b.yagent.plugin.v2.ToolErrorH\x00R\x05error\x12,\n" +
+	"\x05spans\x18\x04 \x03(\v2\x16.yagent.plugin.v2.SpanR\x05spansB\a\n" +
 	"\x05event\"\xf7\x03\n" +
 	"\x04Span\x12\x19\n" +
 	"\btrace_id\x18\x01 \x01(\fR\atraceId\x12\x17\n" +
@@ -2293,13 +2293,13 @@ const file_plugin_proto_rawDesc = "" +
 	"\x0fstart_unix_nano\x18\x06 \x01(\x03R\rstartUnixNano\x12\"\n" +
 	"\rend_unix_nano\x18\a \x01(\x03R\vendUnixNano\x12?\n" +
 	"\n" +
-	"attributes\x18\b \x03(\v2\x1f.yagent.plugin.v1.SpanAttributeR\n" +
+	"attributes\x18\b \x03(\v2\x1f.yagent.plugin.v2.SpanAttributeR\n" +
 	"attributes\x12\x1f\n" +
 	"\vstatus_code\x18\t \x01(\x05R\n" +
 	"statusCode\x12%\n" +
 	"\x0estatus_message\x18\n" +
 	" \x01(\tR\rstatusMessage\x123\n" +
-	"\x06events\x18\v \x03(\v2\x1b.yagent.plugin.v1.SpanEventR\x06events\x12\x1d\n" +
+	"\x06events\x18\v \x03(\v2\x1b.yagent.plugin.v2.SpanEventR\x06events\x12\x1d\n" +
 	"\n" +
 	"scope_name\x18\f \x01(\tR\tscopeName\x12#\n" +
 	"\rscope_version\x18\r \x01(\tR\fscopeVersion\x12\x1f\n" +
@@ -2317,7 +2317,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
 	"\x0etime_unix_nano\x18\x02 \x01(\x03R\ftimeUnixNano\x12?\n" +
 	"\n" +
-	"attributes\x18\x03 \x03(\v2\x1f.yagent.plugin.v1.SpanAttributeR\n" +
+	"attributes\x18\x03 \x03(\v2\x1f.yagent.plugin.v2.SpanAttributeR\n" +
 	"attributes\"V\n" +
 	"\bProgress\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1a\n" +
@@ -2327,8 +2327,8 @@ const file_plugin_proto_rawDesc = "" +
 	"CallResult\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12/\n" +
-	"\x06images\x18\x03 \x03(\v2\x17.yagent.plugin.v1.ImageR\x06images\x12,\n" +
-	"\x05notes\x18\x04 \x03(\v2\x16.yagent.plugin.v1.NoteR\x05notes\"L\n" +
+	"\x06images\x18\x03 \x03(\v2\x17.yagent.plugin.v2.ImageR\x06images\x12,\n" +
+	"\x05notes\x18\x04 \x03(\v2\x16.yagent.plugin.v2.NoteR\x05notes\"L\n" +
 	"\x05Image\x12\x1b\n" +
 	"\tmime_type\x18\x01 \x01(\tR\bmimeType\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x12\n" +
@@ -2342,10 +2342,10 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x01(\fR\x04data\"\xb1\x02\n" +
 	"\x05Frame\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x123\n" +
-	"\x04call\x18\x02 \x01(\v2\x1d.yagent.plugin.v1.CallRequestH\x00R\x04call\x123\n" +
-	"\x05event\x18\x03 \x01(\v2\x1b.yagent.plugin.v1.CallEventH\x00R\x05event\x122\n" +
-	"\x06cancel\x18\x04 \x01(\v2\x18.yagent.plugin.v1.CancelH\x00R\x06cancel\x128\n" +
-	"\x05trace\x18\x05 \x03(\v2\".yagent.plugin.v1.Frame.TraceEntryR\x05trace\x1a8\n" +
+	"\x04call\x18\x02 \x01(\v2\x1d.yagent.plugin.v2.CallRequestH\x00R\x04call\x123\n" +
+	"\x05event\x18\x03 \x01(\v2\x1b.yagent.plugin.v2.CallEventH\x00R\x05event\x122\n" +
+	"\x06cancel\x18\x04 \x01(\v2\x18.yagent.plugin.v2.CancelH\x00R\x06cancel\x128\n" +
+	"\x05trace\x18\x05 \x03(\v2\".yagent.plugin.v2.Frame.TraceEntryR\x05trace\x1a8\n" +
 	"\n" +
 	"TraceEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -2387,7 +2387,7 @@ const file_plugin_proto_rawDesc = "" +
 	"unanswered\"a\n" +
 	"\x0eProgressReport\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x126\n" +
-	"\bprogress\x18\x02 \x01(\v2\x1a.yagent.plugin.v1.ProgressR\bprogress\"t\n" +
+	"\bprogress\x18\x02 \x01(\v2\x1a.yagent.plugin.v2.ProgressR\bprogress\"t\n" +
 	"\x12ProcessGroupReport\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x1d\n" +
 	"\n" +
@@ -2395,15 +2395,15 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04pgid\x18\x03 \x01(\x05R\x04pgid\x12\x12\n" +
 	"\x04live\x18\x04 \x01(\bR\x04live2\xcd\x02\n" +
 	"\x06Plugin\x12Q\n" +
-	"\bDescribe\x12!.yagent.plugin.v1.DescribeRequest\x1a\".yagent.plugin.v1.DescribeResponse\x12D\n" +
-	"\x04Call\x12\x1d.yagent.plugin.v1.CallRequest\x1a\x1b.yagent.plugin.v1.CallEvent0\x01\x12Q\n" +
-	"\bShutdown\x12!.yagent.plugin.v1.ShutdownRequest\x1a\".yagent.plugin.v1.ShutdownResponse\x12W\n" +
+	"\bDescribe\x12!.yagent.plugin.v2.DescribeRequest\x1a\".yagent.plugin.v2.DescribeResponse\x12D\n" +
+	"\x04Call\x12\x1d.yagent.plugin.v2.CallRequest\x1a\x1b.yagent.plugin.v2.CallEvent0\x01\x12Q\n" +
+	"\bShutdown\x12!.yagent.plugin.v2.ShutdownRequest\x1a\".yagent.plugin.v2.ShutdownResponse\x12W\n" +
 	"\n" +
-	"EndSession\x12#.yagent.plugin.v1.EndSessionRequest\x1a$.yagent.plugin.v1.EndSessionResponse2\xfc\x01\n" +
+	"EndSession\x12#.yagent.plugin.v2.EndSessionRequest\x1a$.yagent.plugin.v2.EndSessionResponse2\xfc\x01\n" +
 	"\x04Host\x12X\n" +
-	"\x0fRequestApproval\x12!.yagent.plugin.v1.ApprovalRequest\x1a\".yagent.plugin.v1.ApprovalResponse\x12E\n" +
-	"\bProgress\x12 .yagent.plugin.v1.ProgressReport\x1a\x17.yagent.plugin.v1.Empty\x12S\n" +
-	"\x12ReportProcessGroup\x12$.yagent.plugin.v1.ProcessGroupReport\x1a\x17.yagent.plugin.v1.EmptyB-Z+github.com/yagent/yagent/sdk/proto;pluginpbb\x06proto3"
+	"\x0fRequestApproval\x12!.yagent.plugin.v2.ApprovalRequest\x1a\".yagent.plugin.v2.ApprovalResponse\x12E\n" +
+	"\bProgress\x12 .yagent.plugin.v2.ProgressReport\x1a\x17.yagent.plugin.v2.Empty\x12S\n" +
+	"\x12ReportProcessGroup\x12$.yagent.plugin.v2.ProcessGroupReport\x1a\x17.yagent.plugin.v2.EmptyB-Z+github.com/yagent/yagent/sdk/proto;pluginpbb\x06proto3"
 
 var (
 	file_plugin_proto_rawDescOnce sync.Once
@@ -2419,74 +2419,74 @@ func file_plugin_proto_rawDescGZIP() []byte {
 
 var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_plugin_proto_goTypes = []any{
-	(*Empty)(nil),              // 0: yagent.plugin.v1.Empty
-	(*DescribeRequest)(nil),    // 1: yagent.plugin.v1.DescribeRequest
-	(*DescribeResponse)(nil),   // 2: yagent.plugin.v1.DescribeResponse
-	(*ToolSpec)(nil),           // 3: yagent.plugin.v1.ToolSpec
-	(*CallRequest)(nil),        // 4: yagent.plugin.v1.CallRequest
-	(*TempFolder)(nil),         // 5: yagent.plugin.v1.TempFolder
-	(*Sandbox)(nil),            // 6: yagent.plugin.v1.Sandbox
-	(*Egress)(nil),             // 7: yagent.plugin.v1.Egress
-	(*ExecProgram)(nil),        // 8: yagent.plugin.v1.ExecProgram
-	(*ProgramFile)(nil),        // 9: yagent.plugin.v1.ProgramFile
-	(*CallEvent)(nil),          // 10: yagent.plugin.v1.CallEvent
-	(*Span)(nil),               // 11: yagent.plugin.v1.Span
-	(*SpanAttribute)(nil),      // 12: yagent.plugin.v1.SpanAttribute
-	(*SpanEvent)(nil),          // 13: yagent.plugin.v1.SpanEvent
-	(*Progress)(nil),           // 14: yagent.plugin.v1.Progress
-	(*CallResult)(nil),         // 15: yagent.plugin.v1.CallResult
-	(*Image)(nil),              // 16: yagent.plugin.v1.Image
-	(*Note)(nil),               // 17: yagent.plugin.v1.Note
-	(*ToolError)(nil),          // 18: yagent.plugin.v1.ToolError
-	(*Frame)(nil),              // 19: yagent.plugin.v1.Frame
-	(*Cancel)(nil),             // 20: yagent.plugin.v1.Cancel
-	(*ShutdownRequest)(nil),    // 21: yagent.plugin.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),   // 22: yagent.plugin.v1.ShutdownResponse
-	(*EndSessionRequest)(nil),  // 23: yagent.plugin.v1.EndSessionRequest
-	(*EndSessionResponse)(nil), // 24: yagent.plugin.v1.EndSessionResponse
-	(*ApprovalRequest)(nil),    // 25: yagent.plugin.v1.ApprovalRequest
-	(*ApprovalResponse)(nil),   // 26: yagent.plugin.v1.ApprovalResponse
-	(*ProgressReport)(nil),     // 27: yagent.plugin.v1.ProgressReport
-	(*ProcessGroupReport)(nil), // 28: yagent.plugin.v1.ProcessGroupReport
-	nil,                        // 29: yagent.plugin.v1.ToolSpec.RolesEntry
-	nil,                        // 30: yagent.plugin.v1.Frame.TraceEntry
+	(*Empty)(nil),              // 0: yagent.plugin.v2.Empty
+	(*DescribeRequest)(nil),    // 1: yagent.plugin.v2.DescribeRequest
+	(*DescribeResponse)(nil),   // 2: yagent.plugin.v2.DescribeResponse
+	(*ToolSpec)(nil),           // 3: yagent.plugin.v2.ToolSpec
+	(*CallRequest)(nil),        // 4: yagent.plugin.v2.CallRequest
+	(*TempFolder)(nil),         // 5: yagent.plugin.v2.TempFolder
+	(*Sandbox)(nil),            // 6: yagent.plugin.v2.Sandbox
+	(*Egress)(nil),             // 7: yagent.plugin.v2.Egress
+	(*ExecProgram)(nil),        // 8: yagent.plugin.v2.ExecProgram
+	(*ProgramFile)(nil),        // 9: yagent.plugin.v2.ProgramFile
+	(*CallEvent)(nil),          // 10: yagent.plugin.v2.CallEvent
+	(*Span)(nil),               // 11: yagent.plugin.v2.Span
+	(*SpanAttribute)(nil),      // 12: yagent.plugin.v2.SpanAttribute
+	(*SpanEvent)(nil),          // 13: yagent.plugin.v2.SpanEvent
+	(*Progress)(nil),           // 14: yagent.plugin.v2.Progress
+	(*CallResult)(nil),         // 15: yagent.plugin.v2.CallResult
+	(*Image)(nil),              // 16: yagent.plugin.v2.Image
+	(*Note)(nil),               // 17: yagent.plugin.v2.Note
+	(*ToolError)(nil),          // 18: yagent.plugin.v2.ToolError
+	(*Frame)(nil),              // 19: yagent.plugin.v2.Frame
+	(*Cancel)(nil),             // 20: yagent.plugin.v2.Cancel
+	(*ShutdownRequest)(nil),    // 21: yagent.plugin.v2.ShutdownRequest
+	(*ShutdownResponse)(nil),   // 22: yagent.plugin.v2.ShutdownResponse
+	(*EndSessionRequest)(nil),  // 23: yagent.plugin.v2.EndSessionRequest
+	(*EndSessionResponse)(nil), // 24: yagent.plugin.v2.EndSessionResponse
+	(*ApprovalRequest)(nil),    // 25: yagent.plugin.v2.ApprovalRequest
+	(*ApprovalResponse)(nil),   // 26: yagent.plugin.v2.ApprovalResponse
+	(*ProgressReport)(nil),     // 27: yagent.plugin.v2.ProgressReport
+	(*ProcessGroupReport)(nil), // 28: yagent.plugin.v2.ProcessGroupReport
+	nil,                        // 29: yagent.plugin.v2.ToolSpec.RolesEntry
+	nil,                        // 30: yagent.plugin.v2.Frame.TraceEntry
 }
 var file_plugin_proto_depIdxs = []int32{
-	3,  // 0: yagent.plugin.v1.DescribeResponse.specs:type_name -> yagent.plugin.v1.ToolSpec
-	29, // 1: yagent.plugin.v1.ToolSpec.roles:type_name -> yagent.plugin.v1.ToolSpec.RolesEntry
-	6,  // 2: yagent.plugin.v1.CallRequest.sandbox:type_name -> yagent.plugin.v1.Sandbox
-	5,  // 3: yagent.plugin.v1.CallRequest.temp:type_name -> yagent.plugin.v1.TempFolder
-	8,  // 4: yagent.plugin.v1.Sandbox.programs:type_name -> yagent.plugin.v1.ExecProgram
-	7,  // 5: yagent.plugin.v1.Sandbox.egress:type_name -> yagent.plugin.v1.Egress
-	9,  // 6: yagent.plugin.v1.ExecProgram.files:type_name -> yagent.plugin.v1.ProgramFile
-	14, // 7: yagent.plugin.v1.CallEvent.progress:type_name -> yagent.plugin.v1.Progress
-	15, // 8: yagent.plugin.v1.CallEvent.result:type_name -> yagent.plugin.v1.CallResult
-	18, // 9: yagent.plugin.v1.CallEvent.error:type_name -> yagent.plugin.v1.ToolError
-	11, // 10: yagent.plugin.v1.CallEvent.spans:type_name -> yagent.plugin.v1.Span
-	12, // 11: yagent.plugin.v1.Span.attributes:type_name -> yagent.plugin.v1.SpanAttribute
-	13, // 12: yagent.plugin.v1.Span.events:type_name -> yagent.plugin.v1.SpanEvent
-	12, // 13: yagent.plugin.v1.SpanEvent.attributes:type_name -> yagent.plugin.v1.SpanAttribute
-	16, // 14: yagent.plugin.v1.CallResult.images:type_name -> yagent.plugin.v1.Image
-	17, // 15: yagent.plugin.v1.CallResult.notes:type_name -> yagent.plugin.v1.Note
-	4,  // 16: yagent.plugin.v1.Frame.call:type_name -> yagent.plugin.v1.CallRequest
-	10, // 17: yagent.plugin.v1.Frame.event:type_name -> yagent.plugin.v1.CallEvent
-	20, // 18: yagent.plugin.v1.Frame.cancel:type_name -> yagent.plugin.v1.Cancel
-	30, // 19: yagent.plugin.v1.Frame.trace:type_name -> yagent.plugin.v1.Frame.TraceEntry
-	14, // 20: yagent.plugin.v1.ProgressReport.progress:type_name -> yagent.plugin.v1.Progress
-	1,  // 21: yagent.plugin.v1.Plugin.Describe:input_type -> yagent.plugin.v1.DescribeRequest
-	4,  // 22: yagent.plugin.v1.Plugin.Call:input_type -> yagent.plugin.v1.CallRequest
-	21, // 23: yagent.plugin.v1.Plugin.Shutdown:input_type -> yagent.plugin.v1.ShutdownRequest
-	23, // 24: yagent.plugin.v1.Plugin.EndSession:input_type -> yagent.plugin.v1.EndSessionRequest
-	25, // 25: yagent.plugin.v1.Host.RequestApproval:input_type -> yagent.plugin.v1.ApprovalRequest
-	27, // 26: yagent.plugin.v1.Host.Progress:input_type -> yagent.plugin.v1.ProgressReport
-	28, // 27: yagent.plugin.v1.Host.ReportProcessGroup:input_type -> yagent.plugin.v1.ProcessGroupReport
-	2,  // 28: yagent.plugin.v1.Plugin.Describe:output_type -> yagent.plugin.v1.DescribeResponse
-	10, // 29: yagent.plugin.v1.Plugin.Call:output_type -> yagent.plugin.v1.CallEvent
-	22, // 30: yagent.plugin.v1.Plugin.Shutdown:output_type -> yagent.plugin.v1.ShutdownResponse
-	24, // 31: yagent.plugin.v1.Plugin.EndSession:output_type -> yagent.plugin.v1.EndSessionResponse
-	26, // 32: yagent.plugin.v1.Host.RequestApproval:output_type -> yagent.plugin.v1.ApprovalResponse
-	0,  // 33: yagent.plugin.v1.Host.Progress:output_type -> yagent.plugin.v1.Empty
-	0,  // 34: yagent.plugin.v1.Host.ReportProcessGroup:output_type -> yagent.plugin.v1.Empty
+	3,  // 0: yagent.plugin.v2.DescribeResponse.specs:type_name -> yagent.plugin.v2.ToolSpec
+	29, // 1: yagent.plugin.v2.ToolSpec.roles:type_name -> yagent.plugin.v2.ToolSpec.RolesEntry
+	6,  // 2: yagent.plugin.v2.CallRequest.sandbox:type_name -> yagent.plugin.v2.Sandbox
+	5,  // 3: yagent.plugin.v2.CallRequest.temp:type_name -> yagent.plugin.v2.TempFolder
+	8,  // 4: yagent.plugin.v2.Sandbox.programs:type_name -> yagent.plugin.v2.ExecProgram
+	7,  // 5: yagent.plugin.v2.Sandbox.egress:type_name -> yagent.plugin.v2.Egress
+	9,  // 6: yagent.plugin.v2.ExecProgram.files:type_name -> yagent.plugin.v2.ProgramFile
+	14, // 7: yagent.plugin.v2.CallEvent.progress:type_name -> yagent.plugin.v2.Progress
+	15, // 8: yagent.plugin.v2.CallEvent.result:type_name -> yagent.plugin.v2.CallResult
+	18, // 9: yagent.plugin.v2.CallEvent.error:type_name -> yagent.plugin.v2.ToolError
+	11, // 10: yagent.plugin.v2.CallEvent.spans:type_name -> yagent.plugin.v2.Span
+	12, // 11: yagent.plugin.v2.Span.attributes:type_name -> yagent.plugin.v2.SpanAttribute
+	13, // 12: yagent.plugin.v2.Span.events:type_name -> yagent.plugin.v2.SpanEvent
+	12, // 13: yagent.plugin.v2.SpanEvent.attributes:type_name -> yagent.plugin.v2.SpanAttribute
+	16, // 14: yagent.plugin.v2.CallResult.images:type_name -> yagent.plugin.v2.Image
+	17, // 15: yagent.plugin.v2.CallResult.notes:type_name -> yagent.plugin.v2.Note
+	4,  // 16: yagent.plugin.v2.Frame.call:type_name -> yagent.plugin.v2.CallRequest
+	10, // 17: yagent.plugin.v2.Frame.event:type_name -> yagent.plugin.v2.CallEvent
+	20, // 18: yagent.plugin.v2.Frame.cancel:type_name -> yagent.plugin.v2.Cancel
+	30, // 19: yagent.plugin.v2.Frame.trace:type_name -> yagent.plugin.v2.Frame.TraceEntry
+	14, // 20: yagent.plugin.v2.ProgressReport.progress:type_name -> yagent.plugin.v2.Progress
+	1,  // 21: yagent.plugin.v2.Plugin.Describe:input_type -> yagent.plugin.v2.DescribeRequest
+	4,  // 22: yagent.plugin.v2.Plugin.Call:input_type -> yagent.plugin.v2.CallRequest
+	21, // 23: yagent.plugin.v2.Plugin.Shutdown:input_type -> yagent.plugin.v2.ShutdownRequest
+	23, // 24: yagent.plugin.v2.Plugin.EndSession:input_type -> yagent.plugin.v2.EndSessionRequest
+	25, // 25: yagent.plugin.v2.Host.RequestApproval:input_type -> yagent.plugin.v2.ApprovalRequest
+	27, // 26: yagent.plugin.v2.Host.Progress:input_type -> yagent.plugin.v2.ProgressReport
+	28, // 27: yagent.plugin.v2.Host.ReportProcessGroup:input_type -> yagent.plugin.v2.ProcessGroupReport
+	2,  // 28: yagent.plugin.v2.Plugin.Describe:output_type -> yagent.plugin.v2.DescribeResponse
+	10, // 29: yagent.plugin.v2.Plugin.Call:output_type -> yagent.plugin.v2.CallEvent
+	22, // 30: yagent.plugin.v2.Plugin.Shutdown:output_type -> yagent.plugin.v2.ShutdownResponse
+	24, // 31: yagent.plugin.v2.Plugin.EndSession:output_type -> yagent.plugin.v2.EndSessionResponse
+	26, // 32: yagent.plugin.v2.Host.RequestApproval:output_type -> yagent.plugin.v2.ApprovalResponse
+	0,  // 33: yagent.plugin.v2.Host.Progress:output_type -> yagent.plugin.v2.Empty
+	0,  // 34: yagent.plugin.v2.Host.ReportProcessGroup:output_type -> yagent.plugin.v2.Empty
 	28, // [28:35] is the sub-list for method output_type
 	21, // [21:28] is the sub-list for method input_type
 	21, // [21:21] is the sub-list for extension type_name

@@ -21,10 +21,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Plugin_Describe_FullMethodName   = "/yagent.plugin.v1.Plugin/Describe"
-	Plugin_Call_FullMethodName       = "/yagent.plugin.v1.Plugin/Call"
-	Plugin_Shutdown_FullMethodName   = "/yagent.plugin.v1.Plugin/Shutdown"
-	Plugin_EndSession_FullMethodName = "/yagent.plugin.v1.Plugin/EndSession"
+	Plugin_Describe_FullMethodName   = "/yagent.plugin.v2.Plugin/Describe"
+	Plugin_Call_FullMethodName       = "/yagent.plugin.v2.Plugin/Call"
+	Plugin_Shutdown_FullMethodName   = "/yagent.plugin.v2.Plugin/Shutdown"
+	Plugin_EndSession_FullMethodName = "/yagent.plugin.v2.Plugin/EndSession"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -236,7 +236,7 @@ func _Plugin_EndSession_Handler(srv interface{}, ctx context.Context, dec func(i
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var Plugin_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "yagent.plugin.v1.Plugin",
+	ServiceName: "yagent.plugin.v2.Plugin",
 	HandlerType: (*PluginServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
@@ -263,9 +263,9 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Host_RequestApproval_FullMethodName    = "/yagent.plugin.v1.Host/RequestApproval"
-	Host_Progress_FullMethodName           = "/yagent.plugin.v1.Host/Progress"
-	Host_ReportProcessGroup_FullMethodName = "/yagent.plugin.v1.Host/ReportProcessGroup"
+	Host_RequestApproval_FullMethodName    = "/yagent.plugin.v2.Host/RequestApproval"
+	Host_Progress_FullMethodName           = "/yagent.plugin.v2.Host/Progress"
+	Host_ReportProcessGroup_FullMethodName = "/yagent.plugin.v2.Host/ReportProcessGroup"
 )
 
 // HostClient is the client API for Host service.
@@ -424,7 +424,7 @@ func _Host_ReportProcessGroup_Handler(srv interface{}, ctx context.Context, dec 
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var Host_ServiceDesc = grpc.ServiceDesc{
-	ServiceName: "yagent.plugin.v1.Host",
+	ServiceName: "yagent.plugin.v2.Host",
 	HandlerType: (*HostServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
