@@ -28,18 +28,21 @@ func newPluginsCmd(g *globals) *cobra.Command {
 				type entry struct {
 					Name    string `json:"name"`
 					Version string `json:"version"`
-					Tools   int    `json:"tools"`
-					Pinned  bool   `json:"pinned"`
-					Built   bool   `json:"built,omitempty"`
-					Refused string `json:"refused,omitempty"`
-					Off     string `json:"off,omitempty"`
-					Dev     bool   `json:"dev,omitempty"`
-					SHA256  string `json:"sha256"`
-					Path    string `json:"path"`
+					// Protocol is the plugin protocol it speaks; 0 when
+					// it was not launched (refused, off).
+					Protocol int    `json:"protocol,omitempty"`
+					Tools    int    `json:"tools"`
+					Pinned   bool   `json:"pinned"`
+					Built    bool   `json:"built,omitempty"`
+					Refused  string `json:"refused,omitempty"`
+					Off      string `json:"off,omitempty"`
+					Dev      bool   `json:"dev,omitempty"`
+					SHA256   string `json:"sha256"`
+					Path     string `json:"path"`
 				}
 				out := []entry{}
 				for _, p := range a.All {
-					e := entry{Name: p.Name, Version: p.Version, Tools: len(p.Specs), Pinned: p.Pinned, Built: p.Built, Off: p.Off, Dev: p.Dev, SHA256: p.SHA256, Path: p.Path}
+					e := entry{Name: p.Name, Version: p.Version, Protocol: p.Protocol, Tools: len(p.Specs), Pinned: p.Pinned, Built: p.Built, Off: p.Off, Dev: p.Dev, SHA256: p.SHA256, Path: p.Path}
 					if p.Refused != nil {
 						e.Refused = p.Refused.Error()
 					}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,7 +51,7 @@ func loadSpecs(dir, sum string) (remote.Description, bool) {
 		return remote.Description{}, false
 	}
 	var c cachedDescription
-	if err := json.Unmarshal(b, &c); err != nil || c.Format != cacheFormat || c.SHA256 != sum || c.ProtocolVersion != sdk.ProtocolVersion {
+	if err := json.Unmarshal(b, &c); err != nil || c.Format != cacheFormat || c.SHA256 != sum || !slices.Contains(remote.ProtocolVersions, c.ProtocolVersion) {
 		return remote.Description{}, false
 	}
 	d := remote.Description{Name: c.Name, Version: c.Version, ProtocolVersion: c.ProtocolVersion}

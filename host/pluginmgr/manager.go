@@ -257,7 +257,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			}
 		}
 		if d, ok := loadSpecs(m.opts.CacheDir, sum); ok && d.Name == p.Name {
-			p.Version, p.Specs = d.Version, d.Specs
+			p.Version, p.Protocol, p.Specs = d.Version, d.ProtocolVersion, d.Specs
 			continue
 		}
 		launch = append(launch, p)
@@ -277,7 +277,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 				errs[i] = err
 				return
 			}
-			p.Version, p.Specs = inst.desc.Version, inst.desc.Specs
+			p.Version, p.Protocol, p.Specs = inst.desc.Version, inst.desc.ProtocolVersion, inst.desc.Specs
 		}()
 	}
 	wg.Wait()
@@ -291,7 +291,7 @@ func (m *Manager) Load(ctx context.Context) ([]*Plugin, []string, error) {
 			continue
 		}
 		if err := storeSpecs(m.opts.CacheDir, p.SHA256, remote.Description{
-			Name: p.Name, Version: p.Version, ProtocolVersion: sdk.ProtocolVersion, Specs: p.Specs,
+			Name: p.Name, Version: p.Version, ProtocolVersion: p.Protocol, Specs: p.Specs,
 		}); err != nil {
 			warnings = append(warnings, fmt.Sprintf("plugin %s: specs not cached: %v", p.Name, err))
 		}

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +38,9 @@ type Plugin struct {
 	Path string
 	// Version is what the plugin says of itself.
 	Version string
+	// Protocol is the plugin protocol version it speaks (one of
+	// remote.ProtocolVersions).
+	Protocol int
 	// SHA256 is the binary's sum, lowercase hex.
 	SHA256 string
 	// Pinned is true when the lock file names this plugin with this sum.
@@ -443,6 +448,9 @@ func (p *Plugin) launch() (*instance, error) {
 	}
 	ctls.Started()
 	if err != nil {
+		if v, ok := refusedVersion(err); ok {
+			return fail(&remote.VersionError{Path: p.Path, Plugin: v})
+		}
 		return fail(fmt.Errorf("launch %s: %w", p.Path, err))
 	}
 	if rc := client.ReattachConfig(); rc != nil {
@@ -482,12 +490,31 @@ func (p *Plugin) launch() (*instance, error) {
 	switch {
 	case inst.desc.Name != p.Name:
 		return fail(fmt.Errorf("%s says it is plugin %q, not %q: rename the binary %s%s", p.Path, inst.desc.Name, p.Name, BinaryPrefix, inst.desc.Name))
-	case inst.desc.ProtocolVersion != sdk.ProtocolVersion:
-		return fail(fmt.Errorf("%s speaks protocol %d, the host %d: rebuild it against this sdk", p.Path, inst.desc.ProtocolVersion, sdk.ProtocolVersion))
+	case inst.desc.ProtocolVersion != client.NegotiatedVersion():
+		return fail(fmt.Errorf("%s chose plugin protocol %d in its handshake but says it speaks %d: rebuild it against one sdk", p.Path, client.NegotiatedVersion(), inst.desc.ProtocolVersion))
+	}
+	if inst.desc.ProtocolVersion != sdk.ProtocolVersion {
+		p.m.logger.Info("plugin speaks the previous plugin protocol: under sandbox.network proxy its commands get no network; rebuild it against the current sdk",
+			"plugin", p.Name, "protocol", inst.desc.ProtocolVersion, "current", sdk.ProtocolVersion)
 	}
 	sort.Slice(inst.desc.Specs, func(i, j int) bool { return inst.desc.Specs[i].Name < inst.desc.Specs[j].Name })
 	p.m.logger.Debug("plugin started", "plugin", p.Name, "pid", inst.pid)
 	return inst, nil
+}
+
+// incompatibleVersion is how go-plugin refuses a handshake naming a
+// protocol version the host's plugin set does not hold.
+var incompatibleVersion = regexp.MustCompile(`incompatible API version with plugin\. Plugin version: (-?\d+)`)
+
+// refusedVersion returns the protocol version a plugin's handshake named
+// when go-plugin refused it for that.
+func refusedVersion(err error) (int, bool) {
+	m := incompatibleVersion.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, false
+	}
+	v, err := strconv.Atoi(m[1])
+	return v, err == nil
 }
 
 // stop shuts the running instance down (Close).

@@ -31,7 +31,7 @@ type callerKey struct{}
 func TestHostServer_ApprovalRunsUnderTheCallsContext(t *testing.T) {
 	t.Parallel()
 	host := &recordingHost{Host: sdk.HostFrom(t.Context()), resp: sdk.ApprovalResponse{Reason: "nobody", Unanswered: true}}
-	r := newClient(t.Context(), nil, nil, host)
+	r := newClient(t.Context(), nil, nil, host, sdk.ProtocolVersion)
 	callCtx, endCall := context.WithCancel(context.WithValue(t.Context(), callerKey{}, "session-7"))
 	info := sdk.CallInfo{ID: "c-1", Tool: "write_stdin", SessionID: "s-1"}
 	call := &inflight{ctx: callCtx, info: info, host: host}

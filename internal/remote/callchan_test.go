@@ -35,7 +35,7 @@ func channelEnds(t *testing.T) (*Client, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newClient(t.Context(), nil, nil, nil)
+	r := newClient(t.Context(), nil, nil, nil, sdk.ProtocolVersion)
 	r.ch = newChannelClient(hconn)
 	t.Cleanup(r.Close)
 	return r, pconn
@@ -213,7 +213,7 @@ func TestCallChannel_NotServedIsClosed(t *testing.T) {
 		t.Skipf("no call channel here: %v", err)
 	}
 	child := ch.child
-	r := newClient(t.Context(), nil, nil, nil)
+	r := newClient(t.Context(), nil, nil, nil, sdk.ProtocolVersion)
 	r.UseCallChannel(ch)
 	r.takeUp(false)
 	if r.CallChannel() {

@@ -59,12 +59,12 @@ type inflight struct {
 	done bool
 }
 
-func newClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn, host sdk.Host) *Client {
+func newClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn, host sdk.Host, version int) *Client {
 	if host == nil {
 		host = sdk.HostFrom(context.Background()) // approves nothing, ignores reports
 	}
 	r := &Client{
-		client: pluginpb.NewPluginClient(conn),
+		client: pluginClient(conn, version),
 		done:   ctx.Done(),
 		host:   host,
 		calls:  make(map[string]*inflight),
@@ -73,7 +73,7 @@ func newClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.Client
 		r.hostID = broker.NextId()
 		go broker.AcceptAndServe(r.hostID, func(opts []grpc.ServerOption) *grpc.Server {
 			s := wire.NewGRPCServer(opts)
-			pluginpb.RegisterHostServer(s, &hostServer{r: r})
+			registerHost(s, &hostServer{r: r}, version)
 			return s
 		})
 	}

@@ -15,7 +15,8 @@ import (
 // serves no plugin (the sdk's ServerPluginSet is the plugin's side).
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	host sdk.Host
+	host    sdk.Host
+	version int // the protocol version the set is of
 }
 
 var _ plugin.GRPCPlugin = (*grpcPlugin)(nil)
@@ -28,7 +29,7 @@ func (g *grpcPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
 // GRPCClient returns the host's *Client and starts serving the host's
 // callbacks to the plugin over the broker.
 func (g *grpcPlugin) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
-	return newClient(ctx, broker, conn, g.host), nil
+	return newClient(ctx, broker, conn, g.host, g.version), nil
 }
 
 // PluginSet returns the go-plugin plugin set the host launches a plugin
@@ -40,11 +41,14 @@ func (g *grpcPlugin) GRPCClient(ctx context.Context, broker *plugin.GRPCBroker, 
 // values) and only for a call in flight; a request naming any other call
 // is refused without reaching host. Progress of a call made with a
 // progress func goes to that func instead. A nil host approves nothing and
-// ignores reports.
+// ignores reports. The set holds every version in ProtocolVersions: the
+// plugin picks the newest it speaks.
 func PluginSet(host sdk.Host) map[int]plugin.PluginSet {
-	return map[int]plugin.PluginSet{
-		sdk.ProtocolVersion: {wire.PluginSetKey: &grpcPlugin{host: host}},
+	set := make(map[int]plugin.PluginSet, len(ProtocolVersions))
+	for _, v := range ProtocolVersions {
+		set[v] = plugin.PluginSet{wire.PluginSetKey: &grpcPlugin{host: host, version: v}}
 	}
+	return set
 }
 
 // Dispense dispenses the *Client of a started go-plugin client protocol
