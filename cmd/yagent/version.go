@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/yagent/yagent/sdk"
+	"github.com/yagent/yagent/internal/remote"
 )
 
 // versionText says what this yagent is: its version (the one -ldflags set,
@@ -42,14 +42,14 @@ func versionText() string {
 		fmt.Fprintf(&b, "commit: %s\n", commit)
 	}
 	fmt.Fprintf(&b, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(&b, "plugin protocol: %d\n", sdk.ProtocolVersion)
+	fmt.Fprintf(&b, "plugin protocols: %d, and %d for plugins built before it\n", remote.ProtocolVersions[0], remote.ProtocolVersions[1])
 	return b.String()
 }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version, the commit, the Go and the plugin protocol this yagent was built with",
+		Short: "Print the version, the commit, the Go and the plugin protocols this yagent was built with",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprint(cmd.OutOrStdout(), versionText())

@@ -13,7 +13,7 @@ import (
 
 // TestVersion: `yagent version` and `yagent --version` print the same
 // lines: the version, the commit (or why none is known), the Go that built
-// it and the plugin protocol the host speaks.
+// it and the plugin protocols the host speaks.
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	out := func(args ...string) string {
@@ -25,7 +25,7 @@ func TestVersion(t *testing.T) {
 		return o.String()
 	}
 	got := out("version")
-	for _, want := range []string{"yagent ", "\ncommit: ", fmt.Sprintf("\ngo: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH), fmt.Sprintf("\nplugin protocol: %d\n", sdk.ProtocolVersion)} {
+	for _, want := range []string{"yagent ", "\ncommit: ", fmt.Sprintf("\ngo: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH), fmt.Sprintf("\nplugin protocols: %d, and %d for plugins built before it\n", sdk.ProtocolVersion, sdk.ProtocolVersion-1)} {
 		if !strings.Contains(got, want) {
 			t.Errorf("yagent version:\n%s\nlacks %q", got, want)
 		}
