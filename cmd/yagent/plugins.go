@@ -14,8 +14,8 @@ import (
 
 func newPluginsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "plugins [list|pin|unpin|verify]",
-		Short: "List plugins, pin and unpin their checksums, verify them against the lock file",
+		Use:   "plugins [list|pin|unpin|verify|init]",
+		Short: "List plugins, pin and unpin their checksums, verify them against the lock file, write a new one",
 		Args:  cobra.NoArgs,
 	}
 	var listOut, verifyOut string
@@ -216,7 +216,7 @@ skips the refused ones a command could have written: name each to pin it.`,
 	}
 	outputFlag(list, &listOut)
 	outputFlag(verify, &verifyOut)
-	cmd.AddCommand(list, pin, unpin, verify)
+	cmd.AddCommand(list, pin, unpin, verify, newPluginsInitCmd())
 	cmd.RunE = list.RunE
 	return cmd
 }

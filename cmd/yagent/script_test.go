@@ -65,6 +65,10 @@ func TestScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	repo, err := testbuild.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := testbuild.Build(
 		testbuild.Plugin(dir, "cognitive"),
 		testbuild.Target{Pkg: "./examples/hello", Out: filepath.Join(dir, "yagent-plugin-hello")},
@@ -76,6 +80,8 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PLUGINS", dir)
+			// This checkout, for plugins init --yagent.
+			env.Setenv("REPO", repo)
 			// A folder of the script's own that no command can write.
 			out, err := os.MkdirTemp(dir, "outside-")
 			if err != nil {

@@ -108,7 +108,7 @@ func (m *Manager) Discover() ([]Found, []string) {
 				warnings = append(warnings, fmt.Sprintf("%s is not executable; ignored", path))
 				continue
 			}
-			if !validName(name) {
+			if !ValidName(name) {
 				warnings = append(warnings, fmt.Sprintf("%s: %q is not a plugin name (lowercase letters, digits, - and _); ignored", path, name))
 				continue
 			}
@@ -146,7 +146,10 @@ func dirList(dirs []string) string {
 	return strings.Join(dirs, ", ")
 }
 
-func validName(name string) bool {
+// ValidName reports whether name is a plugin name the host accepts, the
+// <name> of a binary yagent-plugin-<name>: lowercase letters, digits, - and
+// _, at least one. A binary whose name is not one is ignored.
+func ValidName(name string) bool {
 	if name == "" {
 		return false
 	}

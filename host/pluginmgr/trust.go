@@ -38,7 +38,7 @@ func ParseBuiltSums(s string) (map[string]string, error) {
 	for entry := range strings.SplitSeq(s, ",") {
 		name, sum, ok := strings.Cut(strings.TrimSpace(entry), ":")
 		switch {
-		case !ok || !validName(name) || !shaPattern.MatchString(sum):
+		case !ok || !ValidName(name) || !shaPattern.MatchString(sum):
 			return map[string]string{}, fmt.Errorf("built plugin sums: %q is not name:sha256", entry)
 		case sums[name] != "":
 			return map[string]string{}, fmt.Errorf("built plugin sums: %s is named twice", name)

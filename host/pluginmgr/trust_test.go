@@ -81,7 +81,7 @@ func FuzzParseBuiltSums(f *testing.F) {
 			t.Fatalf("ParseBuiltSums(%q) = %v, %v: want a map, empty on error", s, got, err)
 		}
 		for name, sum := range got {
-			if !validName(name) || !shaPattern.MatchString(sum) {
+			if !ValidName(name) || !shaPattern.MatchString(sum) {
 				t.Fatalf("ParseBuiltSums(%q) vouches for %q:%q", s, name, sum)
 			}
 		}
