@@ -235,3 +235,22 @@ func TestClientTrace_HTTP(t *testing.T) {
 	}
 	checkTraceSpans(t, "HTTP", exp.GetSpans(), seen())
 }
+
+// TestClientTrace_UnsampledNotRecorded: a call in a client's trace the
+// client does not sample (flags 00) is not recorded, with the default
+// parent-based sampler, and still answered.
+func TestClientTrace_UnsampledNotRecorded(t *testing.T) {
+	t.Parallel()
+	srv, exp, seen, _ := tracedServer(t)
+	unsampled := call(`1`, `{"name":"echo","_meta":{"traceparent":"00-`+clientTraceID+`-`+clientSpanID+`-00"},"arguments":{}}`)
+	out := converse(t, srv, true, "2025-11-25", false, []string{unsampled})
+	if len(out) != 1 || !strings.Contains(out[0], `"result":{`) || strings.Contains(out[0], `"isError":true`) {
+		t.Errorf("answers %q, want one result", out)
+	}
+	if spans := exp.GetSpans(); len(spans) != 0 {
+		t.Errorf("%d spans recorded of an unsampled call, want none", len(spans))
+	}
+	if ran := seen(); len(ran) != 1 || ran[0].TraceID().String() != clientTraceID || ran[0].IsSampled() {
+		t.Errorf("the tool ran under %v, want an unsampled span of the client's trace", ran)
+	}
+}
