@@ -5,6 +5,8 @@
 // become image content. The server taps the host's bus: a call's progress
 // becomes progress notifications to the client that sent a progress token,
 // log records become notifications/message at the level the client set.
+// A call whose _meta holds a W3C traceparent (SEP-414) runs under the
+// client's span, which the host's span of the call becomes a child of.
 // When a session ends, OnSessionEnd tells the plugins to release what they
 // held for it. A finished call's result is handed to the SDK as a plain
 // struct of the same wire form (encodeOnce), which encoding/json writes in

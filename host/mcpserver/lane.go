@@ -23,7 +23,7 @@ import (
 // tool: the session is initialized with a protocol before 2026-07-28 (whose
 // sessionless requests and input-required results stay with the SDK), and
 // the params hold a tool name, arguments, and in _meta at most a progress
-// token. It runs the call through the same handler the SDK calls, asks the
+// token and a W3C trace context (traceparent, tracestate; trace.go). It runs the call through the same handler the SDK calls, asks the
 // client the questions a call stops on as the SDK's multi-round-trip
 // middleware does for such clients (an elicitation, then the call once
 // more), and writes the answer the SDK would. Anything else goes on to the
@@ -34,8 +34,9 @@ import (
 type laneFunc func(req *jsonrpc.Request) (run func(context.Context) *jsonrpc.Response, ok bool)
 
 // decodeLaneParams decodes the params of a tools/call the lane can take:
-// a name, arguments, and a _meta holding a progress token at most; false
-// for any other, which the SDK then decodes as it always has.
+// a name, arguments, and a _meta holding a progress token and a trace
+// context at most; false for any other, which the SDK then decodes as it
+// always has.
 func decodeLaneParams(raw json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false
@@ -58,7 +59,9 @@ func decodeLaneParams(raw json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
 		return nil, false
 	}
 	for k := range p.Meta {
-		if k != "progressToken" {
+		switch k {
+		case "progressToken", traceparentKey, tracestateKey:
+		default:
 			return nil, false
 		}
 	}

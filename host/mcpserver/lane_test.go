@@ -149,7 +149,8 @@ func call(id, params string) string {
 // TestLane_AnswersAsTheSDKPath: every call the lane takes is answered byte
 // for byte as the SDK's request path answers it (results, an image, a
 // progress token, arguments absent or null, a tool nobody knows, a call
-// the user is asked about over elicitation), none of them reaches the
+// the user is asked about over elicitation, a trace context valid or
+// not), none of them reaches the
 // SDK's path, and the calls the lane leaves (params it does not know, a
 // client of the protocol whose results carry their type) reach it and are
 // answered as before.
@@ -163,6 +164,8 @@ func TestLane_AnswersAsTheSDKPath(t *testing.T) {
 		call(`6`, `{"name":"echo","arguments":null}`),
 		call(`7`, `{"name":"nope","arguments":{}}`),
 		call(`8`, `{"name":"ask","arguments":{"y":2}}`),
+		call(`11`, `{"name":"echo","_meta":{"progressToken":1,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"},"arguments":{}}`),
+		call(`12`, `{"name":"echo","_meta":{"traceparent":"junk","tracestate":7},"arguments":{}}`),
 	}
 	left := []string{
 		call(`9`, `{"name":"echo","arguments":{},"task":{}}`),
@@ -233,13 +236,16 @@ func TestLane_CancelledCallEnds(t *testing.T) {
 func TestDecodeLaneParams(t *testing.T) {
 	t.Parallel()
 	for raw, ok := range map[string]bool{
-		`{"name":"a","arguments":{"x":1}}`:                      true,
-		`{"name":"a","_meta":{"progressToken":3}}`:              true,
-		`{"arguments":{}}`:                                      false,
-		`{"name":"a","name":"b"}`:                               false,
-		`{"name":"a","inputResponses":{}}`:                      false,
-		`{"name":"a","requestState":"s"}`:                       false,
-		`{"name":"a","_meta":{"progressToken":3,"other":true}}`: false,
+		`{"name":"a","arguments":{"x":1}}`:                          true,
+		`{"name":"a","_meta":{"progressToken":3}}`:                  true,
+		`{"arguments":{}}`:                                          false,
+		`{"name":"a","name":"b"}`:                                   false,
+		`{"name":"a","inputResponses":{}}`:                          false,
+		`{"name":"a","requestState":"s"}`:                           false,
+		`{"name":"a","_meta":{"progressToken":3,"other":true}}`:     false,
+		`{"name":"a","_meta":{"traceparent":"t","tracestate":"s"}}`: true,
+		`{"name":"a","_meta":{"traceparent":1,"progressToken":3}}`:  true,
+		`{"name":"a","_meta":{"traceparent":"t","other":true}}`:     false,
 		`{"name":1}`: false,
 		`[]`:         false,
 	} {

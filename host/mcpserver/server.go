@@ -367,7 +367,7 @@ func (s *Server) registered(name string) bool {
 // surface's answer (unknown_tool, with the way to find deferred tools)
 // rather than the SDK's bare JSON-RPC error.
 func (s *Server) callUnknown(ctx context.Context, r *mcp.CallToolRequest) *mcp.CallToolResult {
-	ctx, sess, done, ok := s.callContext(ctx, r.Session)
+	ctx, sess, done, ok := s.callContext(withClientTrace(ctx, r.Params.Meta), r.Session)
 	if !ok {
 		return s.tooManyCalls()
 	}
@@ -388,8 +388,11 @@ func arguments(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
+// handle runs a call of a tool the surface knows, on every front: the
+// lane, the SDK's path on stdio, and HTTP. The span the host's telemetry
+// opens for it is a child of the client's, when _meta names one.
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	ctx, sess, done, ok := s.callContext(ctx, req.Session)
+	ctx, sess, done, ok := s.callContext(withClientTrace(ctx, req.Params.Meta), req.Session)
 	if !ok {
 		return s.tooManyCalls(), nil
 	}

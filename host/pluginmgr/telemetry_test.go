@@ -126,6 +126,44 @@ func TestTelemetry_PluginSpanIsChildOfHostSpan(t *testing.T) {
 	}
 }
 
+// A call made under a client's span (an MCP client's traceparent in the
+// call's _meta, which the front puts in ctx as a remote span context) has
+// the host's span, the plugin's and the tool's own in the client's trace,
+// the host's a child of the client's span with its tracestate, and the
+// plugin gets the client's trace id in the traceparent it is sent.
+func TestTelemetry_ClientTraceReachesPlugin(t *testing.T) {
+	t.Parallel()
+	exp := tracetest.NewInMemoryExporter()
+	tel, err := telemetry.New(telemetry.Options{Spans: sdktrace.NewSimpleSpanProcessor(exp)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newManager(t, Options{})
+	m.SetTelemetry(tel)
+	p := loadTest(t, m)
+	state, err := trace.ParseTraceState("k=v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{0x4b, 0xf9, 1}, SpanID: trace.SpanID{0x0f, 2}, TraceFlags: trace.FlagsSampled, TraceState: state, Remote: true,
+	})
+	out := tracedCall(t, trace.ContextWithRemoteSpanContext(context.Background(), client), p, tel)
+	if want := "00-" + client.TraceID().String() + "-"; len(out.Traceparent) < len(want) || out.Traceparent[:len(want)] != want {
+		t.Errorf("the plugin saw traceparent %q, want one in the client's trace %s", out.Traceparent, client.TraceID())
+	}
+	spans := exp.GetSpans()
+	host := spanNamed(t, spans, "tool test_traced")
+	if host.Parent.SpanID() != client.SpanID() || host.SpanContext.TraceState().String() != "k=v" {
+		t.Errorf("host span: parent %s, tracestate %q; want the client's span %s and k=v", host.Parent.SpanID(), host.SpanContext.TraceState(), client.SpanID())
+	}
+	for _, name := range []string{"tool test_traced", "plugin test_traced", "testplugin inner"} {
+		if got := spanNamed(t, spans, name).SpanContext.TraceID(); got != client.TraceID() {
+			t.Errorf("span %q in trace %s, want the client's %s", name, got, client.TraceID())
+		}
+	}
+}
+
 // Off: no telemetry set, the plugin gets no TelemetryEnv (not even one the
 // host's own environment holds) and the call no traceparent, even when the
 // Go API's caller traces with a span of its own.
