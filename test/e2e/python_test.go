@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/yagent/yagent/internal/remote"
 	"github.com/yagent/yagent/internal/wire"
@@ -173,9 +175,10 @@ func TestPythonPlugin(t *testing.T) {
 // go-plugin client with AutoMTLS, the host's way where it cannot hand a
 // plugin an identity of its own (P-521 certificates, in the handshake
 // line and PLUGIN_CLIENT_CERT). Its health service answers SERVING for
-// "plugin", it describes itself as protocol 2, its socket refuses a
-// client without the host's key, and it exits by itself when go-plugin
-// stops it (GRPCController/Shutdown), with no kill.
+// "plugin" (and SERVICE_UNKNOWN for others), it holds the broker stream
+// open, it describes itself as protocol 2 and runs a call, its socket
+// refuses a client without the host's key, and it exits by itself when
+// go-plugin stops it (GRPCController/Shutdown), with no kill.
 func TestPythonPlugin_GoPluginHandshake(t *testing.T) {
 	t.Parallel()
 	dir := pythonPlugin(t)
@@ -197,6 +200,13 @@ func TestPythonPlugin_GoPluginHandshake(t *testing.T) {
 	}
 	if err := rpc.Ping(); err != nil {
 		t.Errorf("go-plugin's Ping (grpc.health.v1 Check of \"plugin\"): %v", err)
+	}
+	conn := rpc.(*plugin.GRPCClient).Conn
+	if resp, err := healthpb.NewHealthClient(conn).Check(context.Background(), &healthpb.HealthCheckRequest{Service: "tools"}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVICE_UNKNOWN {
+		t.Errorf("health of a service the plugin does not serve: %v, %v; want SERVICE_UNKNOWN", resp.GetStatus(), err)
+	}
+	if err := brokerStreamHolds(conn); err != nil {
+		t.Errorf("the broker stream, which the host offers its callbacks on: %v", err)
 	}
 	r, err := remote.Dispense(rpc)
 	if err != nil {
@@ -245,6 +255,27 @@ func TestPythonPlugin_GoPluginHandshake(t *testing.T) {
 	}
 	if strings.Contains(log.String(), "failed to exit gracefully") {
 		t.Errorf("the Python plugin did not exit on GRPCController/Shutdown; go-plugin killed it:\n%s", log.String())
+	}
+}
+
+// brokerStreamHolds opens go-plugin's broker stream on conn, as the host
+// does, and reports an error when it ends within a moment (a plugin without
+// the service answers Unimplemented at once; the host's broker then closes,
+// and go-plugin logs on its stderr that it could not offer its callbacks).
+func brokerStreamHolds(conn *grpc.ClientConn) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream, err := conn.NewStream(ctx, &grpc.StreamDesc{ClientStreams: true, ServerStreams: true}, "/plugin.GRPCBroker/StartStream")
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- stream.RecvMsg(&emptypb.Empty{}) }()
+	select {
+	case err := <-ended:
+		return fmt.Errorf("it ended at once: %v", err)
+	case <-time.After(300 * time.Millisecond):
+		return nil
 	}
 }
 
