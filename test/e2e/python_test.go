@@ -77,10 +77,11 @@ func pythonPlugin(t *testing.T) string {
 // TestPythonPlugin: a plugin written in Python, run by the real host. It
 // describes itself to `yagent tools` (its tools Cold, exec until it is
 // pinned, their declared Effects after), and `yagent serve` calls its
-// tools over MCP: a result with its text and data, a file the guard
-// resolved, and the plugin's own invalid_input and not_found errors. The
-// host gets no call channel nor Ed25519 identity from it and goes on with
-// gRPC Call streams and the certificate of go-plugin's handshake line.
+// tools over MCP: a result with its text and data, one shaped by the
+// plugin's setting, a file the guard resolved, and the plugin's own
+// invalid_input and not_found errors. The host gets no call channel nor
+// Ed25519 identity from it and goes on with gRPC Call streams and the
+// certificate of go-plugin's handshake line.
 func TestPythonPlugin(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -119,6 +120,8 @@ func TestPythonPlugin(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.workspace, "notes.txt"), []byte("the cat\nand the hat\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The plugin's settings reach it in YAGENT_PLUGIN_SETTINGS.
+	e.userConfig("plugins:\n  pyhello:\n    default_top: \"1\"\n")
 	c := e.serve(nil)
 
 	r := c.call(t, "py_word_count", map[string]any{"text": "The cat and the hat. The end!", "top": 2})
@@ -138,6 +141,11 @@ func TestPythonPlugin(t *testing.T) {
 	dataOf(t, r, &counts)
 	if counts.Words != 7 || counts.Distinct != 5 || len(counts.Top) != 2 || counts.Top[0].Word != "the" || counts.Top[0].Count != 3 {
 		t.Errorf("py_word_count's data: %+v", counts)
+	}
+
+	r = c.call(t, "py_word_count", map[string]any{"text": "b a c a"})
+	if got := text(r); r.IsError || !strings.HasSuffix(got, "Most frequent: a ×2") {
+		t.Errorf("py_word_count with no top, under the setting default_top 1: got %q, want the one most frequent word", got)
 	}
 
 	// Input the schema allows but the tool refuses: the plugin's own
