@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,7 +188,8 @@ func TestPythonPlugin(t *testing.T) {
 // "plugin" (and SERVICE_UNKNOWN for others), it holds the broker stream
 // open, it describes itself as protocol 2 and runs a call, its socket
 // refuses a client without the host's key, and it exits by itself when
-// go-plugin stops it (GRPCController/Shutdown), with no kill.
+// go-plugin stops it (GRPCController/Shutdown), with no kill, leaving no
+// socket behind.
 func TestPythonPlugin_GoPluginHandshake(t *testing.T) {
 	t.Parallel()
 	dir := pythonPlugin(t)
@@ -263,6 +266,11 @@ func TestPythonPlugin_GoPluginHandshake(t *testing.T) {
 	}
 	if strings.Contains(log.String(), "failed to exit gracefully") {
 		t.Errorf("the Python plugin did not exit on GRPCController/Shutdown; go-plugin killed it:\n%s", log.String())
+	}
+	if sock := rc.Addr.String(); rc.Addr.Network() == "unix" {
+		if _, err := os.Stat(filepath.Dir(sock)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the folder of the plugin's socket %s is left behind: %v", sock, err)
+		}
 	}
 }
 
