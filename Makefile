@@ -67,7 +67,8 @@ cross:
 mutants: build
 	scripts/mutants.sh
 
-## proto: regenerate sdk/proto with the pinned generators; proto-check fails when it is stale
+## proto: regenerate sdk/proto with the pinned generators, and the Python example's
+## examples/python/plugin_pb2.py with protoc; proto-check fails when either is stale
 proto:
 	scripts/proto.sh
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates sdk/proto/*.pb.go from sdk/proto/*.proto with protoc and the
 # pinned generators, installed into bin/tools when missing or of another
-# version.
+# version, and the Python example's messages, examples/python/plugin_pb2.py,
+# with protoc's own Python generator (and the sum the example's script holds
+# of it).
 #
 #   scripts/proto.sh           regenerate in place
 #   scripts/proto.sh --check   regenerate into a temporary folder and fail,
@@ -10,7 +12,11 @@
 #
 # The check ignores the "protoc vX" line of the generated headers, so a
 # machine whose protoc differs in patch version only is not a failure; the
-# script says when that happens.
+# script says when that happens. protoc writes the Python module itself, in
+# a form that depends on its version: with a protoc other than 3.21 (Debian
+# bookworm's, the one of python3-protobuf 4.21 the example runs on) the
+# check compares only the module's serialized descriptor, the wire it
+# describes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -21,6 +27,9 @@ PROTOC_GEN_GO_GRPC=google.golang.org/grpc/cmd/protoc-gen-go-grpc
 PROTOC_GEN_GO_GRPC_VERSION=v1.5.1
 TOOLS="$root/bin/tools"
 PROTO_DIR=sdk/proto
+PY_DIR=examples/python
+PY_SCRIPT=$PY_DIR/yagent-plugin-pyhello
+PY_PROTOC=3.21
 
 check=false
 case "${1:-}" in
@@ -65,9 +74,33 @@ generate() {
 		"$PROTO_DIR"/*.proto
 }
 
+# generate_python <output folder>
+generate_python() {
+	protoc -I "$PROTO_DIR" --python_out="$1" "$PROTO_DIR"/plugin.proto
+}
+
+# pb2_sum <file>: the sha256 the example's script must hold of <file>.
+pb2_sum() { sha256sum "$1" | cut -d' ' -f1; }
+# script_sum: the sha256 the example's script holds.
+script_sum() { sed -nE 's/^PLUGIN_PB2_SHA256 = "([0-9a-f]{64})"$/\1/p' "$PY_SCRIPT"; }
+
+protoc_version=$(protoc --version | awk '{print $2}')
+same_python_protoc=false
+case "$protoc_version" in "$PY_PROTOC".*) same_python_protoc=true ;; esac
+
 if ! $check; then
 	generate "$PROTO_DIR"
 	echo "proto: regenerated $PROTO_DIR"
+	$same_python_protoc || echo "proto: warning: protoc $protoc_version is not $PY_PROTOC.x; $PY_DIR/plugin_pb2.py may not load with python3-protobuf 4.21" >&2
+	generate_python "$PY_DIR"
+	sum=$(pb2_sum "$PY_DIR/plugin_pb2.py")
+	sed -i.bak -E "s/^PLUGIN_PB2_SHA256 = \"[0-9a-f]*\"$/PLUGIN_PB2_SHA256 = \"$sum\"/" "$PY_SCRIPT"
+	rm -f "$PY_SCRIPT.bak"
+	[ "$(script_sum)" = "$sum" ] || {
+		echo "proto: $PY_SCRIPT has no PLUGIN_PB2_SHA256 line to update" >&2
+		exit 1
+	}
+	echo "proto: regenerated $PY_DIR/plugin_pb2.py (sha256 $sum, in $PY_SCRIPT)"
 	exit 0
 fi
 
@@ -101,8 +134,34 @@ for f in "$PROTO_DIR"/*.pb.go; do
 		stale=true
 	fi
 done
+
+# The Python module: the whole file when protoc is the one that wrote it,
+# else its serialized descriptor; then the sum the script holds of it.
+mkdir -p "$tmp/py"
+generate_python "$tmp/py"
+committed="$PY_DIR/plugin_pb2.py"
+descriptor() { grep -E '^DESCRIPTOR = ' "$1"; }
+if [ ! -f "$committed" ]; then
+	echo "proto: $committed is missing; run make proto" >&2
+	stale=true
+elif $same_python_protoc; then
+	if ! diff -u --label "$committed (committed)" --label "$committed (regenerated)" "$committed" "$tmp/py/plugin_pb2.py"; then
+		stale=true
+	fi
+else
+	echo "proto: note: protoc $protoc_version is not $PY_PROTOC.x; comparing only the descriptor of $committed" >&2
+	if [ "$(descriptor "$committed")" != "$(descriptor "$tmp/py/plugin_pb2.py")" ]; then
+		echo "proto: the descriptor in $committed differs from $PROTO_DIR/plugin.proto's" >&2
+		stale=true
+	fi
+fi
+if [ -f "$committed" ] && [ "$(script_sum)" != "$(pb2_sum "$committed")" ]; then
+	echo "proto: $PY_SCRIPT holds sha256 $(script_sum) of plugin_pb2.py, not $(pb2_sum "$committed"); run make proto" >&2
+	stale=true
+fi
+
 if $stale; then
-	echo "proto: the generated code in $PROTO_DIR is stale; run make proto and commit the result" >&2
+	echo "proto: the generated code in $PROTO_DIR or $PY_DIR is stale; run make proto and commit the result" >&2
 	exit 1
 fi
-echo "proto: $PROTO_DIR is up to date"
+echo "proto: $PROTO_DIR and $PY_DIR/plugin_pb2.py are up to date"

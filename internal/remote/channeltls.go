@@ -31,10 +31,14 @@ const autoMTLSEnv = "PLUGIN_CLIENT_CERT"
 // command, Config for go-plugin's ClientConfig.TLSConfig, Started once the
 // process runs. A plugin built against an older sdk does not read the pipe:
 // it takes the host's certificate from AutoMTLS's variable, which Attach
-// sets too, and go-plugin trusts the certificate it prints.
+// sets too, and go-plugin trusts the certificate it prints. So does a
+// plugin in another language (examples/python). For a TLS library that
+// verifies no Ed25519 signature from a client (BoringSSL's default), the
+// host has a second certificate, ECDSA P-256, in the variable and in its
+// Config: Go's TLS sends the first of the two the peer asks for.
 type ChannelTLS struct {
 	config   *tls.Config
-	hostCert []byte   // PEM
+	hostCert []byte   // PEM: the Ed25519 certificate, then the P-256 one
 	child    *os.File // the pipe's read end, for the plugin
 }
 
@@ -53,6 +57,15 @@ func NewChannelTLS() (*ChannelTLS, error) {
 	if err != nil {
 		return nil, err
 	}
+	p256Cert, p256Key, err := wire.SelfSignedP256()
+	if err != nil {
+		return nil, err
+	}
+	p256, err := tls.X509KeyPair(p256Cert, p256Key)
+	if err != nil {
+		return nil, fmt.Errorf("channel identity: %w", err)
+	}
+	config.Certificates = append(config.Certificates, p256)
 	r, w, err := wire.InheritPipe()
 	if err != nil {
 		return nil, fmt.Errorf("channel TLS pipe: %w", err)
@@ -66,7 +79,7 @@ func NewChannelTLS() (*ChannelTLS, error) {
 		r.Close()
 		return nil, fmt.Errorf("channel TLS pipe: %w", err)
 	}
-	return &ChannelTLS{config: config, hostCert: hostCert, child: r}, nil
+	return &ChannelTLS{config: config, hostCert: append(hostCert, p256Cert...), child: r}, nil
 }
 
 // Config is the host's side of the connection, for go-plugin's

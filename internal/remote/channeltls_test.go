@@ -2,6 +2,9 @@ package remote
 
 import (
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -169,5 +172,68 @@ func TestChannelTLS_AttachKeepsKeysOutOfTheEnvironment(t *testing.T) {
 	}
 	if len(cmd.ExtraFiles) != 2 || cmd.ExtraFiles[1] != c.child {
 		t.Errorf("ExtraFiles %v: want the pipe's read end after the one already there", cmd.ExtraFiles)
+	}
+}
+
+// boringSSLVerify is the signatures BoringSSL verifies by default
+// (kVerifySignatureAlgorithms in its ssl/extensions.cc), which a server of
+// gRPC's C core (the grpcio wheels of PyPI, gRPC C++) asks a client for:
+// no Ed25519.
+var boringSSLVerify = []tls.SignatureScheme{
+	tls.ECDSAWithP256AndSHA256, tls.PSSWithSHA256, tls.PKCS1WithSHA256,
+	tls.ECDSAWithP384AndSHA384, tls.PSSWithSHA384, tls.PKCS1WithSHA384,
+	tls.PSSWithSHA512, tls.PKCS1WithSHA512,
+}
+
+// TestChannelTLS_HostCertificateForEveryPlugin: a plugin that does not read
+// the pipe (an older sdk, another language) trusts the certificates in
+// AutoMTLS's variable, and the host sends it one it can verify. Go's TLS
+// sends the first certificate of the host's Config whose signature the
+// peer asks for (crypto/tls's getClientCertificate): a peer that verifies
+// Ed25519, as Go and OpenSSL do, gets the Ed25519 one; a BoringSSL peer,
+// which does not, the P-256 one, rather than no certificate and a refused
+// handshake.
+func TestChannelTLS_HostCertificateForEveryPlugin(t *testing.T) {
+	c, err := NewChannelTLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	inEnv := map[string]bool{}
+	for rest := c.hostCert; ; {
+		var blk *pem.Block
+		if blk, rest = pem.Decode(rest); blk == nil {
+			break
+		}
+		inEnv[string(blk.Bytes)] = true
+	}
+	sent := func(schemes []tls.SignatureScheme) (x509.PublicKeyAlgorithm, bool) {
+		cri := &tls.CertificateRequestInfo{SignatureSchemes: schemes, Version: tls.VersionTLS13}
+		for _, cert := range c.Config().Certificates {
+			if cri.SupportsCertificate(&cert) == nil {
+				leaf, err := x509.ParseCertificate(cert.Certificate[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				return leaf.PublicKeyAlgorithm, inEnv[string(cert.Certificate[0])]
+			}
+		}
+		return x509.UnknownPublicKeyAlgorithm, false
+	}
+	for _, tc := range []struct {
+		peer    string
+		schemes []tls.SignatureScheme
+		want    x509.PublicKeyAlgorithm
+	}{
+		{"a peer that verifies Ed25519", append([]tls.SignatureScheme{tls.Ed25519}, boringSSLVerify...), x509.Ed25519},
+		{"BoringSSL", boringSSLVerify, x509.ECDSA},
+	} {
+		if got, trusted := sent(tc.schemes); got != tc.want || !trusted {
+			what := "no certificate"
+			if got != x509.UnknownPublicKeyAlgorithm {
+				what = fmt.Sprintf("a %v certificate (in %s: %v)", got, autoMTLSEnv, trusted)
+			}
+			t.Errorf("%s: the host sends %s, want a %v one of %s", tc.peer, what, tc.want, autoMTLSEnv)
+		}
 	}
 }

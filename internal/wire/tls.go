@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -26,6 +29,22 @@ func SelfSigned() (certPEM, keyPEM []byte, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("channel key: %w", err)
 	}
+	return selfSigned(pub, priv)
+}
+
+// SelfSignedP256 is SelfSigned with an ECDSA P-256 key: the one key every
+// TLS library verifies. BoringSSL, under gRPC's C core (the grpcio wheels
+// of PyPI, gRPC C++), asks by default for no Ed25519 signature from a
+// client.
+func SelfSignedP256() (certPEM, keyPEM []byte, err error) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("channel key: %w", err)
+	}
+	return selfSigned(priv.Public(), priv)
+}
+
+func selfSigned(pub crypto.PublicKey, priv crypto.Signer) (certPEM, keyPEM []byte, err error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
 	if err != nil {
 		return nil, nil, fmt.Errorf("channel certificate serial: %w", err)
