@@ -10,16 +10,16 @@ PROFILE   ?= full
 
 all: build
 
-## build: bin/plugins/yagent-plugin-*, then bin/yagent linked with their sums (scripts/sums.sh:
+## build: bin/plugins/yagent-plugin-* (from cmd/yagent-plugin-*), then bin/yagent linked with their sums (scripts/sums.sh:
 ## the host trusts those very binaries, even in a folder commands can write, such as this
 ## clone when it is the workspace), and the example plugins under bin/examples
 ## (what it runs is echoed to stderr: make run's stdout is MCP's alone)
 build:
 	@mkdir -p $(BIN)/plugins $(BIN)/examples
 	@for p in $(PLUGINS); do \
-		if [ -f plugins/$$p/main.go ]; then \
-			echo "$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p" >&2; \
-			$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p || exit 1; \
+		if [ -f cmd/yagent-plugin-$$p/main.go ]; then \
+			echo "$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./cmd/yagent-plugin-$$p" >&2; \
+			$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./cmd/yagent-plugin-$$p || exit 1; \
 		fi; \
 	done
 	@ld="$$(scripts/sums.sh --ldflags $(BIN)/plugins $(PLUGINS))" && \
