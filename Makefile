@@ -6,7 +6,7 @@ EXAMPLES := hello
 WORKSPACE ?= $(CURDIR)
 PROFILE   ?= full
 
-.PHONY: all build run test test-short bench soak lint cross mutants proto proto-check fuzz deploy-check deploy-schemas clean
+.PHONY: all build run test test-short bench soak lint cross dist mutants proto proto-check fuzz deploy-check deploy-schemas clean
 
 all: build
 
@@ -62,6 +62,12 @@ lint:
 ## vet them there with the test files; the sdk and the hello example for windows and freebsd
 cross:
 	scripts/cross.sh
+
+## dist: release archives for linux and darwin (amd64, arm64), each built as make build builds
+## (the plugins, then the host linked with their sums), reproducibly: dist/yagent_<version>_<os>_<arch>.tar.gz
+## and dist/SHA256SUMS (scripts/dist.sh says what makes two builds of a commit the same bytes)
+dist:
+	scripts/dist.sh
 
 ## mutants: apply each patch under testdata/mutants and demand that its gate test goes red
 mutants: build
