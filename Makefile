@@ -6,20 +6,20 @@ EXAMPLES := hello
 WORKSPACE ?= $(CURDIR)
 PROFILE   ?= full
 
-.PHONY: all build run test test-short bench soak lint cross mutants proto proto-check fuzz deploy-check deploy-schemas clean
+.PHONY: all build run test test-short bench soak lint cross dist mutants proto proto-check fuzz deploy-check deploy-schemas clean
 
 all: build
 
-## build: bin/plugins/yagent-plugin-*, then bin/yagent linked with their sums (scripts/sums.sh:
+## build: bin/plugins/yagent-plugin-* (from cmd/yagent-plugin-*), then bin/yagent linked with their sums (scripts/sums.sh:
 ## the host trusts those very binaries, even in a folder commands can write, such as this
 ## clone when it is the workspace), and the example plugins under bin/examples
 ## (what it runs is echoed to stderr: make run's stdout is MCP's alone)
 build:
 	@mkdir -p $(BIN)/plugins $(BIN)/examples
 	@for p in $(PLUGINS); do \
-		if [ -f plugins/$$p/main.go ]; then \
-			echo "$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p" >&2; \
-			$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./plugins/$$p || exit 1; \
+		if [ -f cmd/yagent-plugin-$$p/main.go ]; then \
+			echo "$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./cmd/yagent-plugin-$$p" >&2; \
+			$(GO) build -o $(BIN)/plugins/yagent-plugin-$$p ./cmd/yagent-plugin-$$p || exit 1; \
 		fi; \
 	done
 	@ld="$$(scripts/sums.sh --ldflags $(BIN)/plugins $(PLUGINS))" && \
@@ -62,6 +62,12 @@ lint:
 ## vet them there with the test files; the sdk and the hello example for windows and freebsd
 cross:
 	scripts/cross.sh
+
+## dist: release archives for linux and darwin (amd64, arm64), each built as make build builds
+## (the plugins, then the host linked with their sums), reproducibly: dist/yagent_<version>_<os>_<arch>.tar.gz
+## and dist/SHA256SUMS (scripts/dist.sh says what makes two builds of a commit the same bytes)
+dist:
+	scripts/dist.sh
 
 ## mutants: apply each patch under testdata/mutants and demand that its gate test goes red
 mutants: build

@@ -25,6 +25,8 @@ func TestLayers(t *testing.T) {
 			[]string{mod + "host/", mod + "plugins/", mod + "call/", mod + "sdk"}},
 		{mod + "plugins/...", "a plugin is built with the sdk alone",
 			[]string{mod + "host/", mod + "call/", mod + "cmd/", mod + "internal/remote"}},
+		{mod + "cmd/yagent-plugin-...", "a first-party plugin's main package is built with the sdk and its family alone",
+			[]string{mod + "host/", mod + "call/", mod + "internal/remote"}},
 		{mod + "sdk", "the sdk is the plugin's side of the wire; the host's half lives in internal/remote",
 			[]string{mod + "internal/remote", mod + "host/", mod + "call/", mod + "plugins/", mod + "cmd/"}},
 		{mod + "internal/wire", "what both ends of the wire share imports neither end",

@@ -39,7 +39,7 @@ for t in "${targets[@]}"; do
 		build=(./sdk/... ./internal/wire ./internal/remote ./examples/hello)
 		vet=(./sdk/... ./internal/wire ./internal/remote ./examples/hello)
 	else
-		build=(./cmd/yagent ./plugins/... ./examples/...)
+		build=(./cmd/... ./plugins/... ./examples/...)
 		vet=(./...)
 	fi
 	start=$SECONDS

@@ -11,24 +11,42 @@ import (
 	"github.com/yagent/yagent/internal/remote"
 )
 
+// commit and commitModified ("true" for a tree with changes) are set by a
+// build that stamps the commit itself, with -ldflags "-X main.commit=...":
+// scripts/dist.sh does, building with -buildvcs=false so that a release's
+// bytes do not depend on how the source was checked out (go stamps nothing
+// from a linked git worktree). The build info's VCS settings win where go
+// stamped them.
+var commit, commitModified string
+
 // versionText says what this yagent is: its version (the one -ldflags set,
 // else the module's from the build info: a tag for `go install …@vX`,
 // "(devel)" from a checkout), the commit it was built from and whether the
 // tree had changes, the Go that built it, and the plugin protocol versions
 // the host speaks.
 func versionText() string {
-	v, commit, modified := version, "", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(version, commit, commitModified == "true", bi)
+}
+
+// versionOf is versionText for the version, commit and changes -ldflags
+// set and the build info bi (nil when there is none).
+func versionOf(v, commit string, modified bool, bi *debug.BuildInfo) string {
+	if bi != nil {
 		if v == "dev" && bi.Main.Version != "" {
 			v = bi.Main.Version
 		}
+		var revision, changed string
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				commit = s.Value
+				revision = s.Value
 			case "vcs.modified":
-				modified = s.Value == "true"
+				changed = s.Value
 			}
+		}
+		if revision != "" {
+			commit, modified = revision, changed == "true"
 		}
 	}
 	var b strings.Builder

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -32,5 +33,32 @@ func TestVersion(t *testing.T) {
 	}
 	if flag := out("--version"); flag != got {
 		t.Errorf("yagent --version:\n%s\nwant the same as yagent version:\n%s", flag, got)
+	}
+}
+
+// TestVersionOf: the commit comes from the build info's VCS settings where
+// go stamped them, else from what -ldflags set (scripts/dist.sh), else it
+// is unknown; the version from -ldflags, else the module's.
+func TestVersionOf(t *testing.T) {
+	t.Parallel()
+	stamped := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "aaaa"}, {Key: "vcs.modified", Value: "false"},
+	}}
+	plain := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+	for _, c := range []struct {
+		name, v, commit string
+		modified        bool
+		bi              *debug.BuildInfo
+		want            string
+	}{
+		{"go stamped", "dev", "", false, stamped, "yagent v1.2.3\ncommit: aaaa\n"},
+		{"go's stamp wins", "v9", "bbbb", true, stamped, "yagent v9\ncommit: aaaa\n"},
+		{"ldflags", "v0.1.0-dirty", "bbbb", true, plain, "yagent v0.1.0-dirty\ncommit: bbbb, with uncommitted changes\n"},
+		{"ldflags, clean", "v0.1.0", "bbbb", false, nil, "yagent v0.1.0\ncommit: bbbb\n"},
+		{"none", "dev", "", false, plain, "yagent (devel)\ncommit: unknown (built without version control information)\n"},
+	} {
+		if got := versionOf(c.v, c.commit, c.modified, c.bi); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: versionOf:\n%s\nwant it to start\n%s", c.name, got, c.want)
+		}
 	}
 }

@@ -29,17 +29,29 @@ type Found struct {
 }
 
 // DefaultDirs returns the plugin folders in search order: the plugins folder
-// beside the yagent binary at exePath (bin/plugins for bin/yagent; skipped
-// when exePath is ""), ~/.yagent/plugins, then each entry of
-// $YAGENT_PLUGIN_PATH.
-// Repeated folders are listed once.
+// beside the yagent binary at exePath (bin/plugins for bin/yagent), the
+// folder that binary is in (where `go install ./cmd/...` puts yagent and
+// every yagent-plugin-* side by side: GOBIN, ~/go/bin), both of the binary
+// its links resolve to and both skipped when exePath is "", then
+// ~/.yagent/plugins, then each entry of $YAGENT_PLUGIN_PATH. Repeated
+// folders are listed once.
+//
+// The plugins folder comes before the binary's own: it is the layout
+// make build, make dist's archives and the container image give, a folder
+// that holds the plugins built with this host alone, where the binary's
+// folder may be shared (~/go/bin, /usr/local/bin) with a yagent-plugin-*
+// that an earlier go install or another package left there. Both come
+// before ~/.yagent/plugins, since the first binary of a name wins: the
+// plugins installed with the host, of its version and plugin protocol,
+// are not shadowed by an older copy in the user's folder, which is for
+// plugins of one's own.
 func DefaultDirs(exePath string) []string {
 	var dirs []string
 	if exePath != "" {
 		if resolved, err := filepath.EvalSymlinks(exePath); err == nil {
 			exePath = resolved
 		}
-		dirs = append(dirs, filepath.Join(filepath.Dir(exePath), "plugins"))
+		dirs = append(dirs, filepath.Join(filepath.Dir(exePath), "plugins"), filepath.Dir(exePath))
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		dirs = append(dirs, filepath.Join(home, ".yagent", "plugins"))

@@ -142,14 +142,53 @@ func TestDefaultDirs(t *testing.T) {
 	t.Setenv("HOME", home)
 	extra1, extra2 := t.TempDir(), t.TempDir()
 	t.Setenv("YAGENT_PLUGIN_PATH", extra1+string(os.PathListSeparator)+string(os.PathListSeparator)+extra2+string(os.PathListSeparator)+extra1)
-	binDir := t.TempDir()
+	binDir, err := filepath.EvalSymlinks(t.TempDir()) // /var is /private/var on macOS
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := DefaultDirs(filepath.Join(binDir, "yagent"))
-	want := []string{filepath.Join(binDir, "plugins"), filepath.Join(home, ".yagent", "plugins"), extra1, extra2}
+	want := []string{filepath.Join(binDir, "plugins"), binDir, filepath.Join(home, ".yagent", "plugins"), extra1, extra2}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DefaultDirs:\n got %q\nwant %q", got, want)
 	}
-	if got := DefaultDirs(""); !reflect.DeepEqual(got, want[1:]) {
-		t.Errorf("DefaultDirs(\"\"):\n got %q\nwant %q", got, want[1:])
+	if got := DefaultDirs(""); !reflect.DeepEqual(got, want[2:]) {
+		t.Errorf("DefaultDirs(\"\"):\n got %q\nwant %q", got, want[2:])
+	}
+	// A link to the binary (/usr/local/bin/yagent) leads to the folders
+	// beside the binary it names, not beside the link.
+	real := filepath.Join(binDir, "yagent")
+	if err := os.WriteFile(real, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "yagent")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if got := DefaultDirs(link); !reflect.DeepEqual(got, want) {
+		t.Errorf("DefaultDirs(a link to the binary):\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestDiscover_BesideTheBinary: with the default folders, plugins that go
+// install put beside yagent are found there, and a plugin in the plugins
+// folder beside it wins over one of the same name beside the binary.
+func TestDiscover_BesideTheBinary(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("YAGENT_PLUGIN_PATH", "")
+	binDir := t.TempDir()
+	fs := fakeBinary(t, binDir, "fs", 0o755)
+	fakeBinary(t, binDir, "shell", 0o755)
+	if err := os.Mkdir(filepath.Join(binDir, "plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shell := fakeBinary(t, filepath.Join(binDir, "plugins"), "shell", 0o755)
+	found, warnings := New(Options{Dirs: DefaultDirs(filepath.Join(binDir, "yagent")), FirstParty: []string{"fs", "shell"}}).Discover()
+	want := []Found{{Name: "fs", Path: fs}, {Name: "shell", Path: shell}}
+	if !reflect.DeepEqual(found, want) {
+		t.Errorf("found %+v\nwant  %+v", found, want)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "plugin shell: "+filepath.Join(binDir, BinaryPrefix+"shell")+" is ignored") {
+		t.Errorf("warnings %q, want the shell beside the binary named as ignored", warnings)
 	}
 }
 

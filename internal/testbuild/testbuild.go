@@ -16,8 +16,9 @@ import (
 	"github.com/yagent/yagent/policy"
 )
 
-// Families are the first-party tool families, each built from
-// ./plugins/<family> into yagent-plugin-<family>.
+// Families are the first-party tool families, each built from its main
+// package ./cmd/yagent-plugin-<family> (the family's code is under
+// ./plugins/<family>) into yagent-plugin-<family>.
 var Families = []string{"fs", "shell", "search", "browser", "cognitive"}
 
 // Target is one binary to build.
@@ -38,7 +39,7 @@ func Host(dir string, flags ...string) Target {
 // Plugin is a first-party family's plugin, written to
 // dir/yagent-plugin-<family>.
 func Plugin(dir, family string) Target {
-	return Target{Pkg: "./plugins/" + family, Out: filepath.Join(dir, "yagent-plugin-"+family)}
+	return Target{Pkg: pluginPkg + family, Out: filepath.Join(dir, "yagent-plugin-"+family)}
 }
 
 // Plugins are the plugins of the families named, or of every family when
@@ -75,6 +76,10 @@ func Root() (string, error) {
 
 // hostPkg is the host's main package.
 const hostPkg = "./cmd/yagent"
+
+// pluginPkg starts the main package of each first-party family's plugin:
+// ./cmd/yagent-plugin-<family>, named as the host looks for the binary.
+const pluginPkg = "./cmd/yagent-plugin-"
 
 // SumsVar is the host's variable that holds the sums of the plugins it was
 // built with (pluginmgr.BuiltSumsVar), set with -ldflags -X as make build
@@ -135,7 +140,7 @@ func cleanPkg(pkg string) string {
 
 // family is the first-party family pkg builds, "" when it builds none.
 func family(pkg string) string {
-	if f, ok := strings.CutPrefix(cleanPkg(pkg), "plugins/"); ok && slices.Contains(Families, f) {
+	if f, ok := strings.CutPrefix(cleanPkg(pkg), cleanPkg(pluginPkg)); ok && slices.Contains(Families, f) {
 		return f
 	}
 	return ""

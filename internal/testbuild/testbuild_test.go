@@ -15,10 +15,10 @@ func TestGroups(t *testing.T) {
 	ld := []string{"-ldflags", "-X main.x=1"}
 	got := groups([]Target{
 		{Pkg: "./cmd/yagent", Flags: ld},
-		{Pkg: "./plugins/fs"},
+		{Pkg: "./cmd/yagent-plugin-fs"},
 		{Pkg: "./test/e2e/testplugin"},
 		{Pkg: "./test/hostile/testplugin"}, // same binary name as the one before
-		{Pkg: "./plugins/shell"},
+		{Pkg: "./cmd/yagent-plugin-shell"},
 	})
 	var shape []string
 	for _, g := range got {
@@ -30,7 +30,7 @@ func TestGroups(t *testing.T) {
 	}
 	want := []string{
 		"./cmd/yagent",
-		"./plugins/fs ./test/e2e/testplugin ./plugins/shell",
+		"./cmd/yagent-plugin-fs ./test/e2e/testplugin ./cmd/yagent-plugin-shell",
 		"./test/hostile/testplugin",
 	}
 	if strings.Join(shape, " | ") != strings.Join(want, " | ") {
@@ -149,15 +149,15 @@ func TestPluginSums(t *testing.T) {
 	one, _ := policy.SumFile(filepath.Join(dir, "a"))
 	two, _ := policy.SumFile(filepath.Join(dir, "b"))
 	got, err := pluginSums([]Target{
-		{Pkg: "./plugins/shell", Out: filepath.Join(dir, "b")},
+		{Pkg: "./cmd/yagent-plugin-shell", Out: filepath.Join(dir, "b")},
 		{Pkg: "./test/e2e/testplugin", Out: filepath.Join(dir, "b")},
-		{Pkg: "plugins/fs/", Out: filepath.Join(dir, "a")},
-		{Pkg: "./plugins/fs", Out: filepath.Join(dir, "c")}, // the same bytes elsewhere
+		{Pkg: "cmd/yagent-plugin-fs/", Out: filepath.Join(dir, "a")},
+		{Pkg: "./cmd/yagent-plugin-fs", Out: filepath.Join(dir, "c")}, // the same bytes elsewhere
 	})
 	if want := "fs:" + one + ",shell:" + two; err != nil || got != want {
 		t.Errorf("pluginSums = %q, %v; want %q", got, err, want)
 	}
-	if _, err := pluginSums([]Target{{Pkg: "./plugins/fs", Out: filepath.Join(dir, "a")}, {Pkg: "./plugins/fs", Out: filepath.Join(dir, "b")}}); err == nil {
+	if _, err := pluginSums([]Target{{Pkg: "./cmd/yagent-plugin-fs", Out: filepath.Join(dir, "a")}, {Pkg: "./cmd/yagent-plugin-fs", Out: filepath.Join(dir, "b")}}); err == nil {
 		t.Error("two different builds of one family: want an error")
 	}
 }
@@ -207,5 +207,41 @@ func TestSumsScript(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(out)); got != want {
 		t.Errorf("scripts/sums.sh --ldflags: got %q, want %q", got, want)
+	}
+}
+
+// TestPlugin_MainPackages: each family's Plugin target is a main package
+// whose binary go build and go install name yagent-plugin-<family>, the
+// name the host looks for, and Build counts it as that family's.
+func TestPlugin_MainPackages(t *testing.T) {
+	var pkgs []string
+	for _, f := range Families {
+		p := Plugin(t.TempDir(), f)
+		if got := binName(p.Pkg); got != "yagent-plugin-"+f {
+			t.Errorf("Plugin(%s).Pkg = %s, built as %s; want yagent-plugin-%s", f, p.Pkg, got, f)
+		}
+		if got := family(p.Pkg); got != f {
+			t.Errorf("family(%s) = %q, want %q", p.Pkg, got, f)
+		}
+		pkgs = append(pkgs, p.Pkg)
+	}
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{.Name}}"}, pkgs...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", pkgs, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(Families) {
+		t.Fatalf("go list %v:\n%s\nwant one package a family", pkgs, out)
+	}
+	for _, l := range lines {
+		if !strings.HasSuffix(l, " main") {
+			t.Errorf("%s: not a main package", l)
+		}
 	}
 }

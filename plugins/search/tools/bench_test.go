@@ -90,10 +90,11 @@ func BenchmarkFindReferencesSandbox(b *testing.B) {
 	if _, err := exec.LookPath("go"); err != nil {
 		b.Skip("the go command is needed to type-check")
 	}
-	loader := filepath.Join(b.TempDir(), "yagent-plugin-search")
-	if err := testbuild.Build(testbuild.Target{Pkg: "./plugins/search", Out: loader}); err != nil {
+	plugin := testbuild.Plugin(b.TempDir(), "search")
+	if err := testbuild.Build(plugin); err != nil {
 		b.Fatal(err)
 	}
+	loader := plugin.Out
 	ws := testdataDir(b, "gomod")
 	tool := FindReferences(Config{LookPath: lookPath(), GoLoader: loader})
 	for _, on := range []bool{false, true} {

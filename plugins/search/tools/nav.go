@@ -3,12 +3,25 @@ package tools
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 	"github.com/yagent/yagent/plugins/search/internal/nav"
 	"github.com/yagent/yagent/sdk"
 )
+
+// LoaderArg is the first argument that starts the search plugin's binary
+// as the Go loader, which find_references starts again inside a call's
+// sandbox (Config.GoLoader): the binary's main serves ServeLoader then,
+// before anything of a plugin starts.
+const LoaderArg = nav.LoaderArg
+
+// ServeLoader serves as the Go loader: it reads one query on stdin, writes
+// the answer on stdout and returns the exit code.
+func ServeLoader(stdin io.Reader, stdout, stderr io.Writer) int {
+	return nav.ServeLoader(stdin, stdout, stderr)
+}
 
 // finder returns the navigation finder of a call: ctags from the setting
 // or PATH, grep through ripgrep when found, paths shown from the workspace.

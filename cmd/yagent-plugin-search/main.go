@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 
-	"github.com/yagent/yagent/plugins/search/internal/nav"
 	"github.com/yagent/yagent/plugins/search/tools"
 	"github.com/yagent/yagent/sdk"
 )
@@ -11,8 +10,8 @@ import (
 func main() {
 	// Started again by itself as the Go loader, inside a call's sandbox:
 	// answer on stdout and exit, before anything of a plugin starts.
-	if len(os.Args) > 1 && os.Args[1] == nav.LoaderArg {
-		os.Exit(nav.ServeLoader(os.Stdin, os.Stdout, os.Stderr))
+	if len(os.Args) > 1 && os.Args[1] == tools.LoaderArg {
+		os.Exit(tools.ServeLoader(os.Stdin, os.Stdout, os.Stderr))
 	}
 	sdk.Serve(sdk.Plugin{
 		Name:    "search",

@@ -1,4 +1,4 @@
 // Command yagent-plugin-cognitive serves the cognitive family: think,
 // update_plan, todo_write, todo_read and use_skill. The tools live in
-// package tools; this binary is one sdk.Serve call.
+// plugins/cognitive/tools; this binary is one sdk.Serve call.
 package main
