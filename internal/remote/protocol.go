@@ -27,10 +27,10 @@ var ProtocolVersions = []int{sdk.ProtocolVersion, PreviousProtocolVersion}
 // package was yagent.plugin.v1. A version-1 plugin reads only the Sandbox's
 // boolean network, which the host sets for network "on" alone: under
 // "proxy" its commands get no network at all, never an unproxied one.
-const (
-	currentPackage  = "yagent.plugin.v2"
-	previousPackage = "yagent.plugin.v1"
-)
+const previousPackage = "yagent.plugin.v1"
+
+// currentPackage is the package of the generated stubs, yagent.plugin.v2.
+var currentPackage = string(pluginpb.File_plugin_proto.Package())
 
 // servicePackage is the proto package of the services of a protocol
 // version.
