@@ -173,8 +173,13 @@ func TestBound_MemoryKillsAHog(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("tail of 256 MiB under 32 MiB still runs after 20s")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGKILL) {
-		t.Errorf("the pipeline ended with %v, want tail killed by SIGKILL (137)", cmd.ProcessState)
+	// The kernel kills the largest process, tail, and bash reports 137;
+	// when what is left is still over the bound (pipe buffers are charged
+	// to the group too), it kills bash next. Either is the bound at work;
+	// a pipeline that ends any other way is not.
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGKILL) && !(ws.Signaled() && ws.Signal() == syscall.SIGKILL) {
+		t.Errorf("the pipeline ended with %v, want tail (137) or the pipeline killed by SIGKILL", cmd.ProcessState)
 	}
 	if h := waitHits(g, 2*time.Second, func(h Hits) bool { return h.OOMKills > 0 }); h.OOMKills == 0 {
 		t.Errorf("Hits() = %+v, want an OOM kill counted", h)
