@@ -37,9 +37,10 @@ build:
 run: build
 	@$(BIN)/yagent serve --workspace "$(WORKSPACE)" --profile $(PROFILE)
 
-## test: build what the tests need, then every test with the race detector
+## test: build what the tests need, then every test with the race detector (and quietio's raw path without it)
 test: build
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 ./internal/quietio
 
 test-short:
 	$(GO) test -short ./...

@@ -2,6 +2,11 @@
 
 package mcpserver
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 func pollable(f *os.File) *os.File { return f }
+
+func stdio(f *os.File) io.ReadWriteCloser { return f }

@@ -3,9 +3,22 @@
 package mcpserver
 
 import (
+	"io"
 	"os"
 	"syscall"
+
+	"github.com/yagent/yagent/internal/quietio"
 )
+
+// stdio returns f polled (pollable) and, where it is, read and written
+// with raw system calls (internal/quietio): a call's line in and answer out
+// wake no thread but the front's.
+func stdio(f *os.File) io.ReadWriteCloser {
+	if p := pollable(f); p != f {
+		return quietio.File(p)
+	}
+	return f
+}
 
 // pollable returns a file the Go runtime polls for the pipe or socket f: a
 // duplicate of f's descriptor, put in non-blocking mode, so that a read

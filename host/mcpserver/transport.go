@@ -73,10 +73,10 @@ const DefaultDrainTimeout = 30 * time.Second
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	in, out := t.In, t.Out
 	if in == nil {
-		in = pollable(os.Stdin)
+		in = stdio(os.Stdin)
 	}
 	if out == nil {
-		out = pollable(os.Stdout)
+		out = stdio(os.Stdout)
 	}
 	limit := t.MaxFrame
 	if limit <= 0 {

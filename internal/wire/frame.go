@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/yagent/yagent/internal/quietio"
 	pluginpb "github.com/yagent/yagent/sdk/proto"
 )
 
@@ -25,8 +26,10 @@ type FrameConn struct {
 	wmu sync.Mutex
 }
 
-// NewFrameConn reads and writes frames on c.
+// NewFrameConn reads and writes frames on c, with raw system calls where c
+// is a socket (internal/quietio).
 func NewFrameConn(c net.Conn) *FrameConn {
+	c = quietio.Conn(c)
 	return &FrameConn{conn: c, r: bufio.NewReaderSize(c, 64<<10)}
 }
 
