@@ -211,8 +211,12 @@ func (f *fakeLoader) LoadTools(sess *session.Session, names []string, query stri
 func TestLoadTool(t *testing.T) {
 	t.Parallel()
 	l := &fakeLoader{}
-	spec, exec := LoadTool(l, []CatalogLine{{"alpha", "Does alpha."}, {"beta", "Does beta."}})
-	if !strings.Contains(spec.Description, "\nalpha — Does alpha.\nbeta — Does beta.") {
+	spec, exec := LoadTool(l, []CatalogLine{
+		{Name: "alpha", Brief: "Does alpha."}, {Name: "beta", Brief: "Does beta."},
+		{Name: "g_one", Brief: "One.", Group: "the g family"}, {Name: "g_two", Brief: "Two.", Group: "the g family"},
+		{Name: "gamma", Brief: "Does gamma."}, {Name: "h_one", Brief: "H.", Group: "the h family"},
+	})
+	if !strings.HasSuffix(spec.Description, " Deferred:\nalpha: Does alpha.\nbeta: Does beta.\ng_one, g_two: the g family\ngamma: Does gamma.\nh_one: the h family") {
 		t.Fatalf("description lacks the catalog:\n%s", spec.Description)
 	}
 	a := newAdapter(spec, exec)

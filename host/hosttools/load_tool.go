@@ -15,6 +15,10 @@ import (
 // CatalogLine is one deferred tool in load_tool's description.
 type CatalogLine struct {
 	Name, Brief string
+	// Group, when set, says what the tool's family is for: the tools
+	// of one Group, in a row, share a line with it in place of their
+	// briefs.
+	Group string
 }
 
 // LoadedTool is one schema load_tool hands back.
@@ -53,14 +57,25 @@ type Loader interface {
 }
 
 // LoadTool returns load_tool, whose description lists catalog as
-// "name — brief" lines and whose executor asks l.
+// "name: brief" lines, a row of tools of one Group as "name, name: group",
+// and whose executor asks l.
 func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 	var b strings.Builder
 	b.WriteString("Load deferred tools by `names` or keyword `query`; they stay listed.")
 	if len(catalog) > 0 {
 		b.WriteString(" Deferred:")
-		for _, c := range catalog {
-			fmt.Fprintf(&b, "\n%s — %s", c.Name, c.Brief)
+		for i, c := range catalog {
+			switch {
+			case c.Group == "":
+				fmt.Fprintf(&b, "\n%s: %s", c.Name, c.Brief)
+			case i > 0 && catalog[i-1].Group == c.Group:
+				fmt.Fprintf(&b, ", %s", c.Name)
+			default:
+				fmt.Fprintf(&b, "\n%s", c.Name)
+			}
+			if c.Group != "" && (i+1 == len(catalog) || catalog[i+1].Group != c.Group) {
+				fmt.Fprintf(&b, ": %s", c.Group)
+			}
 		}
 	}
 	spec := bind(toolspec.LoadTool, sdk.Spec{

@@ -26,7 +26,7 @@ var toolFacts = map[string][]string{
 		`handoff: .*continue`, `blueprint: .*next phase`,
 	},
 	"ask_user_for_help": {`one clear question`, `blocked on a decision only`},
-	"load_tool":         {"`names`", "`query`", `stay listed`, `Deferred:`},
+	"load_tool":         {"`names`", "`query`", `stay listed`, `Deferred:`, `browser_navigate opens a URL`, `browser_snapshot reads the page as a tree of element refs`},
 
 	// fs
 	"read_file": {
@@ -151,10 +151,11 @@ func TestDescriptionsKeepTheirFacts(t *testing.T) {
 	if !ok {
 		t.Fatalf("load_tool is not listed with deferred tools on; listed: %v", keys(up))
 	}
-	catalog := regexp.MustCompile(`(?m)^([a-z_]+) — \S`).FindAllStringSubmatch(lt.Description, -1)
+	// A catalog line is "name: brief", or "name, name: what the family is for".
+	catalog := regexp.MustCompile(`(?m)^([a-z_]+(?:, [a-z_]+)*): \S`).FindAllStringSubmatch(lt.Description, -1)
 	var cold []string
 	for _, m := range catalog {
-		cold = append(cold, m[1])
+		cold = append(cold, strings.Split(m[1], ", ")...)
 	}
 	if len(cold) == 0 {
 		t.Fatalf("load_tool's description names no deferred tool:\n%s", lt.Description)
