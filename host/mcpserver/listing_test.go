@@ -29,7 +29,7 @@ func listingServer(effects ...sdk.Effect) *Server {
 	for _, e := range effects {
 		spec := sdk.Spec{Name: "t_" + string(e), Description: "does " + string(e), Effect: e}
 		if e != sdk.EffectNone {
-			spec.InputSchema = json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)
+			spec.InputSchema = json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}},"additionalProperties":false}`)
 		}
 		adapters = append(adapters, adapter.New(spec, "test", toolspec.Hot, noop, adapter.Options{Trusted: true, Logger: logger}))
 	}
@@ -40,8 +40,9 @@ func listingServer(effects ...sdk.Effect) *Server {
 // changes nothing readOnlyHint true and no other hint, and a tool that
 // changes something no annotations at all (MCP's defaults: not read-only,
 // may be destructive, not idempotent), never a hint that is false; a
-// client decodes it as it decodes the SDK's own Tool of the same meaning,
-// and the SDK still stamps the result (its type, the server's info).
+// client decodes it as it decodes the SDK's own Tool of the same meaning
+// (with the listed schema, no additionalProperties false), and the SDK
+// still stamps the result (its type, the server's info).
 func TestListing_HintsOnlyWhenTrue(t *testing.T) {
 	t.Parallel()
 	effects := []sdk.Effect{sdk.EffectNone, sdk.EffectFlow, sdk.EffectRead, sdk.EffectWrite, sdk.EffectExec, sdk.EffectNetwork, sdk.EffectBrowser}
@@ -76,11 +77,15 @@ func TestListing_HintsOnlyWhenTrue(t *testing.T) {
 			t.Errorf("%s lists a false hint: %s", got.Name, raw)
 		case readOnly && !strings.Contains(string(raw), `"annotations":{"readOnlyHint":true}`):
 			t.Errorf("%s changes nothing but is not listed with readOnlyHint true alone: %s", got.Name, raw)
+		case strings.Contains(string(raw), "additionalProperties"):
+			t.Errorf("%s lists additionalProperties false: %s", got.Name, raw)
 		case !readOnly && strings.Contains(string(raw), `"annotations"`):
 			t.Errorf("%s changes something but is listed with annotations: %s", got.Name, raw)
 		}
 		d, _ := srv.surf.Lookup(got.Name)
-		sdkForm, err := json.Marshal(toMCPTool(surface.ToolDef{Name: d.Name(), Description: d.Spec().Description, InputSchema: d.Spec().InputSchema, Effect: d.Spec().Effect}))
+		sdkTool := toMCPTool(surface.ToolDef{Name: d.Name(), Description: d.Spec().Description, InputSchema: d.Spec().InputSchema, Effect: d.Spec().Effect})
+		sdkTool.InputSchema = listedSchema(schemaOf(surface.ToolDef{InputSchema: d.Spec().InputSchema}))
+		sdkForm, err := json.Marshal(sdkTool)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,4 +149,34 @@ func (c rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.r.mu.Unlock()
 	}
 	return msg, err
+}
+
+// TestListedSchema: a listed schema leaves out "additionalProperties":
+// false wherever a schema stands (the root, properties, items, lists of
+// schemas) and writes a nullable type as its other type, and keeps all
+// else: a property of that name, additionalProperties true or a schema,
+// data (enum, default, const), other types; a schema it cannot read goes
+// out as it came.
+func TestListedSchema(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
+			`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`},
+		{`{"type":"object","properties":{"edits":{"type":["null","array"],"items":{"type":"object","properties":{"x":{"type":"boolean"}},"additionalProperties":false}}},"additionalProperties":false}`,
+			`{"type":"object","properties":{"edits":{"type":"array","items":{"type":"object","properties":{"x":{"type":"boolean"}}}}}}`},
+		{`{"type": "object", "properties": {"additionalProperties": false, "b": {"anyOf": [{"type": "object", "additionalProperties": false}, {"type": ["string", "null"]}]}}}`,
+			`{"type":"object","properties":{"additionalProperties":false,"b":{"anyOf":[{"type":"object"},{"type":"string"}]}}}`},
+		{`{"type":"object","additionalProperties":true,"properties":{"m":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false}}}}`,
+			`{"type":"object","additionalProperties":true,"properties":{"m":{"type":"object","additionalProperties":{"type":"object"}}}}`},
+		{`{"type":"object","properties":{"k":{"enum":[{"additionalProperties":false}],"default":{"type":["null","x"]}},"t":{"type":["string","object"]},"n":{"type":["null"]}}}`,
+			`{"type":"object","properties":{"k":{"enum":[{"additionalProperties":false}],"default":{"type":["null","x"]}},"t":{"type":["string","object"]},"n":{"type":["null"]}}}`},
+		{`{"type":"object","properties":{"s":{"type":"string","description":"a <b> & c"}}}`,
+			`{"type":"object","properties":{"s":{"type":"string","description":"a <b> & c"}}}`},
+		{`true`, `true`},
+		{`{"type":"object",`, `{"type":"object",`},
+	} {
+		if got := string(listedSchema(json.RawMessage(c.in))); got != c.want {
+			t.Errorf("listedSchema(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
 }
