@@ -26,7 +26,7 @@ var toolFacts = map[string][]string{
 		`handoff: .*continue`, `blueprint: .*next phase`,
 	},
 	"ask_user_for_help": {`one clear question`, `blocked on a decision only`},
-	"load_tool":         {"`names`", "`query`", `stay listed`, `Deferred:`, `browser_navigate opens a URL`, `browser_snapshot reads the page as a tree of element refs`},
+	"load_tool":         {"`names`", "`query`", `stay listed`, `Deferred:`, `web browser`, `browser_navigate opens a URL`, `browser_snapshot gives the element refs`},
 
 	// fs
 	"read_file": {
@@ -65,7 +65,7 @@ var toolFacts = map[string][]string{
 	},
 	"shell_wait": {
 		"`timeout_ms` \\(default 30000, max 600000\\)", `new output and how it ended`,
-		`call again or shell_cancel`, `prompt returns early: answer with write_stdin`,
+		`call again or shell_cancel`, `prompt.* returns early: answer with write_stdin`,
 	},
 	"write_stdin": {
 		"`input`, then `keys`", "`mode` pty", "only `keys: \\[\"ctrl-c\"\\]`", "rerun it with `mode: \"pty\"`",
@@ -151,11 +151,18 @@ func TestDescriptionsKeepTheirFacts(t *testing.T) {
 	if !ok {
 		t.Fatalf("load_tool is not listed with deferred tools on; listed: %v", keys(up))
 	}
-	// A catalog line is "name: brief", or "name, name: what the family is for".
-	catalog := regexp.MustCompile(`(?m)^([a-z_]+(?:, [a-z_]+)*): \S`).FindAllStringSubmatch(lt.Description, -1)
+	// A catalog line is "name: brief", or what a family is for after its
+	// tools' names, "prefix_{a,b}" or "a, b".
+	catalog := regexp.MustCompile(`(?m)^(?:([a-z_]+)\{([a-z_,]+)\}|([a-z_]+(?:, [a-z_]+)*)): \S`).FindAllStringSubmatch(lt.Description, -1)
 	var cold []string
 	for _, m := range catalog {
-		cold = append(cold, strings.Split(m[1], ", ")...)
+		if m[1] == "" {
+			cold = append(cold, strings.Split(m[3], ", ")...)
+			continue
+		}
+		for _, rest := range strings.Split(m[2], ",") {
+			cold = append(cold, m[1]+rest)
+		}
 	}
 	if len(cold) == 0 {
 		t.Fatalf("load_tool's description names no deferred tool:\n%s", lt.Description)
