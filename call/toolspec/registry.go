@@ -144,7 +144,7 @@ func Brief(name string) string { return registry[name].Brief }
 // names say the rest: load_tool's catalog names a family's deferred tools
 // on one line with it, in place of a line and a brief per tool.
 var familyBriefs = map[string]string{
-	FamilyBrowser: "a web browser; browser_navigate opens a URL, browser_snapshot gives the element refs the others act on",
+	FamilyBrowser: "a web browser, acting on refs from browser_snapshot",
 }
 
 // FamilyBrief returns the one line load_tool's catalog gives the registry
