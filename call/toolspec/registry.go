@@ -140,6 +140,17 @@ func Lookup(name string) (Static, bool) {
 // Brief returns the registry's one-line brief of name, "" when it has none.
 func Brief(name string) string { return registry[name].Brief }
 
+// familyBriefs say in one line what a family's tools are for, where their
+// names say the rest: load_tool's catalog names a family's deferred tools
+// on one line with it, in place of a line and a brief per tool.
+var familyBriefs = map[string]string{
+	FamilyBrowser: "a web browser, acting on refs from browser_snapshot",
+}
+
+// FamilyBrief returns the one line load_tool's catalog gives the registry
+// tools of family, "" when each of them gets its own.
+func FamilyBrief(family string) string { return familyBriefs[family] }
+
 // All returns every static spec sorted by name.
 func All() []Static {
 	out := make([]Static, 0, len(registry))

@@ -211,8 +211,14 @@ func (f *fakeLoader) LoadTools(sess *session.Session, names []string, query stri
 func TestLoadTool(t *testing.T) {
 	t.Parallel()
 	l := &fakeLoader{}
-	spec, exec := LoadTool(l, []CatalogLine{{"alpha", "Does alpha."}, {"beta", "Does beta."}})
-	if !strings.Contains(spec.Description, "\nalpha — Does alpha.\nbeta — Does beta.") {
+	spec, exec := LoadTool(l, []CatalogLine{
+		{Name: "alpha", Brief: "Does alpha."}, {Name: "beta", Brief: "Does beta."},
+		{Name: "g_one", Brief: "One.", Group: "the g family"}, {Name: "g_two", Brief: "Two.", Group: "the g family"},
+		{Name: "gamma", Brief: "Does gamma."}, {Name: "h_one", Brief: "H.", Group: "the h family"},
+		{Name: "i_x", Group: "the i family"}, {Name: "i_x_y", Group: "the i family"}, {Name: "j_a", Group: "j"}, {Name: "k_b", Group: "j"},
+	})
+	if !strings.HasSuffix(spec.Description, " Deferred:\nalpha: Does alpha.\nbeta: Does beta.\ng_{one,two}: the g family\ngamma: Does gamma.\nh_one: the h family"+
+		"\ni_{x,x_y}: the i family\nj_a, k_b: j") {
 		t.Fatalf("description lacks the catalog:\n%s", spec.Description)
 	}
 	a := newAdapter(spec, exec)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/yagent/yagent/call/adapter"
@@ -15,6 +16,10 @@ import (
 // CatalogLine is one deferred tool in load_tool's description.
 type CatalogLine struct {
 	Name, Brief string
+	// Group, when set, says what the tool's family is for: the tools
+	// of one Group, in a row, share a line with it in place of their
+	// briefs.
+	Group string
 }
 
 // LoadedTool is one schema load_tool hands back.
@@ -53,15 +58,32 @@ type Loader interface {
 }
 
 // LoadTool returns load_tool, whose description lists catalog as
-// "name — brief" lines and whose executor asks l.
+// "name: brief" lines, and a run of tools of one Group as one line,
+// "prefix_{a,b}: group" (names sharing a prefix up to an underscore) or
+// "a, b: group"; its executor asks l.
 func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 	var b strings.Builder
 	b.WriteString("Load deferred tools by `names` or keyword `query`; they stay listed.")
 	if len(catalog) > 0 {
 		b.WriteString(" Deferred:")
-		for _, c := range catalog {
-			fmt.Fprintf(&b, "\n%s — %s", c.Name, c.Brief)
+	}
+	for i := 0; i < len(catalog); {
+		c := catalog[i]
+		if c.Group == "" {
+			fmt.Fprintf(&b, "\n%s: %s", c.Name, c.Brief)
+			i++
+			continue
 		}
+		j := i + 1
+		for j < len(catalog) && catalog[j].Group == c.Group {
+			j++
+		}
+		names := make([]string, 0, j-i)
+		for _, g := range catalog[i:j] {
+			names = append(names, g.Name)
+		}
+		fmt.Fprintf(&b, "\n%s: %s", groupNames(names), c.Group)
+		i = j
 	}
 	spec := bind(toolspec.LoadTool, sdk.Spec{
 		Description: b.String(),
@@ -117,4 +139,26 @@ func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 		return &sdk.Result{Text: t.String(), Data: data}, nil
 	})
 	return spec, exec
+}
+
+// groupNames writes names as prefix_{a,b,...} when they share a prefix that
+// ends in an underscore and leaves each a non-empty rest, else as a list.
+func groupNames(names []string) string {
+	if len(names) > 1 {
+		prefix := names[0]
+		for _, n := range names[1:] {
+			for !strings.HasPrefix(n, prefix) {
+				prefix = prefix[:len(prefix)-1]
+			}
+		}
+		prefix = prefix[:strings.LastIndexByte(prefix, '_')+1]
+		rests := make([]string, len(names))
+		for i, n := range names {
+			rests[i] = n[len(prefix):]
+		}
+		if prefix != "" && !slices.Contains(rests, "") {
+			return prefix + "{" + strings.Join(rests, ",") + "}"
+		}
+	}
+	return strings.Join(names, ", ")
 }

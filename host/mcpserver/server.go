@@ -15,7 +15,6 @@ import (
 	"github.com/yagent/yagent/call/bus"
 	"github.com/yagent/yagent/call/session"
 	"github.com/yagent/yagent/host/surface"
-	"github.com/yagent/yagent/sdk"
 )
 
 // Options configures a Server. A nil *Options means defaults.
@@ -337,12 +336,7 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				break
 			}
 			sess := s.sessionFor(r.Session)
-			defs := s.surf.List(sess)
-			out := &mcp.ListToolsResult{Tools: make([]*mcp.Tool, 0, len(defs))}
-			for _, d := range defs {
-				out.Tools = append(out.Tools, toMCPTool(d))
-			}
-			return out, nil
+			return listTools(s.surf.List(sess)), nil
 		case "tools/call":
 			r, ok := req.(*mcp.CallToolRequest)
 			if !ok || r.Params == nil {
@@ -412,17 +406,10 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 }
 
 func toMCPTool(d surface.ToolDef) *mcp.Tool {
-	schema := d.InputSchema
-	if len(schema) == 0 {
-		schema = json.RawMessage(`{"type":"object"}`)
+	t := &mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: schemaOf(d)}
+	if readOnly(d) {
+		t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 	}
-	t := &mcp.Tool{
-		Name:        d.Name,
-		Description: d.Description,
-		InputSchema: schema,
-	}
-	readOnly := d.Effect == sdk.EffectNone || d.Effect == sdk.EffectFlow || d.Effect == sdk.EffectRead
-	t.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: readOnly}
 	return t
 }
 

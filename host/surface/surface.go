@@ -396,11 +396,20 @@ func catalogBrief(a *adapter.Adapter) string {
 	return firstSentence(a.Spec().Description)
 }
 
+// catalogGroup is what the family of a registry tool is for, when the
+// catalog names that family's tools on one line; "" for a line of its own.
+func catalogGroup(name string) string {
+	if st, ok := toolspec.Lookup(name); ok {
+		return toolspec.FamilyBrief(st.Family)
+	}
+	return ""
+}
+
 func (s *Surface) catalogLines() []hosttools.CatalogLine {
 	var out []hosttools.CatalogLine
 	for _, n := range s.sortedNames() {
 		if s.tiers[n] == toolspec.Cold {
-			out = append(out, hosttools.CatalogLine{Name: n, Brief: catalogBrief(s.adapters[n])})
+			out = append(out, hosttools.CatalogLine{Name: n, Brief: catalogBrief(s.adapters[n]), Group: catalogGroup(n)})
 		}
 	}
 	return out

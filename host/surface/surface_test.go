@@ -435,9 +435,9 @@ func TestSurface_DeferredOnLoadsColdTools(t *testing.T) {
 	}
 	desc := lt.Spec().Description
 	for _, line := range []string{
-		"custom_branded — Own brief.",
-		"custom_briefless — Counts sheep.",
-		"web_fetch — " + toolspec.Brief("web_fetch"),
+		"custom_branded: Own brief.",
+		"custom_briefless: Counts sheep.",
+		"web_fetch: " + toolspec.Brief("web_fetch"),
 	} {
 		if !strings.Contains(desc, "\n"+line) {
 			t.Errorf("load_tool description lacks %q:\n%s", line, desc)

@@ -26,14 +26,13 @@ var toolFacts = map[string][]string{
 		`handoff: .*continue`, `blueprint: .*next phase`,
 	},
 	"ask_user_for_help": {`one clear question`, `blocked on a decision only`},
-	"load_tool":         {"`names`", "`query`", `stay listed`, `Deferred:`},
+	"load_tool":         {"`names`", "`query`", `stay listed`, `Deferred:`, `web browser`, `refs from browser_snapshot`},
 
 	// fs
 	"read_file": {
 		"`offset` \\(1-based line, default 1\\)", "`limit` lines \\(default and max 2000",
 		`256 KiB`, "ends with the `offset` to go on from",
 		`[Bb]inary files are described`, `4 GiB refused \(grep`, `folders: list_dir`,
-		"changed since you read it fail with `write_conflict`",
 	},
 	"write_file": {
 		`whole file`, `folders made`, `part of a file use search_replace_in_file or multi_edit`,
@@ -47,9 +46,9 @@ var toolFacts = map[string][]string{
 	},
 	"multi_edit": {
 		`in order, all or nothing`, `each sees the file the ones before left`,
-		`search_replace_in_file's rules and codes`, `nothing is written, the error names it`, `40\+ lines`,
+		`search_replace_in_file's rules and codes`, `the error names the one that failed`, `40\+ lines`,
 	},
-	"list_dir": {"`depth` levels \\(default 2, max 5\\)", `symlinks unfollowed`, `1000 entries`, `grep, search_files`},
+	"list_dir": {"`depth` levels \\(default 2, max 5\\)", `symlinks unfollowed`, `grep, search_files`},
 
 	// shell
 	"run_bash": {
@@ -65,11 +64,11 @@ var toolFacts = map[string][]string{
 	},
 	"shell_wait": {
 		"`timeout_ms` \\(default 30000, max 600000\\)", `new output and how it ended`,
-		`call again or shell_cancel`, `prompt returns early: answer with write_stdin`,
+		`call again or shell_cancel`, `prompt.* returns early: answer with write_stdin`,
 	},
 	"write_stdin": {
-		"`input`, then `keys`", "`mode` pty", "only `keys: \\[\"ctrl-c\"\\]`", "rerun it with `mode: \"pty\"`",
-		`a line to a shell like run_bash`, `other programs asks the user`, `keys alone do not`,
+		"`input`, then `keys`", "only `keys: \\[\"ctrl-c\"\\]`", "rerun it with `mode: \"pty\"`",
+		`a line to a shell as run_bash`, `other programs asks the user`, `keys alone are not`,
 	},
 	"shell_cancel": {`all it started`, `last output`},
 	"shell_tasks":  {`status, pid`, `unread output`, `leaves the list once shell_wait, write_stdin or shell_cancel`},
@@ -78,11 +77,11 @@ var toolFacts = map[string][]string{
 	"grep": {
 		"`path:line:text`", "`pattern`: RE2", `per line, no lookaround`, "escape `\\\\\\( \\\\.` or set `literal`",
 		"`glob`: `\\*\\.go`", "`!\\*_test\\.go`", `comma-separated`, "`context`: 0-10",
-		"`max_results`: default 100, max 2000", `[Ss]kips ignored, hidden and binary files unless named`,
+		"`max_results`: default 100", `[Ss]kips ignored, hidden and binary files unless named`,
 	},
 	"search_files": {
 		"`pattern` without `/` matches names at any depth", "with `/` the path under `path`",
-		"`max_results`: default 200, max 5000", `[Ss]kips ignored and hidden files unless the pattern names them`,
+		"`max_results`: default 200", `[Ss]kips ignored and hidden files unless the pattern names them`,
 		`Contents: grep`,
 	},
 	"code_outline": {
@@ -151,10 +150,18 @@ func TestDescriptionsKeepTheirFacts(t *testing.T) {
 	if !ok {
 		t.Fatalf("load_tool is not listed with deferred tools on; listed: %v", keys(up))
 	}
-	catalog := regexp.MustCompile(`(?m)^([a-z_]+) — \S`).FindAllStringSubmatch(lt.Description, -1)
+	// A catalog line is "name: brief", or what a family is for after its
+	// tools' names, "prefix_{a,b}" or "a, b".
+	catalog := regexp.MustCompile(`(?m)^(?:([a-z_]+)\{([a-z_,]+)\}|([a-z_]+(?:, [a-z_]+)*)): \S`).FindAllStringSubmatch(lt.Description, -1)
 	var cold []string
 	for _, m := range catalog {
-		cold = append(cold, m[1])
+		if m[1] == "" {
+			cold = append(cold, strings.Split(m[3], ", ")...)
+			continue
+		}
+		for _, rest := range strings.Split(m[2], ",") {
+			cold = append(cold, m[1]+rest)
+		}
 	}
 	if len(cold) == 0 {
 		t.Fatalf("load_tool's description names no deferred tool:\n%s", lt.Description)
