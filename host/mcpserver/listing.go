@@ -43,7 +43,14 @@ type toolHints struct {
 
 // listTools is the tools/list result of defs.
 func listTools(defs []surface.ToolDef) *toolList {
-	out := &toolList{ListToolsResult: &mcp.ListToolsResult{}, Tools: make([]listedTool, 0, len(defs))}
+	// The cache fields are required on the wire of the protocols that have
+	// them (the SDK fills them only on its own path): a session's listing
+	// is its own (what it loaded) and changes as it loads tools: private,
+	// and stale at once.
+	out := &toolList{
+		ListToolsResult: &mcp.ListToolsResult{Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}},
+		Tools:           make([]listedTool, 0, len(defs)),
+	}
 	for _, d := range defs {
 		t := listedTool{Name: d.Name, Description: d.Description, InputSchema: listedSchema(schemaOf(d))}
 		if readOnly(d) {

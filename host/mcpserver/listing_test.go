@@ -52,6 +52,7 @@ func TestListing_HintsOnlyWhenTrue(t *testing.T) {
 		Result struct {
 			ResultType string                     `json:"resultType"`
 			Meta       map[string]json.RawMessage `json:"_meta"`
+			CacheScope *string                    `json:"cacheScope"`
 			Tools      []json.RawMessage          `json:"tools"`
 		}
 	}
@@ -61,6 +62,10 @@ func TestListing_HintsOnlyWhenTrue(t *testing.T) {
 	line := string(raw)
 	if resp.Result.ResultType != "complete" || resp.Result.Meta[mcp.MetaKeyServerInfo] == nil {
 		t.Errorf("the SDK no longer stamps the result: %s", line)
+	}
+	// Required on the wire where the protocol has it; "" is no scope.
+	if cs := resp.Result.CacheScope; cs == nil || *cs != "private" {
+		t.Errorf("cacheScope is not private (a session's own listing): %s", line)
 	}
 	if len(resp.Result.Tools) != len(effects) {
 		t.Fatalf("%d tools listed, want %d: %s", len(resp.Result.Tools), len(effects), line)
