@@ -10,12 +10,15 @@ import (
 	"github.com/yagent/yagent/internal/testbuild"
 	"github.com/yagent/yagent/plugins/search/internal/grep"
 	"github.com/yagent/yagent/plugins/search/internal/nav"
+	"github.com/yagent/yagent/sdk/sandbox"
 )
 
-// BenchmarkGrepGOROOT searches $(go env GOROOT)/src three ways: through the
-// grep tool with ripgrep (tool-rg), with ripgrep run directly (rg-direct),
-// and through the tool with ripgrep hidden (tool-go). Aim: tool-rg within
-// 1.3x of rg-direct, tool-go within 4x.
+// BenchmarkGrepGOROOT searches $(go env GOROOT)/src four ways: through the
+// grep tool with ripgrep (tool-rg), the same inside a call's kernel sandbox
+// as a call under the built-in profiles runs it (tool-rg-sandboxed), with
+// ripgrep run directly (rg-direct), and through the tool with ripgrep
+// hidden (tool-go). Aim: tool-rg and tool-rg-sandboxed within 1.15x of
+// rg-direct, tool-go within 4x.
 //
 //	go test -run '^$' -bench BenchmarkGrepGOROOT -count 5 ./plugins/search/tools
 func BenchmarkGrepGOROOT(b *testing.B) {
@@ -41,6 +44,21 @@ func BenchmarkGrepGOROOT(b *testing.B) {
 			tool := Grep(Config{LookPath: lookPath()})
 			for b.Loop() {
 				res := mustCall(b, tool, src, q.in)
+				if res.Data.(*grep.Result).Backend != grep.BackendRg {
+					b.Fatal("did not run on ripgrep")
+				}
+			}
+		})
+		b.Run(q.name+"/tool-rg-sandboxed", func(b *testing.B) {
+			if rg == "" {
+				b.Skip("ripgrep hidden or missing")
+			}
+			if sandbox.Probe().LandlockABI == 0 {
+				b.Skip("no Landlock here: the sandbox would be its other layers only")
+			}
+			tool := Grep(Config{LookPath: lookPath()})
+			for b.Loop() {
+				res := callSandboxed(b, tool, src, true, q.in)
 				if res.Data.(*grep.Result).Backend != grep.BackendRg {
 					b.Fatal("did not run on ripgrep")
 				}
