@@ -68,6 +68,8 @@ type attached struct {
 	server  *Server
 	handler http.Handler
 	idle    *idleSessions
+	// lane answers plain tools/call POSTs beside handler (httplane.go).
+	lane *httpLane
 }
 
 // NewHTTPFront returns a front that guards /mcp with opts.
@@ -99,16 +101,17 @@ func NewHTTPFront(opts HTTPOptions) (*HTTPFront, error) {
 // to return, so a session ended with a command running would otherwise
 // stay until the command ends by itself.
 func (f *HTTPFront) Attach(s *Server) {
+	// A client whose stream dropped resumes it with Last-Event-ID and gets
+	// what it missed; the store keeps the latest 10 MiB across sessions
+	// and forgets a session when it ends.
+	store := mcp.NewMemoryEventStore(nil)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server },
 		&mcp.StreamableHTTPOptions{
 			Logger:              s.logger,
 			MaxRequestBodyBytes: f.opts.MaxBody,
-			// A client whose stream dropped resumes it with Last-Event-ID
-			// and gets what it missed; the store keeps the latest 10 MiB
-			// across sessions and forgets a session when it ends.
-			EventStore: mcp.NewMemoryEventStore(nil),
+			EventStore:          store,
 		})
-	a := &attached{server: s, handler: h}
+	a := &attached{server: s, handler: h, lane: newHTTPLane(s, store)}
 	if f.opts.SessionIdle > 0 {
 		a.idle = &idleSessions{after: f.opts.SessionIdle, expire: func(id string) { s.EndSession(id) }, live: func(id string) bool { return s.lookup(id) != nil }}
 	}
@@ -179,6 +182,11 @@ func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 			}
 			a.idle.end(id)
 		}()
+		if id != "" && a.lane != nil && a.lane.serve(w, r, id) {
+			return
+		}
+	case http.MethodGet:
+		a.lane.waitResumed(r)
 	}
 	a.handler.ServeHTTP(w, r)
 }

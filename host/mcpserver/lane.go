@@ -86,24 +86,30 @@ func (s *Server) laneFor(ss *mcp.ServerSession) laneFunc {
 			return nil, false // the SDK's unknown-tool error
 		}
 		return func(ctx context.Context) *jsonrpc.Response {
-			res, err := s.laneCall(ctx, ss, params)
-			if err != nil {
-				return &jsonrpc.Response{ID: req.ID, Error: err}
-			}
-			b, err := encodeLaneResult(res, ss)
-			if err != nil {
-				return &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}
-			}
-			return &jsonrpc.Response{ID: req.ID, Result: b}
+			res, err := s.laneCall(ctx, ss, params, true)
+			return laneResponse(req.ID, res, err, ss)
 		}, true
 	}
 }
 
+// laneResponse is the answer to the call id given what laneCall returned.
+func laneResponse(id jsonrpc.ID, res *mcp.CallToolResult, err error, ss *mcp.ServerSession) *jsonrpc.Response {
+	if err != nil {
+		return &jsonrpc.Response{ID: id, Error: err}
+	}
+	b, err := encodeLaneResult(res, ss)
+	if err != nil {
+		return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}
+	}
+	return &jsonrpc.Response{ID: id, Result: b}
+}
+
 // laneCall runs one call as the SDK's path would for a client before the
-// multi-round-trip protocol: the handler; when it stops on a question, the
-// question put to the client as an elicitation and the handler run once
-// more with the answer.
-func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
+// multi-round-trip protocol: the handler; when it stops on a question and
+// elicit is set, the question put to the client as an elicitation and the
+// handler run once more with the answer. Without elicit, a call that stops
+// on a question returns its input-required result as it is.
+func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mcp.CallToolParamsRaw, elicit bool) (*mcp.CallToolResult, error) {
 	run := func(p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
 		req := &mcp.CallToolRequest{Session: ss, Params: p}
 		if s.registered(p.Name) {
@@ -112,7 +118,7 @@ func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mc
 		return s.callUnknown(ctx, req), nil
 	}
 	res, err := run(params)
-	if err != nil || res == nil || res.InputRequests == nil {
+	if err != nil || res == nil || res.InputRequests == nil || !elicit {
 		return res, err
 	}
 	if len(res.InputRequests) == 0 {

@@ -38,6 +38,11 @@ func (askGuard) Check(_ context.Context, r adapter.GuardRequest) adapter.Decisio
 // SDK's request path.
 func laneServer(t *testing.T) (_ *Server, sdkCalls *atomic.Int64) {
 	t.Helper()
+	return laneServerWith(t, nil)
+}
+
+func laneServerWith(t *testing.T, opts *Options) (_ *Server, sdkCalls *atomic.Int64) {
+	t.Helper()
 	echo := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, args json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
 		r := &sdk.Result{Text: "echo " + string(args), Data: json.RawMessage(`{"n":1}`)}
 		if strings.Contains(string(args), "image") {
@@ -51,7 +56,7 @@ func laneServer(t *testing.T) (_ *Server, sdkCalls *atomic.Int64) {
 		spec := sdk.Spec{Name: name, Description: name, InputSchema: json.RawMessage(`{"type":"object"}`), Effect: sdk.EffectRead}
 		adapters = append(adapters, adapter.New(spec, "test", toolspec.Hot, echo, adapter.Options{Trusted: true, Logger: logger}))
 	}
-	srv := New(surface.NewSurfaceFromAdapters(adapters, surface.Options{Guard: askGuard{}, Logger: logger}), nil)
+	srv := New(surface.NewSurfaceFromAdapters(adapters, surface.Options{Guard: askGuard{}, Logger: logger}), opts)
 	sdkCalls = new(atomic.Int64)
 	srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -63,8 +63,9 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*hostSession
 	// lanes are the call lanes' calls of the sessions that have one
-	// (run): a session's end waits for them before OnSessionEnd.
-	lanes   map[*mcp.ServerSession]*sync.WaitGroup
+	// (run, the HTTP lane): a session's end waits for them before
+	// OnSessionEnd.
+	lanes   map[*mcp.ServerSession]laneCalls
 	pending pendingCalls
 	// ending counts the sessions whose OnSessionEnd runs.
 	ending sync.WaitGroup
@@ -107,7 +108,7 @@ func New(surf *surface.Surface, opts *Options) *Server {
 		opts:     o,
 		logger:   logger,
 		sessions: map[*mcp.ServerSession]*hostSession{},
-		lanes:    map[*mcp.ServerSession]*sync.WaitGroup{},
+		lanes:    map[*mcp.ServerSession]laneCalls{},
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
@@ -241,6 +242,7 @@ func (s *Server) hostSessionFor(ss *mcp.ServerSession) *hostSession {
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		lane := s.lanes[ss]
+		delete(s.lanes, ss)
 		s.mu.Unlock()
 		if lane != nil {
 			// The session's calls on the lane end before its end is told.

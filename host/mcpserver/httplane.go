@@ -1,0 +1,479 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The HTTP lane is the call lane (lane.go) of `serve --http`: a POST that
+// carries one plain tools/call of a live, initialized session is answered
+// in the request's own goroutine, beside the SDK's StreamableHTTPHandler.
+// On the SDK's path the body is decoded three times over with a fresh
+// 32 KiB decoder buffer each (the batch, the _meta, the params), the result
+// marshalled once more, and the request passed through four goroutines;
+// the answer goes out as two server-sent events, each flushed on its own.
+//
+// The lane answers as the SDK would, with the same headers and the same
+// events: a priming event when the protocol has them (2025-11-25 and on),
+// then the answer, both with the ids the SDK gives them and both kept in
+// the front's event store, so that a client whose stream drops resumes it
+// with Last-Event-ID through the SDK as before. The priming event is
+// written at once only when the call takes longer than primeAfter; a call
+// done before goes out in one write.
+//
+// It takes a request only where the SDK would do nothing but run the tool
+// and answer on the request's stream:
+//   - the request passes what the SDK checks first (Content-Type exactly
+//     application/json, an Accept naming both JSON and an event stream, no
+//     Last-Event-ID, a Host that is loopback when the listener is) and
+//     names the protocol version the session was initialized with, one
+//     before 2026-07-28;
+//   - the body is one JSON-RPC request, nothing but jsonrpc, id, method and
+//     params in it, a tools/call whose params decodeLaneParams takes and
+//     whose _meta holds no progress token (the SDK sends progress on the
+//     request's stream, which the lane does not reproduce);
+//   - the session's host state exists (its first call or tools/list went
+//     through the SDK) and its questions do not go to the client (a client
+//     that can elicit gets its elicitation on the request's stream from the
+//     SDK).
+//
+// Anything else, and a call that nonetheless stops on a question before
+// anything was written, goes on to the SDK with its body as it came. A
+// notifications/cancelled also cancels the lane's call it names, and goes on
+// to the SDK too.
+
+// primeAfter is how long the lane holds back a call's priming event: a
+// call that ends before sends it with its answer in one write; one that
+// runs longer sends it then, so that a client whose connection drops
+// during a long call has an event id to resume from, as with the SDK.
+const primeAfter = 10 * time.Millisecond
+
+// protocolPrime is the first protocol version whose streams open with a
+// priming event (SEP-1699), as the SDK writes them.
+const protocolPrime = "2025-11-25"
+
+// httpLane is the HTTP front's call lane.
+type httpLane struct {
+	s     *Server
+	store mcp.EventStore
+	// primeAfter is primeAfter, shorter in tests.
+	primeAfter time.Duration
+
+	mu sync.Mutex
+	// running are the lane's streams whose call runs, by stream id, each
+	// closed when the answer is stored: a GET that resumes one waits for
+	// it, where the SDK's stream would still be open.
+	running map[string]chan struct{}
+}
+
+func newHTTPLane(s *Server, store mcp.EventStore) *httpLane {
+	return &httpLane{s: s, store: store, primeAfter: primeAfter, running: map[string]chan struct{}{}}
+}
+
+// laneCalls are the calls a session's lane runs: Wait returns once they
+// have returned. The stdio lane's is a *sync.WaitGroup.
+type laneCalls interface{ Wait() }
+
+// httpLaneSession is the lane's state of one MCP session, kept in
+// Server.lanes: the calls it runs, so that the session's end waits for
+// them.
+type httpLaneSession struct {
+	id    string
+	store mcp.EventStore
+	wg    sync.WaitGroup
+
+	mu   sync.Mutex
+	runs map[jsonrpc.ID]context.CancelFunc
+}
+
+// Wait waits for the session's lane calls, then drops what they stored
+// after the SDK forgot the session.
+func (l *httpLaneSession) Wait() {
+	l.wg.Wait()
+	_ = l.store.SessionClosed(context.Background(), l.id)
+}
+
+// enterHTTPLane returns the lane state of ss with one more call counted,
+// or false when its calls stay with the SDK: the session has no host state
+// yet, has ended, or puts its questions to the client.
+func (s *Server) enterHTTPLane(ss *mcp.ServerSession, store mcp.EventStore) (*httpLaneSession, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hs := s.sessions[ss]
+	if hs == nil || hs.ended.Err() != nil {
+		return nil, false
+	}
+	if _, asks := hs.sess.Answerer().(inputAnswerer); asks {
+		return nil, false
+	}
+	var l *httpLaneSession
+	switch cur := s.lanes[ss].(type) {
+	case nil:
+		l = &httpLaneSession{id: ss.ID(), store: store, runs: map[jsonrpc.ID]context.CancelFunc{}}
+		s.lanes[ss] = l
+	case *httpLaneSession:
+		l = cur
+	default:
+		return nil, false
+	}
+	l.wg.Add(1)
+	return l, true
+}
+
+// serve answers r when the lane takes it and reports whether it did; when
+// it did not, r's body is there for the SDK as it came.
+func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID string) bool {
+	if !h.eligibleHeaders(r) {
+		return false
+	}
+	ss := h.s.lookup(sessionID)
+	if ss == nil {
+		return false
+	}
+	init := ss.InitializeParams()
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if init == nil || version == "" || version != init.ProtocolVersion || version >= multiRoundTripVersion {
+		return false
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return false
+	}
+	req, ok := laneRequest(body)
+	if !ok {
+		return false
+	}
+	if !req.ID.IsValid() {
+		if req.Method == "notifications/cancelled" {
+			h.cancel(ss, req.Params)
+		}
+		return false
+	}
+	if req.Method != "tools/call" {
+		return false
+	}
+	params, ok := decodeLaneParams(req.Params)
+	if !ok || params.GetProgressToken() != nil {
+		return false
+	}
+	if _, known := h.s.surf.Lookup(params.Name); known && !h.s.registered(params.Name) {
+		return false // the SDK's unknown-tool error
+	}
+	l, ok := h.s.enterHTTPLane(ss, h.store)
+	if !ok {
+		return false
+	}
+	defer l.wg.Done()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l.mu.Lock()
+	_, dup := l.runs[req.ID]
+	if !dup {
+		l.runs[req.ID] = cancel
+	}
+	l.mu.Unlock()
+	if dup {
+		writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{
+			Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("duplicate in-flight request ID %v", req.ID.Raw())})
+		return true
+	}
+	defer func() {
+		l.mu.Lock()
+		delete(l.runs, req.ID)
+		l.mu.Unlock()
+	}()
+	return h.answer(ctx, w, r, ss, sessionID, version, req.ID, params)
+}
+
+// answer runs the call and writes its stream; false, nothing written, when
+// the call stopped on a question the SDK is to put.
+func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, sessionID, version string, id jsonrpc.ID, params *mcp.CallToolParamsRaw) bool {
+	st := &laneStream{w: w, id: rand.Text(), primed: version >= protocolPrime}
+	if err := h.store.Open(ctx, sessionID, st.id); err != nil {
+		return false
+	}
+	done := make(chan struct{})
+	h.mu.Lock()
+	h.running[st.id] = done
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.running, st.id)
+		h.mu.Unlock()
+		close(done)
+	}()
+	if st.primed {
+		_ = h.store.Append(ctx, sessionID, st.id, nil)
+	}
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "no-cache, no-transform")
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Connection", "keep-alive")
+	timer := time.AfterFunc(h.primeAfter, st.prime)
+
+	res, err := h.s.laneCall(ctx, ss, params, false)
+	timer.Stop()
+	if err == nil && res != nil && res.InputRequests != nil {
+		// Nothing ran: the pipeline asks before it executes. Unless the
+		// stream is open already, the SDK runs the call again and puts
+		// the question on its own stream.
+		h.s.pending.take(res.RequestState)
+		if st.handOff() {
+			hdr.Del("Cache-Control")
+			hdr.Del("Content-Type")
+			hdr.Del("Connection")
+			return false
+		}
+		res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call needs an answer from the user and the stream was already open; call again"}
+	}
+	resp := laneResponse(id, res, err, ss)
+	data, ok := encodeResponse(resp)
+	if !ok {
+		if data, err = jsonrpc.EncodeMessage(resp); err != nil {
+			data = nil
+		}
+	}
+	if data != nil {
+		// Stored before it is written, as the SDK does: a client that
+		// resumes finds it.
+		_ = h.store.Append(context.Background(), sessionID, st.id, data)
+	}
+	st.finish(data)
+	return true
+}
+
+// laneStream writes one call's events to its response.
+type laneStream struct {
+	w      http.ResponseWriter
+	id     string
+	primed bool // the stream opens with a priming event
+
+	mu       sync.Mutex
+	open     bool // the priming event (or the header) is written
+	finished bool
+}
+
+// prime writes and flushes the priming event, unless the call has ended.
+func (st *laneStream) prime() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.finished || st.open {
+		return
+	}
+	st.open = true
+	st.w.WriteHeader(http.StatusOK)
+	if st.primed {
+		_, _ = st.w.Write(st.event(nil, "prime", 0))
+	}
+	_ = http.NewResponseController(st.w).Flush()
+}
+
+// handOff ends the lane's hold on the response, unless it is open.
+func (st *laneStream) handOff() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.finished = true
+	return !st.open
+}
+
+// finish writes the answer: with the priming event in one write when
+// that was held back.
+func (st *laneStream) finish(data []byte) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.finished = true
+	var b []byte
+	if !st.open && st.primed {
+		b = st.event(nil, "prime", 0)
+	}
+	if data != nil {
+		idx := 0
+		if st.primed {
+			idx = 1
+		}
+		b = append(b, st.event(data, "message", idx)...)
+	}
+	if !st.open {
+		st.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	}
+	_, _ = st.w.Write(b)
+}
+
+// event renders one server-sent event as the SDK's writeEvent does, with
+// the id the SDK gives the event at idx of the stream.
+func (st *laneStream) event(data []byte, name string, idx int) []byte {
+	b := make([]byte, 0, len(data)+len(st.id)+48)
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\nid: "...)
+	b = append(b, st.id...)
+	b = append(b, '_')
+	b = strconv.AppendInt(b, int64(idx), 10)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
+}
+
+// waitResumed holds a GET that resumes one of the lane's streams until its
+// call's answer is stored (the SDK then replays it), or the request ends.
+func (h *httpLane) waitResumed(r *http.Request) {
+	if h == nil {
+		return
+	}
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		return
+	}
+	stream, _, _ := strings.Cut(last, "_")
+	h.mu.Lock()
+	done := h.running[stream]
+	h.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-r.Context().Done():
+	}
+}
+
+// cancel cancels the lane's call of ss a notifications/cancelled names.
+func (h *httpLane) cancel(ss *mcp.ServerSession, params []byte) {
+	id, ok := cancelledID(params)
+	if !ok {
+		return
+	}
+	h.s.mu.Lock()
+	l, _ := h.s.lanes[ss].(*httpLaneSession)
+	h.s.mu.Unlock()
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	cancel := l.runs[id]
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// eligibleHeaders says whether r passes, plainly, what the SDK checks
+// before it reads a POST's body.
+func (h *httpLane) eligibleHeaders(r *http.Request) bool {
+	if r.Header.Get("Content-Type") != "application/json" || len(r.Header.Values("Last-Event-ID")) > 0 {
+		return false
+	}
+	if jsonOK, streamOK := accepts(r.Header.Values("Accept")); !jsonOK || !streamOK {
+		return false
+	}
+	// The SDK's guard against DNS rebinding.
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
+		if sdkLoopback(a.String()) && !sdkLoopback(r.Host) {
+			return false
+		}
+	}
+	return true
+}
+
+// accepts is the SDK's reading of Accept (streamableAccepts).
+func accepts(values []string) (jsonOK, streamOK bool) {
+	for _, value := range values {
+		for raw := range strings.SplitSeq(value, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK, streamOK
+}
+
+// sdkLoopback is the SDK's test of a loopback address (host, or host and
+// port).
+func sdkLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// readBody reads r's body and puts it back for whoever reads it next; a
+// read error is left for that reader to meet too.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, errors.New("no body")
+	}
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= 1<<20 {
+		buf.Grow(int(n))
+	}
+	_, err := buf.ReadFrom(r.Body)
+	body := buf.Bytes()
+	if err != nil {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		return nil, err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, nil
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// laneRequest decodes a body the lane may take: one JSON-RPC request, as
+// strictly as the stdio front judges a line, with no keys but jsonrpc, id,
+// method and params.
+func laneRequest(body []byte) (*jsonrpc.Request, bool) {
+	if len(body) == 0 || len(body) > DefaultMaxFrame {
+		return nil, false
+	}
+	msg, bad := decodeFrame(frame{data: body, size: len(body), limit: DefaultMaxFrame})
+	req, ok := msg.(*jsonrpc.Request)
+	if bad != nil || !ok {
+		return nil, false
+	}
+	fields, _ := topLevel(bytes.TrimSpace(body))
+	for k := range fields {
+		switch k {
+		case "jsonrpc", "id", "method", "params":
+		default:
+			return nil, false
+		}
+	}
+	return req, true
+}
+
+// writeJSONRPCError writes an error answer as the SDK's handler does.
+func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, jerr *jsonrpc.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: jerr}); err == nil {
+		_, _ = w.Write(data)
+	}
+}

@@ -1,0 +1,487 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/yagent/yagent/call/session"
+)
+
+// laneFront serves s over HTTP, with its call lane or, lane false, with
+// the SDK's handler alone.
+func laneFront(t *testing.T, s *Server, lane bool) (url string, f *HTTPFront) {
+	t.Helper()
+	f, err := NewHTTPFront(HTTPOptions{Token: testToken, SessionIdle: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Attach(s)
+	if !lane {
+		f.mcp.Load().lane = nil
+	}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		for ss := range s.server.Sessions() {
+			s.cancelCalls(ss.ID())
+		}
+	})
+	return srv.URL + MCPPath, f
+}
+
+// post is one request of a conversation: a body, and headers that differ
+// from a plain client's ("" drops one).
+type post struct {
+	body string
+	hdr  map[string]string
+}
+
+// streamID is the stream part of an SSE event id, random on both paths.
+var streamID = regexp.MustCompile(`(?m)^id: [A-Z2-7]{26}_`)
+
+// talkHTTP opens a session of protocol version (able to elicit, with
+// elicit), lists the tools, then sends each post in turn and returns, for
+// each, what a client sees of its answer: the status, the headers a client
+// reads and the body, stream ids replaced. An elicitation on an answer's
+// stream is accepted once, by a POST of its own.
+func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) []string {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	send := func(p post, session string) (*http.Response, error) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(p.body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set(sessionHeader, session)
+			req.Header.Set("Mcp-Protocol-Version", version)
+		}
+		for k, v := range p.hdr {
+			if v == "" {
+				req.Header.Del(k)
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		return client.Do(req)
+	}
+	caps := `{}`
+	if elicit {
+		caps = `{"elicitation":{}}`
+	}
+	resp, err := send(post{body: fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"t","version":"0"}}}`, version, caps)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	session := resp.Header.Get(sessionHeader)
+	if session == "" {
+		t.Fatal("initialize: no session id")
+	}
+	for _, b := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`} {
+		resp, err := send(post{body: b}, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	var out []string
+	for _, p := range posts {
+		resp, err := send(p, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body strings.Builder
+		br := bufio.NewReader(resp.Body)
+		var event strings.Builder
+		for {
+			line, err := br.ReadString('\n')
+			body.WriteString(line)
+			event.WriteString(line)
+			if line == "\n" {
+				if data, ok := strings.CutPrefix(lastLine(event.String(), "data: "), "data: "); ok {
+					var m struct {
+						ID     json.RawMessage
+						Method string
+					}
+					_ = json.Unmarshal([]byte(data), &m)
+					if m.Method == "elicitation/create" {
+						r, err := send(post{body: fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"scope":"once"}}}`, m.ID)}, session)
+						if err != nil {
+							t.Fatal(err)
+						}
+						_, _ = io.Copy(io.Discard, r.Body)
+						r.Body.Close()
+					}
+				}
+				event.Reset()
+			}
+			if err != nil {
+				break
+			}
+		}
+		resp.Body.Close()
+		out = append(out, fmt.Sprintf("%d content-type=%q cache-control=%q session=%q\n%s",
+			resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"), resp.Header.Get(sessionHeader),
+			streamID.ReplaceAllString(body.String(), "id: S_")))
+	}
+	return out
+}
+
+// lastLine is the line of s that starts with prefix, or "".
+func lastLine(s, prefix string) string {
+	for l := range strings.SplitSeq(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+// deferringAnswerer puts its questions on the call's result as
+// inputAnswerer does, but is not one: the lane takes its session's calls
+// and meets a question only once the call runs.
+type deferringAnswerer struct{ inputAnswerer }
+
+// TestHTTPLane_AnswersAsTheSDKPath: each POST the lane takes is answered as
+// the SDK's handler answers it (status, headers, the events with their
+// ids, the stream's random part aside) and reaches no SDK request path;
+// those it leaves (a progress token, params or keys it does not know,
+// headers it does not plainly pass, a client that can elicit) reach the
+// SDK's path and are answered as before; a call that stops on a question
+// goes on to the SDK, which asks it on the call's own stream.
+func TestHTTPLane_AnswersAsTheSDKPath(t *testing.T) {
+	t.Parallel()
+	taken := []post{
+		{body: call(`2`, `{"name":"echo","arguments":{"x":"a <b> & \"c\" é"}}`)},
+		{body: call(`"s-3"`, `{"name":"echo","arguments":{"image":true}}`)},
+		{body: call(`5`, `{"name":"echo"}`)},
+		{body: call(`6`, `{"name":"echo","arguments":null}`)},
+		{body: call(`7`, `{"name":"nope","arguments":{}}`)},
+		{body: call(`8`, `{"name":"ask","arguments":{"y":2}}`)},
+		{body: call(`12`, `{"name":"echo","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"},"arguments":{}}`)},
+		{body: call(`13`, `{"name":"echo","_meta":{"traceparent":"junk","tracestate":7},"arguments":{}}`)},
+		{body: " \n" + call(`14`, `{"name":"echo","arguments":{}}`) + "\n", hdr: map[string]string{"Accept": "text/*, application/json;q=0.9"}},
+	}
+	left := []post{
+		{body: call(`20`, `{"name":"echo","_meta":{"progressToken":"p1"},"arguments":{}}`)},
+		{body: call(`21`, `{"name":"echo","_meta":{"other":1},"arguments":{}}`)},
+		{body: call(`22`, `{"name":"echo","arguments":{},"task":{}}`)},
+		{body: `{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"echo"},"extra":1}`},
+		{body: call(`24`, `{"name":"echo","name":"ask"}`)},
+		{body: call(`25`, `{"name":"echo"}`), hdr: map[string]string{"Content-Type": "application/json; charset=utf-8"}},
+		{body: call(`26`, `{"name":"echo"}`), hdr: map[string]string{"Mcp-Protocol-Version": "2025-03-26"}},
+		{body: call(`27`, `{"name":"echo"}`), hdr: map[string]string{"Mcp-Protocol-Version": ""}},
+		{body: call(`28`, `{"name":"echo"}`), hdr: map[string]string{"Accept": "application/json"}},
+		{body: `[` + call(`29`, `{"name":"echo"}`) + `]`},
+	}
+	asking := deferringAnswerer{}
+	for _, tc := range []struct {
+		name         string
+		version      string
+		elicit       bool
+		opts         *Options
+		posts        []post
+		wantSDKCalls int64
+	}{
+		{"taken, primed", "2025-11-25", false, nil, taken, 0},
+		{"taken, no priming event", "2025-06-18", false, nil, taken, 0},
+		{"left", "2025-11-25", false, nil, left, 8}, // the batch and the charset fail before a call
+		{"a client that elicits", "2025-11-25", true, nil, taken[:3], 3},
+		{"a question met on the lane", "2025-11-25", true,
+			&Options{Answerer: func(*mcp.ServerSession) session.Answerer { return asking }},
+			[]post{taken[0], taken[5], taken[1]}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, sdkCalls := laneServerWith(t, tc.opts)
+			url, _ := laneFront(t, srv, true)
+			got := talkHTTP(t, url, tc.version, tc.elicit, tc.posts)
+			if n := sdkCalls.Load(); n != tc.wantSDKCalls {
+				t.Errorf("%d calls took the SDK's path, want %d", n, tc.wantSDKCalls)
+			}
+			plain, _ := laneServerWith(t, tc.opts)
+			plainURL, _ := laneFront(t, plain, false)
+			want := talkHTTP(t, plainURL, tc.version, tc.elicit, tc.posts)
+			for i := range tc.posts {
+				if got[i] != want[i] {
+					t.Errorf("%s\nthrough the lane:\n%s\nthrough the SDK's path:\n%s", tc.posts[i].body, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// laneSession opens a session of protocol 2025-11-25 with raw requests and
+// lists its tools, so that its calls may take the lane.
+func laneSession(t *testing.T, url string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	id := laneDo(t, req, "").Header.Get(sessionHeader)
+	if id == "" {
+		t.Fatal("initialize: no Mcp-Session-Id in the answer")
+	}
+	for _, b := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":"list","method":"tools/list"}`} {
+		req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader(b))
+		laneDo(t, req, id)
+	}
+	return id
+}
+
+func sessionRequest(t *testing.T, ctx context.Context, method, url, body, id string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		req.Header.Set(sessionHeader, id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	return req
+}
+
+// laneDo sends req with a session's headers and reads its answer whole.
+func laneDo(t *testing.T, req *http.Request, id string) *http.Response {
+	t.Helper()
+	req = sessionRequest(t, req.Context(), req.Method, req.URL.String(), bodyOf(req), id)
+	resp, err := freshClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", req.Method, err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(strings.NewReader(string(b)))
+	return resp
+}
+
+func bodyOf(req *http.Request) string {
+	if req.Body == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(req.Body)
+	return string(b)
+}
+
+// countSDKCalls counts the tools/call requests of s that take the SDK's
+// request path.
+func countSDKCalls(s *Server) *atomic.Int64 {
+	n := new(atomic.Int64)
+	s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				n.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return n
+}
+
+// sseEvents reads the events of an event stream onto a channel.
+func sseEvents(body io.ReadCloser) <-chan map[string]string {
+	ch := make(chan map[string]string, 16)
+	go func() {
+		defer close(ch)
+		defer body.Close()
+		br := bufio.NewReader(body)
+		ev := map[string]string{}
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimSuffix(line, "\n")
+			if line == "" {
+				ch <- ev
+				ev = map[string]string{}
+				continue
+			}
+			k, v, _ := strings.Cut(line, ": ")
+			ev[k] = v
+		}
+	}()
+	return ch
+}
+
+func nextEvent(t *testing.T, ch <-chan map[string]string, what string) map[string]string {
+	t.Helper()
+	select {
+	case ev, ok := <-ch:
+		if !ok {
+			t.Fatalf("the stream ended before %s", what)
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no %s within 10s", what)
+	}
+	return nil
+}
+
+// TestHTTPLane_LongCallResumedAndCancelled: a call on the lane that runs
+// past primeAfter opens its stream with the priming event; a client whose
+// connection then drops resumes the stream with a GET from that event's
+// id, which waits for the answer; a notifications/cancelled ends the call,
+// whose answer the resumed stream then carries.
+func TestHTTPLane_LongCallResumedAndCancelled(t *testing.T) {
+	t.Parallel()
+	s, b := newBlockingServer(t)
+	sdkCalls := countSDKCalls(s)
+	url, _ := laneFront(t, s, true)
+	id := laneSession(t, url)
+
+	ctx, drop := context.WithCancel(context.Background())
+	defer drop()
+	resp, err := freshClient.Do(sessionRequest(t, ctx, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+		t.Fatalf("a long call: %d %q, want 200 and an event stream", resp.StatusCode, ct)
+	}
+	prime := nextEvent(t, sseEvents(resp.Body), "the priming event")
+	if prime["event"] != "prime" || !strings.HasSuffix(prime["id"], "_0") {
+		t.Fatalf("first event %v; want a priming event with an id", prime)
+	}
+	b.wait(t, b.started, "started")
+	drop()
+
+	get, _ := http.NewRequest(http.MethodGet, url, nil)
+	get = sessionRequest(t, context.Background(), http.MethodGet, url, "", id)
+	get.Header.Set("Last-Event-ID", prime["id"])
+	resumed := make(chan *http.Response, 1)
+	go func() {
+		r, err := freshClient.Do(get)
+		if err != nil {
+			t.Error(err)
+			close(resumed)
+			return
+		}
+		resumed <- r
+	}()
+	select {
+	case r := <-resumed:
+		t.Fatalf("the resumed stream answered (%d) before the call ended", r.StatusCode)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`))
+	if code := laneDo(t, cancel, id).StatusCode; code != http.StatusAccepted {
+		t.Errorf("notifications/cancelled: %d, want 202", code)
+	}
+	b.wait(t, b.ended, "ended by notifications/cancelled")
+	var r *http.Response
+	select {
+	case r = <-resumed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the resumed stream did not answer within 10s of the call's end")
+	}
+	if r == nil {
+		return
+	}
+	answer := nextEvent(t, sseEvents(r.Body), "the answer")
+	stream, _, _ := strings.Cut(prime["id"], "_")
+	if answer["id"] != stream+"_1" || !strings.Contains(answer["data"], `"id":2,"result"`) {
+		t.Errorf("resumed: %v; want the answer to call 2 with id %s_1", answer, stream)
+	}
+	if n := sdkCalls.Load(); n != 0 {
+		t.Errorf("%d calls took the SDK's path, want 0", n)
+	}
+}
+
+// TestHTTPLane_DuplicateIDRefused: a call whose id is that of the lane's
+// call in flight is refused as the SDK refuses it.
+func TestHTTPLane_DuplicateIDRefused(t *testing.T) {
+	t.Parallel()
+	answers := map[bool]string{}
+	for _, lane := range []bool{true, false} {
+		s, b := newBlockingServer(t)
+		url, _ := laneFront(t, s, lane)
+		id := laneSession(t, url)
+		const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`
+		ctx, drop := context.WithCancel(context.Background())
+		go func() {
+			if resp, err := freshClient.Do(sessionRequest(t, ctx, http.MethodPost, url, body, id)); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		b.wait(t, b.started, "started")
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		resp := laneDo(t, req, id)
+		got, _ := io.ReadAll(resp.Body)
+		answers[lane] = fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), got)
+		drop()
+		s.cancelCalls(id)
+		b.wait(t, b.ended, "ended")
+	}
+	if answers[true] != answers[false] {
+		t.Errorf("a second call with the id of one in flight:\nthrough the lane: %s\nthrough the SDK: %s", answers[true], answers[false])
+	}
+	if !strings.HasPrefix(answers[true], "400 ") {
+		t.Errorf("a second call with the id of one in flight: %s, want 400", answers[true])
+	}
+}
+
+// TestHTTPLane_DeleteEndsTheCallInFlight: a DELETE cancels the lane's call
+// of its session, and the session's end is told once the call returned.
+func TestHTTPLane_DeleteEndsTheCallInFlight(t *testing.T) {
+	t.Parallel()
+	ended := make(chan string, 2)
+	var b *blocker
+	s, b := newBlockingServerWith(t, &Options{OnSessionEnd: func(_ context.Context, id string) {
+		select {
+		case <-b.ended:
+			b.ended <- struct{}{}
+		default:
+			t.Errorf("OnSessionEnd(%q) ran before the session's call returned", id)
+		}
+		ended <- id
+	}})
+	sdkCalls := countSDKCalls(s)
+	url, _ := laneFront(t, s, true)
+	id := laneSession(t, url)
+	ctx, drop := context.WithCancel(context.Background())
+	defer drop()
+	go func() {
+		if resp, err := freshClient.Do(sessionRequest(t, ctx, http.MethodPost, url, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`, id)); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	b.wait(t, b.started, "started")
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	if code := laneDo(t, req, id).StatusCode; code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d, want 204", code)
+	}
+	b.wait(t, b.ended, "cancelled by DELETE")
+	select {
+	case got := <-ended:
+		if got != id {
+			t.Errorf("OnSessionEnd(%q), want %q", got, id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnSessionEnd did not run within 10s of DELETE")
+	}
+	if n := sdkCalls.Load(); n != 0 {
+		t.Errorf("%d calls took the SDK's path, want 0", n)
+	}
+	waitSessions(t, s, 0, "after DELETE")
+}
