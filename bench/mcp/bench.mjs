@@ -328,7 +328,7 @@ function targets(fig) {
   const F = fig.floor;
   const O = fig["server-filesystem"];
   return [
-    { what: "read 4 KB p50", vs: "floor", r: median(ratios(Y.med, F.med)), op: "<=", bound: 1.3 },
+    { what: "read 4 KB p50", vs: "floor", r: median(ratios(Y.med, F.med)), op: "<=", bound: 1.0 },
     { what: "read 4 KB p50", vs: "server-filesystem", r: median(ratios(Y.med, O.med)), op: "<=", bound: 0.85 },
     { what: `throughput with ${opts.inflight} in flight`, vs: "floor", r: median(ratios(Y.tput, F.tput)), op: ">=", bound: 0.8 },
     { what: `throughput with ${opts.inflight} in flight`, vs: "server-filesystem", r: median(ratios(Y.tput, O.tput)), op: ">=", bound: 1.2 },
