@@ -78,11 +78,20 @@ yagent this binary is, and go mod tidy fetches it.`,
 	return cmd
 }
 
-// checkPluginName refuses a name the host would not load a plugin by, or
-// one of yagent's own families.
+// maxToolName is the longest tool name the scaffold gives its plugin: the
+// function-calling APIs models are served through take names of 64
+// characters at most, and a client passes the tool's name on as it is.
+const maxToolName = 64
+
+// checkPluginName refuses a name the host would not load a plugin by, one
+// whose scaffolded tool name no client would take, or one of yagent's own
+// families.
 func checkPluginName(name string) error {
 	if !pluginmgr.ValidName(name) {
 		return fmt.Errorf("%q is not a plugin name: use lowercase letters, digits, - and _ (the host runs a binary yagent-plugin-NAME only for such a NAME)", name)
+	}
+	if n := len(scaffold.ToolName(name)); n > maxToolName {
+		return fmt.Errorf("%q is too long a plugin name: its tool would be %s, %d characters, and many clients refuse a tool name over %d; keep the name to %d characters", name, scaffold.ToolName(name), n, maxToolName, maxToolName-len(scaffold.ToolName("")))
 	}
 	if slices.Contains(toolspec.Families(), name) {
 		return fmt.Errorf("%q is the name of one of yagent's own plugins (%s): choose another", name, strings.Join(toolspec.Families(), ", "))
