@@ -14,6 +14,6 @@
 // runtime only needs it for a call that may block. See
 // docs/ARCHITECTURE.md, "Wire", for where yagent uses it.
 //
-// Only Linux takes the raw path; elsewhere Wrap and Conn return what they
+// Only Linux takes the raw path; elsewhere Conn and File return what they
 // were given.
 package quietio

@@ -88,19 +88,15 @@ func (c *quietConn) Read(p []byte) (int, error)  { return c.rw.Read(p) }
 func (c *quietConn) Write(p []byte) (int, error) { return c.rw.Write(p) }
 
 // Conn returns c reading and writing with raw system calls when c is a
-// socket the net package polls (as net.FileConn's and net.Dial's are);
-// anything else it returns as it is. Deadlines and Close work as on c.
+// Unix socket (the net package polls every one, as net.FileConn makes the
+// call channel's); anything else it returns as it is. Deadlines and Close
+// work as on c.
 func Conn(c net.Conn) net.Conn {
-	sc, ok := c.(syscall.Conn)
+	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return c
 	}
-	if _, isUnix := c.(*net.UnixConn); !isUnix {
-		if _, isTCP := c.(*net.TCPConn); !isTCP {
-			return c
-		}
-	}
-	rc, err := sc.SyscallConn()
+	rc, err := uc.SyscallConn()
 	if err != nil {
 		return c
 	}
