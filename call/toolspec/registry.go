@@ -147,9 +147,31 @@ var familyBriefs = map[string]string{
 	FamilyBrowser: "a web browser, acting on refs from browser_snapshot",
 }
 
-// FamilyBrief returns the one line load_tool's catalog gives the registry
-// tools of family, "" when each of them gets its own.
-func FamilyBrief(family string) string { return familyBriefs[family] }
+// toolGroups say in one line what a few registry tools of one family are
+// for together, where their names tell them apart: the catalog names them
+// on one line with it ("todo_{read,write}: the todo list").
+var toolGroups = map[string]string{
+	"todo_read":       todoGroup,
+	"todo_write":      todoGroup,
+	"code_outline":    codeGroup,
+	"find_references": codeGroup,
+	"find_symbol":     codeGroup,
+}
+
+const (
+	todoGroup = "the todo list"
+	codeGroup = "a file's outline, where a name is defined or used"
+)
+
+// CatalogGroup returns the one line load_tool's catalog gives the registry
+// tool name together with the tools that share it, "" when it gets a line
+// and a brief of its own.
+func CatalogGroup(name string) string {
+	if g, ok := toolGroups[name]; ok {
+		return g
+	}
+	return familyBriefs[registry[name].Family]
+}
 
 // All returns every static spec sorted by name.
 func All() []Static {

@@ -217,7 +217,7 @@ func TestLoadTool(t *testing.T) {
 		{Name: "gamma", Brief: "Does gamma."}, {Name: "h_one", Brief: "H.", Group: "the h family"},
 		{Name: "i_x", Group: "the i family"}, {Name: "i_x_y", Group: "the i family"}, {Name: "j_a", Group: "j"}, {Name: "k_b", Group: "j"},
 	})
-	if !strings.HasSuffix(spec.Description, " Deferred:\nalpha: Does alpha.\nbeta: Does beta.\ng_{one,two}: the g family\ngamma: Does gamma.\nh_one: the h family"+
+	if !strings.HasSuffix(spec.Description, " Deferred:\nalpha: Does alpha.\nbeta: Does beta.\ng_{one,two}: the g family\ngamma: Does gamma.\nh_one: H."+
 		"\ni_{x,x_y}: the i family\nj_a, k_b: j") {
 		t.Fatalf("description lacks the catalog:\n%s", spec.Description)
 	}

@@ -58,9 +58,9 @@ type Loader interface {
 }
 
 // LoadTool returns load_tool, whose description lists catalog as
-// "name: brief" lines, and a run of tools of one Group as one line,
-// "prefix_{a,b}: group" (names sharing a prefix up to an underscore) or
-// "a, b: group"; its executor asks l.
+// "name: brief" lines, and a run of two or more tools of one Group as one
+// line, "prefix_{a,b}: group" (names sharing a prefix up to an underscore)
+// or "a, b: group"; its executor asks l.
 func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 	var b strings.Builder
 	b.WriteString("Load deferred tools by `names` or keyword `query`; they stay listed.")
@@ -69,14 +69,14 @@ func LoadTool(l Loader, catalog []CatalogLine) (sdk.Spec, adapter.Executor) {
 	}
 	for i := 0; i < len(catalog); {
 		c := catalog[i]
-		if c.Group == "" {
+		j := i + 1
+		for c.Group != "" && j < len(catalog) && catalog[j].Group == c.Group {
+			j++
+		}
+		if j == i+1 {
 			fmt.Fprintf(&b, "\n%s: %s", c.Name, c.Brief)
 			i++
 			continue
-		}
-		j := i + 1
-		for j < len(catalog) && catalog[j].Group == c.Group {
-			j++
 		}
 		names := make([]string, 0, j-i)
 		for _, g := range catalog[i:j] {

@@ -396,13 +396,10 @@ func catalogBrief(a *adapter.Adapter) string {
 	return firstSentence(a.Spec().Description)
 }
 
-// catalogGroup is what the family of a registry tool is for, when the
-// catalog names that family's tools on one line; "" for a line of its own.
+// catalogGroup is what a registry tool is for together with the tools
+// the catalog names on one line with it; "" for a line of its own.
 func catalogGroup(name string) string {
-	if st, ok := toolspec.Lookup(name); ok {
-		return toolspec.FamilyBrief(st.Family)
-	}
-	return ""
+	return toolspec.CatalogGroup(name)
 }
 
 func (s *Surface) catalogLines() []hosttools.CatalogLine {

@@ -31,12 +31,11 @@ var toolFacts = map[string][]string{
 	// fs
 	"read_file": {
 		"`offset` \\(1-based line, default 1\\)", "`limit` lines \\(default and max 2000",
-		`256 KiB`, "ends with the `offset` to go on from",
-		`[Bb]inary files are described`, `4 GiB refused \(grep`, `folders: list_dir`,
+		"ends with the `offset` to go on from", `[Bb]inary files are described`, `folders: list_dir`,
 	},
 	"write_file": {
 		`whole file`, `folders made`, `part of a file use search_replace_in_file or multi_edit`,
-		`[Ee]ncoding and line endings are kept`, "`write_conflict`: changed since you read it",
+		`[Ee]ncoding and line endings are kept`,
 	},
 	"search_replace_in_file": {
 		"[Cc]opy `old_string` from the file \\(read it first\\)", `match one place`,
@@ -53,21 +52,21 @@ var toolFacts = map[string][]string{
 	// shell
 	"run_bash": {
 		"`bash -c` in the workspace root", `stdout\+stderr and the exit code`,
-		"`yield_time_ms` \\(default 15000; 2000 for dev servers", "becomes a task \\(`task_id`",
+		"`yield_time_ms` \\(default 15000\\)", "becomes a task \\(`task_id`",
 		`shell_wait, write_stdin, shell_cancel`,
-		"`timeout_ms` \\(default 600000\\) kills it and its children, task or not: code `timeout`",
+		"`timeout_ms` \\(default 600000\\) kills it and its children, task or not",
 		"`is_background`: for servers, what must outlive the call",
 		"stdin is empty unless `mode` gives a terminal", "`pty` for other prompts",
 		"`is_dangerous`: set it to delete, overwrite, publish or act outside the workspace: the user is asked",
 		`writes only to the workspace, temp, caches`, "`yagent sandbox:` line says what was refused",
-		`name the path literally`, `"Permission denied"`, `head and tail`,
+		`name the path literally`, "`Permission denied`", `head and tail`,
 	},
 	"shell_wait": {
-		"`timeout_ms` \\(default 30000, max 600000\\)", `new output and how it ended`,
+		"`timeout_ms` \\(default 30000\\)", `new output and how it ended`,
 		`call again or shell_cancel`, `prompt.* returns early: answer with write_stdin`,
 	},
 	"write_stdin": {
-		"`input`, then `keys`", "only `keys: \\[\"ctrl-c\"\\]`", "rerun it with `mode: \"pty\"`",
+		"`input`, then `keys`",
 		`a line to a shell as run_bash`, `other programs asks the user`, `keys alone are not`,
 	},
 	"shell_cancel": {`all it started`, `last output`},
@@ -76,7 +75,7 @@ var toolFacts = map[string][]string{
 	// search
 	"grep": {
 		"`path:line:text`", "`pattern`: RE2", `per line, no lookaround`, "escape `\\\\\\( \\\\.` or set `literal`",
-		"`glob`: `\\*\\.go`", "`!\\*_test\\.go`", `comma-separated`, "`context`: 0-10",
+		"`glob`: `\\*\\.go`", "`!\\*_test\\.go`", `comma-separated`,
 		"`max_results`: default 100", `[Ss]kips ignored, hidden and binary files unless named`,
 	},
 	"search_files": {
