@@ -226,7 +226,7 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 	hdr.Set("Connection", "keep-alive")
 	timer := time.AfterFunc(h.primeAfter, st.prime)
 
-	res, err := h.s.laneCall(ctx, ss, params, false)
+	res, err := h.s.laneCall(withHeaderTrace(ctx, r.Header), ss, params, false)
 	timer.Stop()
 	if err == nil && res != nil && res.InputRequests != nil {
 		// Nothing ran: the pipeline asks before it executes. Unless the

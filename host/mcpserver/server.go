@@ -388,6 +388,9 @@ func arguments(raw json.RawMessage) json.RawMessage {
 // lane, the SDK's path on stdio, and HTTP. The span the host's telemetry
 // opens for it is a child of the client's, when _meta names one.
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if req.Extra != nil { // the SDK's path over HTTP: the POST's headers
+		ctx = withHeaderTrace(ctx, req.Extra.Header)
+	}
 	ctx, sess, done, ok := s.callContext(withClientTrace(ctx, req.Params.Meta), req.Session)
 	if !ok {
 		return s.tooManyCalls(), nil

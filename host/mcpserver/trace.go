@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/propagation"
@@ -11,7 +13,10 @@ import (
 // span a request belongs to in the request's _meta (SEP-414): traceparent
 // and tracestate, as in HTTP headers. The host's span of a call becomes
 // that span's child, so the call, and the plugin's spans below it, join the
-// client's trace. A value that is missing, not a string, too long or
+// client's trace. Over Streamable HTTP the traceparent and tracestate
+// headers of the POST that carried the call count too, as an HTTP client's
+// instrumentation sends them; a trace context in _meta, the call's own,
+// comes before them. A value that is missing, not a string, too long or
 // malformed is ignored: the call's span is a new root, as without one.
 
 const (
@@ -40,6 +45,34 @@ func withClientTrace(ctx context.Context, meta mcp.Meta) context.Context {
 	if !ok {
 		return ctx
 	}
+	ts, _ := meta[tracestateKey].(string)
+	return withTraceContext(ctx, tp, ts)
+}
+
+// withHeaderTrace returns ctx carrying the span context of the
+// traceparent and tracestate headers h holds; ctx itself when h has no
+// single valid traceparent (W3C: several are none). A tracestate sent in
+// several headers is one list.
+func withHeaderTrace(ctx context.Context, h http.Header) context.Context {
+	tp := h.Values(traceparentKey)
+	if len(tp) != 1 {
+		return ctx
+	}
+	ts := h.Values(tracestateKey)
+	n := 0
+	for _, s := range ts {
+		n += len(s) + 1
+	}
+	if n > maxTracestate+1 {
+		ts = nil // too long: dropped, the traceparent still counts
+	}
+	return withTraceContext(ctx, tp[0], strings.Join(ts, ","))
+}
+
+// withTraceContext returns ctx carrying the span context of the
+// traceparent tp and tracestate ts, as remote parent; ctx itself when tp
+// is not valid. A tracestate too long or malformed is dropped.
+func withTraceContext(ctx context.Context, tp, ts string) context.Context {
 	switch {
 	case len(tp) == traceparentLen:
 	case len(tp) > traceparentLen && tp[:2] != "00" && tp[traceparentLen] == '-':
@@ -48,7 +81,7 @@ func withClientTrace(ctx context.Context, meta mcp.Meta) context.Context {
 		return ctx
 	}
 	c := &metaCarrier{traceparent: tp}
-	if ts, ok := meta[tracestateKey].(string); ok && len(ts) <= maxTracestate {
+	if len(ts) <= maxTracestate {
 		c.tracestate = ts
 	}
 	return traceProp.Extract(ctx, c)

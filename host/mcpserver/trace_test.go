@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -234,6 +236,115 @@ func TestClientTrace_HTTP(t *testing.T) {
 		}
 	}
 	checkTraceSpans(t, "HTTP", exp.GetSpans(), seen())
+}
+
+// TestClientTrace_HTTPHeaders: over Streamable HTTP, the traceparent and
+// tracestate headers of the POST that carries a call are the parent of its
+// span, on the lane and on the SDK's path (a call with a progress token);
+// a trace context in the call's _meta comes before them.
+func TestClientTrace_HTTPHeaders(t *testing.T) {
+	t.Parallel()
+	const headerSpanID = "b7ad6b7169203331"
+	srv, exp, seen, sdkCalls := tracedServer(t)
+	_, url := attachFront(t, srv, HTTPOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url,
+		HTTPClient: &http.Client{Transport: traceHeaders{bearer{testToken}, http.Header{
+			"Traceparent": {"00-" + clientTraceID + "-" + headerSpanID + "-01"},
+			"Tracestate":  {"h=1", "i=2"},
+		}}},
+		MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	// The session's host state, which the lane needs, is made on the
+	// SDK's path.
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	calls := []struct {
+		name       string
+		meta       mcp.Meta
+		wantParent string
+		wantState  string
+	}{
+		{"the lane", nil, headerSpanID, "h=1,i=2"},
+		{"the SDK's path", mcp.Meta{"progressToken": "p"}, headerSpanID, "h=1,i=2"},
+		{"_meta first", mcp.Meta{"traceparent": clientParent, "tracestate": "k=v"}, clientSpanID, "k=v"},
+	}
+	for i, c := range calls {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Meta: c.meta, Name: "echo", Arguments: map[string]any{"i": i}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", c.name, err, res)
+		}
+	}
+	if n := sdkCalls.Load(); n != 1 {
+		t.Errorf("%d calls took the SDK's path, want 1 (the one with a progress token)", n)
+	}
+	spans := exp.GetSpans()
+	if len(spans) != len(calls) || len(seen()) != len(calls) {
+		t.Fatalf("%d spans, %d calls run, want %d of each", len(spans), len(seen()), len(calls))
+	}
+	for i, c := range calls {
+		s := spans[i]
+		if got := s.SpanContext.TraceID().String(); got != clientTraceID {
+			t.Errorf("%s: trace id %s, want the client's %s", c.name, got, clientTraceID)
+		}
+		if got := s.Parent.SpanID().String(); got != c.wantParent || !s.Parent.IsRemote() {
+			t.Errorf("%s: parent span %s (remote %v), want %s", c.name, got, s.Parent.IsRemote(), c.wantParent)
+		}
+		if got := s.SpanContext.TraceState().String(); got != c.wantState {
+			t.Errorf("%s: tracestate %q, want %q", c.name, got, c.wantState)
+		}
+	}
+}
+
+// traceHeaders adds its headers to every request, as an HTTP client's
+// trace instrumentation does.
+type traceHeaders struct {
+	next http.RoundTripper
+	h    http.Header
+}
+
+func (t traceHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	return t.next.RoundTrip(r)
+}
+
+// TestWithHeaderTrace: the span context read from a request's headers, and
+// the headers that give none.
+func TestWithHeaderTrace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		h     http.Header
+		valid bool
+		state string
+	}{
+		{"parent and state", http.Header{"Traceparent": {clientParent}, "Tracestate": {"k=v"}}, true, "k=v"},
+		{"state in two headers", http.Header{"Traceparent": {clientParent}, "Tracestate": {"k=v", "a=b"}}, true, "k=v,a=b"},
+		{"state too long", http.Header{"Traceparent": {clientParent}, "Tracestate": {"a=" + strings.Repeat("x", 300), "b=" + strings.Repeat("y", 300)}}, true, ""},
+		{"no headers", http.Header{}, false, ""},
+		{"two parents", http.Header{"Traceparent": {clientParent, clientParent}}, false, ""},
+		{"parent garbage", http.Header{"Traceparent": {"junk"}, "Tracestate": {"k=v"}}, false, ""},
+	} {
+		sc := trace.SpanContextFromContext(withHeaderTrace(context.Background(), tc.h))
+		if sc.IsValid() != tc.valid {
+			t.Errorf("%s: valid %v, want %v", tc.name, sc.IsValid(), tc.valid)
+			continue
+		}
+		if tc.valid && (sc.SpanID().String() != clientSpanID || sc.TraceState().String() != tc.state) {
+			t.Errorf("%s: span %s, tracestate %q; want %s, %q", tc.name, sc.SpanID(), sc.TraceState().String(), clientSpanID, tc.state)
+		}
+	}
 }
 
 // TestClientTrace_UnsampledNotRecorded: a call in a client's trace the
