@@ -98,7 +98,8 @@ type ServeOptions struct {
 	OnPanic func(tool string, value any, stack []byte) error
 	// CallConn, when set, is the plugin's end of a call channel, served in
 	// this process: it runs the calls the host sends on the other end, as
-	// in a plugin process the host launched. sdk/plugintest uses it.
+	// in a plugin process the host launched. sdk/plugintest uses it. The
+	// sdk takes it over: the channel ends when the host closes its end.
 	CallConn net.Conn
 }
 

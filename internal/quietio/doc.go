@@ -14,6 +14,12 @@
 // runtime only needs it for a call that may block. See
 // docs/ARCHITECTURE.md, "Wire", for where yagent uses it.
 //
+// A Unix socket the runtime polls wakes its poller thread once more each
+// time the peer reads what it wrote (the poller watches it for room to
+// write as well): Conn keeps a socket out of the runtime's poller and
+// waits on epoll instances of its own, one watching for input and one
+// watching for room only while a write waits for it.
+//
 // Only Linux takes the raw path; elsewhere Conn and File return what they
 // were given.
 package quietio

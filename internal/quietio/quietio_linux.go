@@ -89,12 +89,17 @@ func (c *quietConn) Write(p []byte) (int, error) { return c.rw.Write(p) }
 
 // Conn returns c reading and writing with raw system calls when c is a
 // Unix socket (the net package polls every one, as net.FileConn makes the
-// call channel's); anything else it returns as it is. Deadlines and Close
-// work as on c.
+// call channel's); anything else it returns as it is. It takes the socket
+// over: out of the runtime's poller, c closed, a duplicate kept, so that
+// closing what Conn returns closes the socket and closing c does nothing
+// more. Deadlines work as on c.
 func Conn(c net.Conn) net.Conn {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
 		return c
+	}
+	if s, err := newSock(uc); err == nil {
+		return s
 	}
 	rc, err := uc.SyscallConn()
 	if err != nil {
@@ -127,7 +132,7 @@ func File(f *os.File) io.ReadWriteCloser {
 // Conn or File wrapped.
 func Quiet(x any) bool {
 	switch x.(type) {
-	case *quietConn, *quietFile:
+	case *sock, *quietConn, *quietFile:
 		return true
 	}
 	return false

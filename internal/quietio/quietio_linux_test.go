@@ -3,6 +3,7 @@ package quietio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -216,4 +217,118 @@ func switches(t *testing.T) int {
 		}
 	}
 	return total
+}
+
+// TestConn_PeerReadsWakeNoThread: a peer reading what this end wrote wakes
+// no thread of this process. The runtime's poller watches what it polls
+// for room to write too, and the kernel tells the writer's watchers each
+// time its peer reads; a Conn keeps its socket out of that poller. Counted
+// in thread switches of this process, idle, while a child reads 40 bytes
+// it was sent one at a time, 3 ms apart, with a read of this end waiting
+// all along; plain and Conn taking turns.
+func TestConn_PeerReadsWakeNoThread(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const msgs = 40
+	count := func(quiet bool) int {
+		a, b := socketPair(t)
+		f, err := b.(*net.UnixConn).File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+		w := a
+		if quiet {
+			w = Conn(a)
+		}
+		for range msgs { // a message each: the kernel frees each when read
+			if _, err := w.Write([]byte("x")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A read waits on the same socket meanwhile, as the call
+		// channel's reader always does: a thread sits in the poller.
+		go w.Read(make([]byte, 1))
+		cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt "+strconv.Itoa(msgs)+" ]; do sleep 0.003; dd bs=1 count=1 status=none >/dev/null; i=$((i+1)); done")
+		cmd.Stdin = f
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		before := switches(t)
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return switches(t) - before
+	}
+	var plain, quiet []int
+	for range 2 {
+		plain = append(plain, count(false))
+		quiet = append(quiet, count(true))
+	}
+	p, q := minOf(plain), minOf(quiet)
+	t.Logf("thread switches while the peer read %d bytes: plain %v, Conn %v", msgs, plain, quiet)
+	if p-q < msgs/2 {
+		t.Errorf("a Conn's writer took %d thread switches against %d for a plain one: want at least one fewer every two reads of its peer", q, p)
+	}
+}
+
+// TestConn_NoWatchForRoomLeftArmed: after a write that waited for room, no
+// epoll instance of this process is left watching the socket for room
+// (each read of the peer would wake it), and none of the runtime's ever
+// watches it at all.
+func TestConn_NoWatchForRoomLeftArmed(t *testing.T) {
+	a, b := socketPair(t)
+	q := Conn(a)
+	var st syscall.Stat_t
+	if err := q.(*sock).statSocket(&st); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("y"), 4<<20) // many times the buffer: the write waits
+	go io.Copy(io.Discard, b)
+	if _, err := q.Write(big); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range epollWatches(t, st.Ino) {
+		if w.events&syscall.EPOLLOUT != 0 {
+			t.Errorf("an epoll instance (fd %s) watches the socket for room after the write: events %#x", w.epfd, w.events)
+		}
+	}
+	if len(epollWatches(t, st.Ino)) != 2 {
+		t.Errorf("the socket is watched by %d epoll instances, want the Conn's two", len(epollWatches(t, st.Ino)))
+	}
+}
+
+type epollWatch struct {
+	epfd   string
+	events uint32
+}
+
+// epollWatches lists the epoll instances of this process that watch the
+// file of inode ino, and for what (their fdinfo).
+func epollWatches(t *testing.T, ino uint64) []epollWatch {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	var out []epollWatch
+	for _, fd := range fds {
+		if l, _ := os.Readlink("/proc/self/fd/" + fd.Name()); l != "anon_inode:[eventpoll]" {
+			continue
+		}
+		b, err := os.ReadFile("/proc/self/fdinfo/" + fd.Name())
+		if err != nil {
+			continue
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			var tfd int
+			var events uint32
+			var data, pos string
+			var wino uint64
+			if n, _ := fmt.Sscanf(line, "tfd: %d events: %x data: %s pos:%s ino:%x", &tfd, &events, &data, &pos, &wino); n == 5 && wino == ino {
+				out = append(out, epollWatch{epfd: fd.Name(), events: events})
+			}
+		}
+	}
+	return out
 }

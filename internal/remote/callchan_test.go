@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,14 +44,26 @@ func channelEnds(t *testing.T) (*Client, net.Conn) {
 
 // channelPair serves p on the plugin's end of a new call channel, in this
 // process (sdk.ServeOptions.CallConn), and returns the Client calling on
-// the other.
-func channelPair(t *testing.T, p sdk.Plugin) (*Client, net.Conn) {
+// the other, and what ends the plugin's end as a plugin's exit would (the
+// sdk owns the conn it was given).
+func channelPair(t *testing.T, p sdk.Plugin) (_ *Client, end func()) {
 	t.Helper()
 	r, pconn := channelEnds(t)
+	f, err := pconn.(*net.UnixConn).File() // the same socket, to end it by
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
 	if _, err := sdk.ServerPluginSet(p, sdk.ServeOptions{CallConn: pconn}); err != nil {
 		t.Fatal(err)
 	}
-	return r, pconn
+	return r, func() {
+		rc, err := f.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+	}
 }
 
 // TestCallChannel_CancelReachesTheTool: a call the host gives up on is
@@ -94,7 +107,7 @@ func TestCallChannel_CancelReachesTheTool(t *testing.T) {
 func TestCallChannel_PluginGoneIsUnavailable(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{})
-	r, pconn := channelPair(t, sdk.Plugin{Name: "chan", Tools: []sdk.Tool{
+	r, end := channelPair(t, sdk.Plugin{Name: "chan", Tools: []sdk.Tool{
 		sdk.NewTool(sdk.Spec{Name: "block"}, func(ctx context.Context, _ struct{}) (string, error) {
 			close(started)
 			<-ctx.Done()
@@ -107,7 +120,7 @@ func TestCallChannel_PluginGoneIsUnavailable(t *testing.T) {
 		errc <- err
 	}()
 	<-started
-	_ = pconn.Close()
+	end()
 	select {
 	case err := <-errc:
 		if status.Code(errors.Unwrap(err)) != codes.Unavailable {

@@ -27,7 +27,8 @@ type FrameConn struct {
 }
 
 // NewFrameConn reads and writes frames on c, with raw system calls where c
-// is a socket (internal/quietio).
+// is a socket (internal/quietio). It takes c over: its Close is the one
+// that closes c's socket.
 func NewFrameConn(c net.Conn) *FrameConn {
 	c = quietio.Conn(c)
 	return &FrameConn{conn: c, r: bufio.NewReaderSize(c, 64<<10)}
