@@ -2,16 +2,19 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yagent/yagent/call/adapter"
@@ -484,4 +487,107 @@ func TestLane_CallEndingAtCloseWrites(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session's end was not told in 10s")
 	}
+}
+
+// TestEncodePerRequestResult_AsTheSDK: the lane's encoding of a result for a
+// request of protocol 2026-07-28 is, byte for byte, what the SDK's path
+// (with encodeOnce) writes for it: results encodeOnce renders, results it
+// leaves to the SDK's own encoding, _meta of the result's own (naming the
+// server or not), input-required results (with questions whose text the
+// SDK escapes, none while the server sheds load) and the SDK's error for a
+// result that both has content and asks.
+func TestEncodePerRequestResult_AsTheSDK(t *testing.T) {
+	t.Parallel()
+	ask := &mcp.ElicitParams{Mode: "form", Message: "<approve> & go", RequestedSchema: map[string]any{"type": "object"}}
+	for name, res := range map[string]*mcp.CallToolResult{
+		"text":            {Content: []mcp.Content{&mcp.TextContent{Text: "a <b> & \"c\" é"}}, StructuredContent: map[string]any{"code": "x"}},
+		"no content":      {},
+		"image":           {Content: []mcp.Content{&mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}}, IsError: true},
+		"meta":            {Meta: mcp.Meta{"k": "<v>"}, Content: []mcp.Content{&mcp.TextContent{Text: "x"}}},
+		"meta names":      {Meta: mcp.Meta{mcp.MetaKeyServerInfo: "other"}, Content: []mcp.Content{&mcp.TextContent{Text: "x"}}},
+		"annotated":       {Content: []mcp.Content{&mcp.TextContent{Text: "<x>", Annotations: &mcp.Annotations{Priority: 0.5}}}},
+		"link":            {Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///x", Name: "x"}}, Meta: mcp.Meta{"k": 1}},
+		"link, no meta":   {Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///x", Name: "<x>"}}},
+		"input required":  {InputRequests: mcp.InputRequestMap{"q": ask}, RequestState: "s<1>"},
+		"input, meta":     {InputRequests: mcp.InputRequestMap{"q": ask}, RequestState: "s", Meta: mcp.Meta{"k": "v"}},
+		"load shed":       {InputRequests: mcp.InputRequestMap{}},
+		"content and ask": {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, InputRequests: mcp.InputRequestMap{"q": ask}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			impl := &mcp.Implementation{Name: "test <1>", Version: "0"}
+			line, ss := callPerRequest(t, impl, res)
+			var want struct {
+				Result json.RawMessage
+				Error  *jsonrpc.Error
+			}
+			if err := json.Unmarshal(line, &want); err != nil {
+				t.Fatal(err)
+			}
+			s := &Server{impl: impl, serverInfo: mcp.Meta{mcp.MetaKeyServerInfo: impl}}
+			c := *res
+			c.Meta = maps.Clone(res.Meta)
+			got, err := s.encodePerRequestResult(&c, ss)
+			if want.Error != nil {
+				if err == nil || err.Error() != want.Error.Error() {
+					t.Errorf("error %v, the SDK's %v", err, want.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Result) {
+				t.Errorf("the lane's:\n%s\nthe SDK's:\n%s", got, want.Result)
+			}
+			if !maps.Equal(c.Meta, res.Meta) && len(res.Meta) > 0 {
+				t.Errorf("the result's _meta became %v", c.Meta)
+			}
+		})
+	}
+}
+
+// callPerRequest serves one tool that returns res, through the SDK's path
+// with encodeOnce, to a client of protocol 2026-07-28, and returns the line
+// the server wrote in answer to a call of it and the session.
+func callPerRequest(t *testing.T, impl *mcp.Implementation, res *mcp.CallToolResult) ([]byte, *mcp.ServerSession) {
+	t.Helper()
+	srv := mcp.NewServer(impl, nil)
+	var ss *mcp.ServerSession
+	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ss = req.Session
+			c := *res // the SDK marks the result it is handed
+			c.Meta = maps.Clone(res.Meta)
+			return &c, nil
+		})
+	srv.AddReceivingMiddleware(encodeOnce)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
+		outW.Close()
+	}()
+	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	meta := perRequest(multiRoundTripVersion, "")
+	go func() {
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+meta+`}}`+"\n")
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"t","_meta":`+meta+`,"arguments":{}}}`+"\n")
+	}()
+	t.Cleanup(func() { go io.Copy(io.Discard, outR) }) // before the server's end
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 1<<20)
+	var seen []string
+	for sc.Scan() {
+		var m struct{ ID any }
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID == "call" {
+			return append([]byte(nil), sc.Bytes()...), ss
+		}
+		seen = append(seen, sc.Text())
+	}
+	t.Fatalf("no answer to the call (%v); the server wrote:\n%s", sc.Err(), strings.Join(seen, "\n"))
+	return nil, nil
 }
