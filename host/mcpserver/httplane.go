@@ -45,7 +45,8 @@ import (
 //   - the body is one JSON-RPC request, nothing but jsonrpc, id, method and
 //     params in it, a tools/call whose params decodeLaneParams takes and
 //     whose _meta holds no progress token (the SDK sends progress on the
-//     request's stream, which the lane does not reproduce);
+//     request's stream, which the lane does not reproduce) and none of the
+//     per-request keys of protocol 2026-07-28;
 //   - the session's host state exists (its first call or tools/list went
 //     through the SDK) and its questions do not go to the client (a client
 //     that can elicit gets its elicitation on the request's stream from the
@@ -167,7 +168,7 @@ func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID strin
 		return false
 	}
 	params, ok := decodeLaneParams(req.Params)
-	if !ok || params.GetProgressToken() != nil {
+	if !ok || params.perRequest || params.GetProgressToken() != nil {
 		return false
 	}
 	if _, known := h.s.surf.Lookup(params.Name); known && !h.s.registered(params.Name) {
@@ -197,7 +198,7 @@ func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID strin
 		delete(l.runs, req.ID)
 		l.mu.Unlock()
 	}()
-	return h.answer(ctx, w, r, ss, sessionID, version, req.ID, params)
+	return h.answer(ctx, w, r, ss, sessionID, version, req.ID, params.CallToolParamsRaw)
 }
 
 // answer runs the call and writes its stream; false, nothing written, when

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,24 +23,55 @@ import (
 // its heap every 30 calls.
 //
 // The lane takes a request only where the SDK would do nothing but run the
-// tool: the session is initialized with a protocol before 2026-07-28 (whose
-// sessionless requests and input-required results stay with the SDK), and
-// the params hold a tool name, arguments, and in _meta at most a progress
-// token and a W3C trace context (traceparent, tracestate; trace.go). It runs the call through the same handler the SDK calls, asks the
-// client the questions a call stops on as the SDK's multi-round-trip
-// middleware does for such clients (an elicitation, then the call once
-// more), and writes the answer the SDK would. Anything else goes on to the
-// SDK as before.
+// tool: the session is initialized, and the params hold a tool name,
+// arguments, and in _meta at most a progress token and a W3C trace context
+// (traceparent, tracestate; trace.go), beside, on a session of protocol
+// 2026-07-28 or later, the per-request keys of that protocol (SEP-2575).
+//
+//   - A session of an older protocol: no per-request keys. The lane asks the
+//     client the questions a call stops on as the SDK's multi-round-trip
+//     middleware does for such clients (an elicitation, then the call once
+//     more).
+//   - A session of 2026-07-28, begun with server/discover or its first
+//     request (both the SDK's): the request names in _meta a protocol
+//     version the server supports, and client capabilities and identity
+//     that decode as the SDK decodes them, or the SDK answers its error;
+//     the log level may be there too. The answer carries its resultType and
+//     the server's identity in _meta; a call that stops on a question
+//     answers with it (input_required, the request state beside it), and
+//     its retry with the user's answer goes to the SDK.
+//
+// It runs the call through the same handler the SDK calls and writes the
+// answer the SDK would, byte for byte. Anything else goes on to the SDK as
+// before.
 
 // laneFunc decides, on the read loop, whether the lane takes req; when it
 // does, run answers it.
 type laneFunc func(req *jsonrpc.Request) (run func(context.Context) *jsonrpc.Response, ok bool)
 
+// laneParams is what the lane reads of a tools/call's params: the params
+// the handler gets, whose _meta holds the progress token and the trace
+// context (the keys the host reads), and the per-request fields of protocol
+// 2026-07-28 (SEP-2575) as they came.
+type laneParams struct {
+	*mcp.CallToolParamsRaw
+	// version is _meta's io.modelcontextprotocol/protocolVersion, a
+	// string; clientInfo and clientCaps are its clientInfo and
+	// clientCapabilities, nil when absent.
+	version                string
+	clientInfo, clientCaps json.RawMessage
+	// perRequest says whether _meta holds any of the per-request keys
+	// (those three and io.modelcontextprotocol/logLevel).
+	perRequest bool
+}
+
 // decodeLaneParams decodes the params of a tools/call the lane can take:
-// a name, arguments, and a _meta holding a progress token and a trace
-// context at most; false for any other, which the SDK then decodes as it
-// always has.
-func decodeLaneParams(raw json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
+// a name, arguments, and a _meta holding a progress token, a trace context
+// and the per-request keys of protocol 2026-07-28 at most; false for any
+// other, which the SDK then decodes as it always has. raw is valid JSON
+// (the front judged the line), read by hand: nothing below the _meta
+// values the host reads is decoded.
+func decodeLaneParams(raw json.RawMessage) (*laneParams, bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false
 	}
@@ -45,51 +79,185 @@ func decodeLaneParams(raw json.RawMessage) (*mcp.CallToolParamsRaw, bool) {
 	if dup != "" {
 		return nil, false
 	}
-	for k := range fields {
-		if k != "_meta" && k != "name" && k != "arguments" {
-			return nil, false
-		}
-	}
-	var p struct {
-		Meta      mcp.Meta        `json:"_meta"`
-		Name      *string         `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil || p.Name == nil {
-		return nil, false
-	}
-	for k := range p.Meta {
+	lp := &laneParams{CallToolParamsRaw: &mcp.CallToolParamsRaw{}}
+	for k, v := range fields {
 		switch k {
-		case "progressToken", traceparentKey, tracestateKey:
+		case "name":
+			name, err := jsonString(v)
+			if err != nil || v[0] != '"' { // null decodes as ""
+				return nil, false
+			}
+			lp.Name = name
+		case "arguments":
+			lp.Arguments = v
+		case "_meta":
+			if !lp.decodeMeta(v) {
+				return nil, false
+			}
 		default:
 			return nil, false
 		}
 	}
-	return &mcp.CallToolParamsRaw{Meta: p.Meta, Name: *p.Name, Arguments: p.Arguments}, true
+	if _, ok := fields["name"]; !ok {
+		return nil, false
+	}
+	return lp, true
 }
 
-// laneFor is the call lane of the session ss.
+// decodeMeta reads raw, the _meta of the params, into lp.
+func (lp *laneParams) decodeMeta(raw json.RawMessage) bool {
+	switch raw[0] {
+	case 'n': // null
+		return true
+	case '{':
+	default:
+		return false
+	}
+	fields, dup := topLevel(raw)
+	if dup != "" {
+		return false
+	}
+	for k, v := range fields {
+		switch k {
+		case "progressToken", traceparentKey, tracestateKey:
+			x, ok := metaValue(v)
+			if !ok {
+				return false
+			}
+			if lp.Meta == nil {
+				lp.Meta = make(mcp.Meta, 3)
+			}
+			lp.Meta[k] = x
+		case mcp.MetaKeyProtocolVersion:
+			// Not a string, the SDK takes the request for one of an older
+			// protocol; the lane leaves it.
+			s, err := jsonString(v)
+			if err != nil || v[0] != '"' {
+				return false
+			}
+			lp.version, lp.perRequest = s, true
+		case mcp.MetaKeyClientInfo:
+			lp.clientInfo, lp.perRequest = v, true
+		case mcp.MetaKeyClientCapabilities:
+			lp.clientCaps, lp.perRequest = v, true
+		case mcp.MetaKeyLogLevel:
+			// The SDK puts it in the call's context, where only
+			// ServerSession.Log would read it; the host logs to its
+			// clients with a context of its own (events.sendLog).
+			lp.perRequest = true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// metaValue decodes v, one valid JSON value, as encoding/json decodes it
+// into an any: a string or a number (a float64) without reflection.
+func metaValue(v json.RawMessage) (any, bool) {
+	switch c := v[0]; {
+	case c == '"':
+		s, err := jsonString(v)
+		return s, err == nil
+	case c == '-' || '0' <= c && c <= '9':
+		f, err := strconv.ParseFloat(string(v), 64)
+		return f, err == nil
+	}
+	var x any
+	return x, json.Unmarshal(v, &x) == nil
+}
+
+// laneFor is the call lane of the session ss. It is called on the read
+// loop of the session's connection alone.
 func (s *Server) laneFor(ss *mcp.ServerSession) laneFunc {
+	var known clientMeta
 	return func(req *jsonrpc.Request) (func(context.Context) *jsonrpc.Response, bool) {
 		if req.Method != "tools/call" || !req.ID.IsValid() {
 			return nil, false
 		}
 		init := ss.InitializeParams()
-		if init == nil || init.ProtocolVersion == "" || init.ProtocolVersion >= multiRoundTripVersion {
+		if init == nil || init.ProtocolVersion == "" {
 			return nil, false
 		}
 		params, ok := decodeLaneParams(req.Params)
 		if !ok {
 			return nil, false
 		}
+		// A session of 2026-07-28 or later (begun with server/discover, or
+		// by its first request) takes only requests that carry its
+		// per-request _meta; an older one only requests without it.
+		multiRoundTrip := init.ProtocolVersion >= multiRoundTripVersion
+		if multiRoundTrip {
+			if params.version < multiRoundTripVersion || !slices.Contains(s.versions, params.version) ||
+				!known.valid(params.clientCaps, params.clientInfo) {
+				return nil, false // the SDK's answer, an error for most
+			}
+		} else if params.perRequest {
+			return nil, false
+		}
 		if _, known := s.surf.Lookup(params.Name); known && !s.registered(params.Name) {
 			return nil, false // the SDK's unknown-tool error
 		}
+		if !multiRoundTrip {
+			return func(ctx context.Context) *jsonrpc.Response {
+				res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, true)
+				return laneResponse(req.ID, res, err, ss)
+			}, true
+		}
+		// The client asks its user itself: a call that stops on a
+		// question answers with the question (input_required).
 		return func(ctx context.Context) *jsonrpc.Response {
-			res, err := s.laneCall(ctx, ss, params, true)
-			return laneResponse(req.ID, res, err, ss)
+			res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, false)
+			if err != nil {
+				return &jsonrpc.Response{ID: req.ID, Error: err}
+			}
+			b, err := s.encodePerRequestResult(res, ss)
+			if err != nil {
+				return &jsonrpc.Response{ID: req.ID, Error: err}
+			}
+			return &jsonrpc.Response{ID: req.ID, Result: b}
 		}, true
 	}
+}
+
+// clientMeta remembers the last clientCapabilities and clientInfo of a
+// session's requests found to decode as the SDK decodes them: a client
+// sends the same ones with every request, so each is decoded once.
+type clientMeta struct {
+	caps, info []byte
+}
+
+// valid says whether caps and info (nil when absent) decode as the SDK's
+// check of a request's _meta decodes them (the capabilities are required,
+// the client's identity optional); the SDK answers an error where not.
+func (m *clientMeta) valid(caps, info json.RawMessage) bool {
+	if caps == nil {
+		return false
+	}
+	if m.caps != nil && bytes.Equal(caps, m.caps) && bytes.Equal(info, m.info) && (info == nil) == (m.info == nil) {
+		return true
+	}
+	meta := mcp.Meta{}
+	var v any
+	if json.Unmarshal(caps, &v) != nil {
+		return false
+	}
+	meta[mcp.MetaKeyClientCapabilities] = v
+	if info != nil {
+		var v any
+		if json.Unmarshal(info, &v) != nil {
+			return false
+		}
+		meta[mcp.MetaKeyClientInfo] = v
+	}
+	// A request without a session reads these from its _meta alone, as
+	// the SDK does: nil where they do not decode.
+	r := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: meta}}
+	if r.ClientCapabilities() == nil || (info != nil && r.ClientInfo() == nil) {
+		return false
+	}
+	m.caps, m.info = bytes.Clone(caps), bytes.Clone(info)
+	return true
 }
 
 // laneResponse is the answer to the call id given what laneCall returned.
@@ -104,11 +272,12 @@ func laneResponse(id jsonrpc.ID, res *mcp.CallToolResult, err error, ss *mcp.Ser
 	return &jsonrpc.Response{ID: id, Result: b}
 }
 
-// laneCall runs one call as the SDK's path would for a client before the
-// multi-round-trip protocol: the handler; when it stops on a question and
-// elicit is set, the question put to the client as an elicitation and the
-// handler run once more with the answer. Without elicit, a call that stops
-// on a question returns its input-required result as it is.
+// laneCall runs one call as the SDK's path would: the handler; when it
+// stops on a question and elicit is set (a client before the
+// multi-round-trip protocol), the question put to the client as an
+// elicitation and the handler run once more with the answer. Without
+// elicit, a call that stops on a question returns its input-required
+// result as it is.
 func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mcp.CallToolParamsRaw, elicit bool) (*mcp.CallToolResult, error) {
 	run := func(p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
 		req := &mcp.CallToolRequest{Session: ss, Params: p}
@@ -154,6 +323,72 @@ func encodeLaneResult(res *mcp.CallToolResult, ss *mcp.ServerSession) (json.RawM
 		r.Content = []mcp.Content{}
 		v = &r
 	}
+	return encodeLaneValue(v)
+}
+
+// encodePerRequestResult encodes res as the SDK's path does for a request
+// carrying the per-request _meta of protocol 2026-07-28: with a resultType,
+// "complete", or "input_required" beside the question and the request state
+// of a call that stopped on one, and the server's identity in _meta
+// (io.modelcontextprotocol/serverInfo) unless the result names one.
+func (s *Server) encodePerRequestResult(res *mcp.CallToolResult, ss *mcp.ServerSession) (json.RawMessage, error) {
+	meta := s.withServerInfo(res.Meta)
+	if out, ok := asCallResult(res, ss); ok {
+		out.Meta = meta
+		return encodeLaneValue(out)
+	}
+	r := *res
+	r.Meta = meta
+	resultType := "complete"
+	if r.InputRequests != nil {
+		if len(r.Content) > 0 || r.StructuredContent != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "server bug: result has both content and inputRequests"}
+		}
+		resultType = "input_required"
+	} else if r.Content == nil {
+		r.Content = []mcp.Content{}
+	}
+	return marshalCallToolResult(&r, resultType)
+}
+
+// withServerInfo is the _meta m with the server's identity added, as the
+// SDK adds it to each result of a request of protocol 2026-07-28; m itself
+// when it names one. m is not changed.
+func (s *Server) withServerInfo(m mcp.Meta) mcp.Meta {
+	if m == nil {
+		return s.serverInfo // only read
+	}
+	if _, ok := m[mcp.MetaKeyServerInfo]; ok {
+		return m
+	}
+	c := maps.Clone(m)
+	c[mcp.MetaKeyServerInfo] = s.impl
+	return c
+}
+
+// marshalCallToolResult is the SDK's encoding of r (CallToolResult's
+// MarshalJSON: its fields, then the result type, then the input requests)
+// with the result type the SDK gives it, which it keeps unexported.
+func marshalCallToolResult(r *mcp.CallToolResult, resultType string) (json.RawMessage, error) {
+	type result mcp.CallToolResult // without its MarshalJSON
+	type wire struct {
+		result
+		ResultType    string          `json:"resultType,omitempty"`
+		InputRequests json.RawMessage `json:"inputRequests,omitempty"` // shadows result's
+	}
+	w := wire{result: result(*r), ResultType: resultType}
+	if r.InputRequests != nil {
+		ir, err := json.Marshal(r.InputRequests)
+		if err != nil {
+			return nil, err
+		}
+		w.InputRequests = ir
+	}
+	return json.Marshal(w)
+}
+
+// encodeLaneValue encodes v, a result, as the SDK's JSON-RPC layer does.
+func encodeLaneValue(v any) (json.RawMessage, error) {
 	buf := resultBufs.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= keptResultBytes {

@@ -27,9 +27,13 @@ import (
 // SDK's path, the adapter, the answer written and read back. Allocations
 // are the client's and the host's together. The params hold no _meta, a
 // progress token, or a W3C trace context (traceparent and tracestate);
-// with telemetry on, each call's span goes to an in-memory exporter.
+// with telemetry on, each call's span goes to an in-memory exporter. The
+// client of "v2026-07-28" opens with server/discover and sends in each
+// call's _meta its protocol version, identity and capabilities, as the Go
+// SDK's client does.
 func BenchmarkLaneCall(b *testing.B) {
 	const traced = `"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"},`
+	perRequestMeta := `"_meta":` + perRequest(multiRoundTripVersion, "") + `,`
 	for _, bc := range []struct {
 		name, meta string
 		telemetry  bool
@@ -39,6 +43,7 @@ func BenchmarkLaneCall(b *testing.B) {
 		{"traced", traced, false},
 		{"plain-telemetry", ``, true},
 		{"traced-telemetry", traced, true},
+		{"v2026-07-28", perRequestMeta, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			echo := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, args json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
@@ -74,9 +79,14 @@ func BenchmarkLaneCall(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"0"}}}`+"\n")
-			answer()
-			io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+			if bc.meta == perRequestMeta {
+				io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{`+strings.TrimSuffix(perRequestMeta, ",")+`}}`+"\n")
+				answer()
+			} else {
+				io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"0"}}}`+"\n")
+				answer()
+				io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+			}
 			var line strings.Builder
 			i := 0
 			call := func() {
@@ -112,6 +122,7 @@ func BenchmarkDecodeLaneParams(b *testing.B) {
 		{"plain", `{"name":"echo","arguments":{"path":"src/main.go"}}`},
 		{"progress", `{"name":"echo","_meta":{"progressToken":41},"arguments":{"path":"src/main.go"}}`},
 		{"traced", `{"name":"echo","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"},"arguments":{"path":"src/main.go"}}`},
+		{"v2026-07-28", `{"name":"echo","_meta":` + perRequest(multiRoundTripVersion, "") + `,"arguments":{"path":"src/main.go"}}`},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			raw := json.RawMessage(bc.params)

@@ -2,16 +2,19 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/yagent/yagent/call/adapter"
@@ -27,7 +30,7 @@ type askGuard struct{}
 
 func (askGuard) Check(_ context.Context, r adapter.GuardRequest) adapter.Decision {
 	if r.Spec.Name == "ask" {
-		return adapter.Decision{Action: adapter.Ask, Reason: "asks every time"}
+		return adapter.Decision{Action: adapter.Ask, Reason: "asks every time, <always> & again"}
 	}
 	return adapter.Decision{Action: adapter.Allow}
 }
@@ -77,6 +80,23 @@ func laneServerWith(t *testing.T, opts *Options) (_ *Server, sdkCalls *atomic.In
 // and including the answer to each.
 func converse(t *testing.T, srv *Server, lane bool, version string, elicit bool, calls []string) []string {
 	t.Helper()
+	caps := `{}`
+	if elicit {
+		caps = `{"elicitation":{}}`
+	}
+	open := []string{
+		fmt.Sprintf(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"t","version":"0"}}}`, version, caps),
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	}
+	return converseFrom(t, srv, lane, open, calls)
+}
+
+// converseFrom is converse for a client that opens the session with the
+// messages of open (the requests among them answered before the calls
+// start). A call may name, as $STATE, the requestState of the last
+// input-required result.
+func converseFrom(t *testing.T, srv *Server, lane bool, open, calls []string) []string {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -113,15 +133,16 @@ func converse(t *testing.T, srv *Server, lane bool, version string, elicit bool,
 		}
 		return ""
 	}
-	caps := `{}`
-	if elicit {
-		caps = `{"elicitation":{}}`
+	for _, m := range open {
+		io.WriteString(inW, m+"\n")
+		if strings.Contains(m, `"id"`) {
+			next()
+		}
 	}
-	fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"t","version":"0"}}}`+"\n", version, caps)
-	next()
-	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	var out []string
+	state := ""
 	for _, call := range calls {
+		call = strings.ReplaceAll(call, "$STATE", state)
 		var want struct{ ID json.RawMessage }
 		if err := json.Unmarshal([]byte(call), &want); err != nil {
 			t.Fatalf("call %s: %v", call, err)
@@ -129,12 +150,18 @@ func converse(t *testing.T, srv *Server, lane bool, version string, elicit bool,
 		io.WriteString(inW, call+"\n")
 		for {
 			line := next()
-			out = append(out, line)
 			var m struct {
 				ID     json.RawMessage
 				Method string
+				Result struct{ RequestState string }
 			}
 			_ = json.Unmarshal([]byte(line), &m)
+			if st := m.Result.RequestState; st != "" {
+				// Random: the same in both paths' answers but for this.
+				state = st
+				line = strings.Replace(line, st, "STATE", 1)
+			}
+			out = append(out, line)
 			if m.Method == "elicitation/create" {
 				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"scope":"once"}}}`+"\n", m.ID)
 				continue
@@ -155,10 +182,10 @@ func call(id, params string) string {
 // for byte as the SDK's request path answers it (results, an image, a
 // progress token, arguments absent or null, a tool nobody knows, a call
 // the user is asked about over elicitation, a trace context valid or
-// not), none of them reaches the
-// SDK's path, and the calls the lane leaves (params it does not know, a
-// client of the protocol whose results carry their type) reach it and are
-// answered as before.
+// not), none of them reaches the SDK's path, and the calls the lane leaves
+// (params it does not know, the per-request _meta of protocol 2026-07-28 on
+// an older session, calls without it of a client that initialized with
+// 2026-07-28) reach it and are answered as before.
 func TestLane_AnswersAsTheSDKPath(t *testing.T) {
 	t.Parallel()
 	taken := []string{
@@ -175,6 +202,8 @@ func TestLane_AnswersAsTheSDKPath(t *testing.T) {
 	left := []string{
 		call(`9`, `{"name":"echo","arguments":{},"task":{}}`),
 		call(`10`, `{"name":"echo","_meta":{"other":1},"arguments":{}}`),
+		// The per-request _meta of protocol 2026-07-28 on an older session.
+		call(`13`, `{"name":"echo","_meta":`+perRequest(multiRoundTripVersion, "")+`,"arguments":{}}`),
 	}
 	for _, tc := range []struct {
 		version      string
@@ -195,6 +224,136 @@ func TestLane_AnswersAsTheSDKPath(t *testing.T) {
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("%s: through the lane:\n%s\nthrough the SDK's path:\n%s", tc.version, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// perRequest is the _meta a client of protocol 2026-07-28 sends with every
+// request (the Go SDK's client sends these three), with more keys after it.
+func perRequest(version, more string) string {
+	return fmt.Sprintf(`{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/protocolVersion":%q%s}`, version, more)
+}
+
+// TestLane_AnswersSessionlessAsTheSDKPath: for a client of protocol
+// 2026-07-28, which opens with server/discover and sends its version,
+// identity and capabilities in each request's _meta, every call the lane
+// takes is answered byte for byte as the SDK's path answers it (resultType
+// and the server's identity in _meta; a call the user is asked about with
+// the question, the input-required result, whose retry goes to the SDK),
+// none of them reaches the SDK's path, and the calls the lane leaves (an
+// unsupported version, capabilities or identity the SDK refuses, other
+// _meta keys or params, a request without the per-request _meta, the
+// first request of a session not yet begun) reach it and are answered as
+// before.
+func TestLane_AnswersSessionlessAsTheSDKPath(t *testing.T) {
+	t.Parallel()
+	meta := perRequest(multiRoundTripVersion, "")
+	with := func(more string) string { return perRequest(multiRoundTripVersion, more) }
+	taken := []string{
+		call(`2`, `{"name":"echo","_meta":`+meta+`,"arguments":{"x":"a <b> & \"c\" é"}}`),
+		call(`"s-3"`, `{"name":"echo","_meta":`+meta+`,"arguments":{"image":true}}`),
+		call(`4`, `{"name":"echo","_meta":`+with(`,"progressToken":"p1"`)+`,"arguments":{}}`),
+		call(`5`, `{"_meta":`+meta+`,"name":"echo"}`),
+		call(`6`, `{"name":"echo","_meta":`+meta+`,"arguments":null}`),
+		call(`7`, `{"name":"nope","_meta":`+meta+`,"arguments":{}}`),
+		call(`8`, `{"name":"ask","_meta":`+meta+`,"arguments":{"y":2}}`),
+		call(`11`, `{"name":"echo","_meta":`+with(`,"progressToken":1,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"`)+`,"arguments":{}}`),
+		call(`12`, `{"name":"echo","_meta":`+with(`,"io.modelcontextprotocol/logLevel":"debug"`)+`,"arguments":{}}`),
+		call(`13`, `{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"arguments":{}}`),
+	}
+	left := []string{
+		// The retry of the call asked about, with the user's answer.
+		call(`8`, `{"name":"ask","_meta":`+meta+`,"arguments":{"y":2},"inputResponses":{"yagent":{"action":"accept","content":{"scope":"once"}}},"requestState":"$STATE"}`),
+		call(`20`, `{"name":"echo","_meta":`+perRequest("2099-01-01", "")+`,"arguments":{}}`),
+		call(`21`, `{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":"all"},"arguments":{}}`),
+		call(`22`, `{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":null},"arguments":{}}`),
+		call(`23`, `{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"arguments":{}}`),
+		call(`24`, `{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":7}},"arguments":{}}`),
+		call(`25`, `{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":5}},"arguments":{}}`),
+		call(`26`, `{"name":"echo","_meta":`+with(`,"other":1`)+`,"arguments":{}}`),
+		call(`27`, `{"name":"echo","_meta":`+meta+`,"arguments":{},"task":{}}`),
+		call(`28`, `{"name":"echo","arguments":{}}`),
+		call(`29`, `{"name":"echo","_meta":`+perRequest("2025-11-25", "")+`,"arguments":{}}`),
+		call(`30`, `{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":2026},"arguments":{}}`),
+	}
+	discover := []string{`{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":` + meta + `}}`}
+	for _, tc := range []struct {
+		name         string
+		open, calls  []string
+		wantSDKCalls int64
+	}{
+		{"taken", discover, taken, 0},
+		// The SDK refuses six of them before any call runs.
+		{"left", discover, append(taken[6:7:7], left...), int64(len(left)) - 6},
+		// The first request begins the session, in the SDK.
+		{"begun", nil, taken[:3], 1},
+	} {
+		lane, sdkCalls := laneServer(t)
+		got := converseFrom(t, lane, true, tc.open, tc.calls)
+		if n := sdkCalls.Load(); n != tc.wantSDKCalls {
+			t.Errorf("%s: %d calls took the SDK's path, want %d", tc.name, n, tc.wantSDKCalls)
+		}
+		if testing.Verbose() {
+			t.Logf("%s:\n%s", tc.name, strings.Join(got, "\n"))
+		}
+		plain, _ := laneServer(t)
+		want := converseFrom(t, plain, false, tc.open, tc.calls)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: through the lane:\n%s\nthrough the SDK's path:\n%s", tc.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestLane_TakesTheGoSDKClient: the Go SDK's client, which speaks protocol
+// 2026-07-28 unless told otherwise, has its calls answered on the lane,
+// a call the user is asked about included; only that call's retry, with
+// the user's answer, takes the SDK's path.
+func TestLane_TakesTheGoSDKClient(t *testing.T) {
+	t.Parallel()
+	srv, sdkCalls := laneServer(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
+		outW.Close()
+	}()
+	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	var asked atomic.Int64
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"scope": "once"}}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v != multiRoundTripVersion {
+		t.Fatalf("the client speaks %s, want %s", v, multiRoundTripVersion)
+	}
+	for i, p := range []*mcp.CallToolParams{
+		{Name: "echo", Arguments: map[string]any{"path": "a"}},
+		{Name: "echo", Arguments: map[string]any{"image": true}, Meta: mcp.Meta{"progressToken": "p"}},
+		{Name: "nope"},
+		{Name: "ask", Arguments: map[string]any{"y": 2}},
+	} {
+		r, err := cs.CallTool(ctx, p)
+		if err != nil {
+			t.Fatalf("call %d (%s): %v", i, p.Name, err)
+		}
+		if text := r.Content[0].(*mcp.TextContent).Text; p.Name != "nope" && !strings.HasPrefix(text, "echo ") {
+			t.Errorf("call %d (%s) answered %q", i, p.Name, text)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the user was asked %d times, want 1", n)
+	}
+	if n := sdkCalls.Load(); n != 1 {
+		t.Errorf("%d calls took the SDK's path, want 1 (the retry with the answer)", n)
 	}
 }
 
@@ -253,6 +412,10 @@ func TestDecodeLaneParams(t *testing.T) {
 		`{"name":"a","_meta":{"traceparent":"t","other":true}}`:     false,
 		`{"name":1}`: false,
 		`[]`:         false,
+		`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{},"io.modelcontextprotocol/logLevel":"info","progressToken":1}}`: true,
+		`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":2026}}`: false,
+		`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":null}}`: false,
+		`{"name":"a","_meta":{"io.modelcontextprotocol/serverInfo":{}}}`:        false,
 	} {
 		if _, got := decodeLaneParams(json.RawMessage(raw)); got != ok {
 			t.Errorf("decodeLaneParams(%s) = %v, want %v", raw, got, ok)
@@ -324,4 +487,107 @@ func TestLane_CallEndingAtCloseWrites(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the session's end was not told in 10s")
 	}
+}
+
+// TestEncodePerRequestResult_AsTheSDK: the lane's encoding of a result for a
+// request of protocol 2026-07-28 is, byte for byte, what the SDK's path
+// (with encodeOnce) writes for it: results encodeOnce renders, results it
+// leaves to the SDK's own encoding, _meta of the result's own (naming the
+// server or not), input-required results (with questions whose text the
+// SDK escapes, none while the server sheds load) and the SDK's error for a
+// result that both has content and asks.
+func TestEncodePerRequestResult_AsTheSDK(t *testing.T) {
+	t.Parallel()
+	ask := &mcp.ElicitParams{Mode: "form", Message: "<approve> & go", RequestedSchema: map[string]any{"type": "object"}}
+	for name, res := range map[string]*mcp.CallToolResult{
+		"text":            {Content: []mcp.Content{&mcp.TextContent{Text: "a <b> & \"c\" é"}}, StructuredContent: map[string]any{"code": "x"}},
+		"no content":      {},
+		"image":           {Content: []mcp.Content{&mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}}, IsError: true},
+		"meta":            {Meta: mcp.Meta{"k": "<v>"}, Content: []mcp.Content{&mcp.TextContent{Text: "x"}}},
+		"meta names":      {Meta: mcp.Meta{mcp.MetaKeyServerInfo: "other"}, Content: []mcp.Content{&mcp.TextContent{Text: "x"}}},
+		"annotated":       {Content: []mcp.Content{&mcp.TextContent{Text: "<x>", Annotations: &mcp.Annotations{Priority: 0.5}}}},
+		"link":            {Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///x", Name: "x"}}, Meta: mcp.Meta{"k": 1}},
+		"link, no meta":   {Content: []mcp.Content{&mcp.ResourceLink{URI: "file:///x", Name: "<x>"}}},
+		"input required":  {InputRequests: mcp.InputRequestMap{"q": ask}, RequestState: "s<1>"},
+		"input, meta":     {InputRequests: mcp.InputRequestMap{"q": ask}, RequestState: "s", Meta: mcp.Meta{"k": "v"}},
+		"load shed":       {InputRequests: mcp.InputRequestMap{}},
+		"content and ask": {Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, InputRequests: mcp.InputRequestMap{"q": ask}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			impl := &mcp.Implementation{Name: "test <1>", Version: "0"}
+			line, ss := callPerRequest(t, impl, res)
+			var want struct {
+				Result json.RawMessage
+				Error  *jsonrpc.Error
+			}
+			if err := json.Unmarshal(line, &want); err != nil {
+				t.Fatal(err)
+			}
+			s := &Server{impl: impl, serverInfo: mcp.Meta{mcp.MetaKeyServerInfo: impl}}
+			c := *res
+			c.Meta = maps.Clone(res.Meta)
+			got, err := s.encodePerRequestResult(&c, ss)
+			if want.Error != nil {
+				if err == nil || err.Error() != want.Error.Error() {
+					t.Errorf("error %v, the SDK's %v", err, want.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Result) {
+				t.Errorf("the lane's:\n%s\nthe SDK's:\n%s", got, want.Result)
+			}
+			if !maps.Equal(c.Meta, res.Meta) && len(res.Meta) > 0 {
+				t.Errorf("the result's _meta became %v", c.Meta)
+			}
+		})
+	}
+}
+
+// callPerRequest serves one tool that returns res, through the SDK's path
+// with encodeOnce, to a client of protocol 2026-07-28, and returns the line
+// the server wrote in answer to a call of it and the session.
+func callPerRequest(t *testing.T, impl *mcp.Implementation, res *mcp.CallToolResult) ([]byte, *mcp.ServerSession) {
+	t.Helper()
+	srv := mcp.NewServer(impl, nil)
+	var ss *mcp.ServerSession
+	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ss = req.Session
+			c := *res // the SDK marks the result it is handed
+			c.Meta = maps.Clone(res.Meta)
+			return &c, nil
+		})
+	srv.AddReceivingMiddleware(encodeOnce)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
+		outW.Close()
+	}()
+	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	meta := perRequest(multiRoundTripVersion, "")
+	go func() {
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+meta+`}}`+"\n")
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"t","_meta":`+meta+`,"arguments":{}}}`+"\n")
+	}()
+	t.Cleanup(func() { go io.Copy(io.Discard, outR) }) // before the server's end
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(nil, 1<<20)
+	var seen []string
+	for sc.Scan() {
+		var m struct{ ID any }
+		if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID == "call" {
+			return append([]byte(nil), sc.Bytes()...), ss
+		}
+		seen = append(seen, sc.Text())
+	}
+	t.Fatalf("no answer to the call (%v); the server wrote:\n%s", sc.Err(), strings.Join(seen, "\n"))
+	return nil, nil
 }

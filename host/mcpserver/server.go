@@ -59,6 +59,12 @@ type Server struct {
 	logger *slog.Logger
 	// names are the tools given to the SDK, which calls handle for them.
 	names map[string]struct{}
+	// impl is the server's identity as given to the SDK; serverInfo the
+	// _meta the SDK puts it in for a request of protocol 2026-07-28, and
+	// versions the protocol versions the SDK serves (the lane's).
+	impl       *mcp.Implementation
+	serverInfo mcp.Meta
+	versions   []string
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*hostSession
@@ -110,7 +116,12 @@ func New(surf *surface.Surface, opts *Options) *Server {
 		sessions: map[*mcp.ServerSession]*hostSession{},
 		lanes:    map[*mcp.ServerSession]laneCalls{},
 	}
-	s.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
+	s.impl = &mcp.Implementation{Name: o.Name, Version: o.Version}
+	s.serverInfo = mcp.Meta{mcp.MetaKeyServerInfo: s.impl}
+	// The SDK serves these unless ServerOptions.SupportedProtocolVersions
+	// names fewer, which it does not here.
+	s.versions = mcp.SupportedProtocolVersions()
+	s.server = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: o.Instructions,
 		Logger:       logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Logging: &mcp.LoggingCapabilities{}},
