@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,13 +56,7 @@ func channelPair(t *testing.T, p sdk.Plugin) (_ *Client, end func()) {
 	if _, err := sdk.ServerPluginSet(p, sdk.ServeOptions{CallConn: pconn}); err != nil {
 		t.Fatal(err)
 	}
-	return r, func() {
-		rc, err := f.SyscallConn()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
-	}
+	return r, func() { shutdown(t, f) }
 }
 
 // TestCallChannel_CancelReachesTheTool: a call the host gives up on is
