@@ -63,16 +63,7 @@ func BenchmarkLaneCall(b *testing.B) {
 			a := adapter.New(spec, "test", toolspec.Hot, echo, adapter.Options{Trusted: true, Logger: logger, Observer: obs})
 			srv := New(surface.NewSurfaceFromAdapters([]*adapter.Adapter{a}, surface.Options{Guard: allowAll{}, Logger: logger}), nil)
 
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
-				outW.Close()
-			}()
-			defer func() { cancel(); inW.Close(); <-done }()
+			_, inW, outR := runOnPipes(b, srv)
 			out := bufio.NewReader(outR)
 			answer := func() {
 				if _, err := out.ReadString('\n'); err != nil {

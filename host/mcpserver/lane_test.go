@@ -303,13 +303,12 @@ func TestLane_AnswersSessionlessAsTheSDKPath(t *testing.T) {
 	}
 }
 
-// TestLane_TakesTheGoSDKClient: the Go SDK's client, which speaks protocol
-// 2026-07-28 unless told otherwise, has its calls answered on the lane,
-// a call the user is asked about included; only that call's retry, with
-// the user's answer, takes the SDK's path.
-func TestLane_TakesTheGoSDKClient(t *testing.T) {
-	t.Parallel()
-	srv, sdkCalls := laneServer(t)
+// runOnPipes runs srv on a stdio transport over pipes until the test
+// ends, and returns the run's context and the client's ends.
+func runOnPipes(tb testing.TB, srv interface {
+	Run(context.Context, mcp.Transport) error
+}) (context.Context, *io.PipeWriter, *io.PipeReader) {
+	tb.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -319,7 +318,18 @@ func TestLane_TakesTheGoSDKClient(t *testing.T) {
 		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
 		outW.Close()
 	}()
-	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	tb.Cleanup(func() { cancel(); inW.Close(); <-done })
+	return ctx, inW, outR
+}
+
+// TestLane_TakesTheGoSDKClient: the Go SDK's client, which speaks protocol
+// 2026-07-28 unless told otherwise, has its calls answered on the lane,
+// a call the user is asked about included; only that call's retry, with
+// the user's answer, takes the SDK's path.
+func TestLane_TakesTheGoSDKClient(t *testing.T) {
+	t.Parallel()
+	srv, sdkCalls := laneServer(t)
+	ctx, inW, outR := runOnPipes(t, srv)
 	var asked atomic.Int64
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -362,16 +372,7 @@ func TestLane_TakesTheGoSDKClient(t *testing.T) {
 func TestLane_CancelledCallEnds(t *testing.T) {
 	t.Parallel()
 	srv, b := newBlockingServer(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
-		outW.Close()
-	}()
-	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	_, inW, outR := runOnPipes(t, srv)
 	answers := make(chan string, 8)
 	go func() {
 		sc := bufio.NewScanner(outR)
@@ -562,16 +563,7 @@ func callPerRequest(t *testing.T, impl *mcp.Implementation, res *mcp.CallToolRes
 			return &c, nil
 		})
 	srv.AddReceivingMiddleware(encodeOnce)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
-		outW.Close()
-	}()
-	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	_, inW, outR := runOnPipes(t, srv)
 	meta := perRequest(multiRoundTripVersion, "")
 	go func() {
 		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+meta+`}}`+"\n")

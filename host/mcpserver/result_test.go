@@ -31,16 +31,7 @@ func callOverStdio(t *testing.T, version string, once bool, res *mcp.CallToolRes
 	if once {
 		srv.AddReceivingMiddleware(encodeOnce)
 	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Run(ctx, &StdioTransport{In: inR, Out: outW})
-		outW.Close()
-	}()
-	t.Cleanup(func() { cancel(); inW.Close(); <-done })
+	_, inW, outR := runOnPipes(t, srv)
 	go func() {
 		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n", version)
 		io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")

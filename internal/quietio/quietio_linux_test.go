@@ -38,6 +38,19 @@ func socketPair(t *testing.T) (a, b net.Conn) {
 	return conn(fds[0]), conn(fds[1])
 }
 
+// socketForChild returns a connected pair: this end as a conn, the other
+// as a file for a child's stdin or stdout, to be closed once it started.
+func socketForChild(t *testing.T) (net.Conn, *os.File) {
+	t.Helper()
+	a, b := socketPair(t)
+	f, err := b.(*net.UnixConn).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	return a, f
+}
+
 func TestConn_ReadsAndWritesWhatTheSocketCarries(t *testing.T) {
 	a, b := socketPair(t)
 	qa, qb := Conn(a), Conn(b)
@@ -142,12 +155,7 @@ func TestConn_WakesNoThreadOnARead(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const msgs = 40
 	count := func(quiet bool) int {
-		a, b := socketPair(t)
-		f, err := b.(*net.UnixConn).File()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Close()
+		a, f := socketForChild(t)
 		cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt "+strconv.Itoa(msgs)+" ]; do sleep 0.003; printf x; i=$((i+1)); done")
 		cmd.Stdout = f
 		if err := cmd.Start(); err != nil {
@@ -230,12 +238,7 @@ func TestConn_PeerReadsWakeNoThread(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const msgs = 40
 	count := func(quiet bool) int {
-		a, b := socketPair(t)
-		f, err := b.(*net.UnixConn).File()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Close()
+		a, f := socketForChild(t)
 		w := a
 		if quiet {
 			w = Conn(a)
