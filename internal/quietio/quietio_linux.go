@@ -16,24 +16,30 @@ type rw struct {
 	name string // the file's, for its errors
 }
 
+// readRaw reads fd into p with raw reads; done is false when there is
+// nothing to read yet.
+func readRaw(fd uintptr, p []byte) (n int, errno syscall.Errno, done bool) {
+	for {
+		r, e := sysRead(fd, p)
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return 0, 0, false
+		}
+		return r, e, true
+	}
+}
+
 func (q *rw) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
 	var n int
 	var errno syscall.Errno
-	err := q.rc.Read(func(fd uintptr) bool {
-		for {
-			r, e := sysRead(fd, p)
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // the poller waits, then calls again
-			}
-			n, errno = r, e
-			return true
-		}
+	err := q.rc.Read(func(fd uintptr) (done bool) {
+		n, errno, done = readRaw(fd, p)
+		return done // not done: the poller waits, then calls again
 	})
 	switch {
 	case err != nil:

@@ -283,7 +283,7 @@ func TestConn_NoWatchForRoomLeftArmed(t *testing.T) {
 	a, b := socketPair(t)
 	q := Conn(a)
 	var st syscall.Stat_t
-	if err := q.(*sock).statSocket(&st); err != nil {
+	if err := syscall.Fstat(q.(*sock).fd, &st); err != nil {
 		t.Fatal(err)
 	}
 	big := bytes.Repeat([]byte("y"), 4<<20) // many times the buffer: the write waits

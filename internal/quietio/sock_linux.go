@@ -108,18 +108,9 @@ func (s *sock) Read(p []byte) (int, error) {
 	}
 	var n int
 	var errno syscall.Errno
-	err := s.inRC.Read(func(uintptr) bool {
-		for {
-			r, e := sysRead(uintptr(s.fd), p)
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // the poller waits on in, then calls again
-			}
-			n, errno = r, e
-			return true
-		}
+	err := s.inRC.Read(func(uintptr) (done bool) {
+		n, errno, done = readRaw(uintptr(s.fd), p)
+		return done // not done: the poller waits on in, then calls again
 	})
 	switch {
 	case err != nil:
@@ -235,6 +226,3 @@ func (s *sock) SetDeadline(t time.Time) error {
 
 func (s *sock) SetReadDeadline(t time.Time) error  { return s.in.SetReadDeadline(t) }
 func (s *sock) SetWriteDeadline(t time.Time) error { return s.out.SetReadDeadline(t) }
-
-// statSocket stats the socket.
-func (s *sock) statSocket(st *syscall.Stat_t) error { return syscall.Fstat(s.fd, st) }

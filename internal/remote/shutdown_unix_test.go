@@ -16,10 +16,11 @@ func shutdown(t *testing.T, f *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rc.Control(func(fd uintptr) { err = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) }); err != nil {
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) }); err != nil {
 		t.Fatal(err)
 	}
-	if err != nil {
-		t.Fatal(err)
+	if serr != nil {
+		t.Fatal(serr)
 	}
 }
