@@ -396,17 +396,11 @@ func catalogBrief(a *adapter.Adapter) string {
 	return firstSentence(a.Spec().Description)
 }
 
-// catalogGroup is what a registry tool is for together with the tools
-// the catalog names on one line with it; "" for a line of its own.
-func catalogGroup(name string) string {
-	return toolspec.CatalogGroup(name)
-}
-
 func (s *Surface) catalogLines() []hosttools.CatalogLine {
 	var out []hosttools.CatalogLine
 	for _, n := range s.sortedNames() {
 		if s.tiers[n] == toolspec.Cold {
-			out = append(out, hosttools.CatalogLine{Name: n, Brief: catalogBrief(s.adapters[n]), Group: catalogGroup(n)})
+			out = append(out, hosttools.CatalogLine{Name: n, Brief: catalogBrief(s.adapters[n]), Group: toolspec.CatalogGroup(n)})
 		}
 	}
 	return out
