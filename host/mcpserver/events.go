@@ -32,11 +32,23 @@ type events struct {
 	stopped     sync.WaitGroup
 }
 
-// progressSink is where one call's progress goes.
+// progressSink is where one call's progress goes: to send when the call's
+// front writes its stream itself, else through the session.
 type progressSink struct {
 	ctx   context.Context
 	ss    *mcp.ServerSession
 	token any
+	send  func(*mcp.ProgressNotificationParams)
+}
+
+// progressToKey is the context key of a call's own progress writer.
+type progressToKey struct{}
+
+// withProgressTo returns ctx whose call sends its progress with send,
+// rather than through its session (the HTTP lane: the SDK's session would
+// send it on the standalone stream, not the call's).
+func withProgressTo(ctx context.Context, send func(*mcp.ProgressNotificationParams)) context.Context {
+	return context.WithValue(ctx, progressToKey{}, send)
 }
 
 // logQueue bounds the log records waiting to be sent; more are dropped.
@@ -78,12 +90,17 @@ func (e *events) tap(ev bus.Event) {
 		if !ok || !isProgress {
 			return
 		}
-		_ = sink.ss.NotifyProgress(sink.ctx, &mcp.ProgressNotificationParams{
+		params := &mcp.ProgressNotificationParams{
 			ProgressToken: sink.token,
 			Message:       p.Message,
 			Progress:      p.Progress,
 			Total:         p.Total,
-		})
+		}
+		if sink.send != nil {
+			sink.send(params)
+			return
+		}
+		_ = sink.ss.NotifyProgress(sink.ctx, params)
 	case bus.Log:
 		select {
 		case e.logs <- ev:
@@ -103,7 +120,8 @@ func (e *events) forCall(ctx context.Context, ss *mcp.ServerSession, params *mcp
 	}
 	id := uuid.NewString()
 	e.mu.Lock()
-	e.calls[id] = progressSink{ctx: ctx, ss: ss, token: tok}
+	send, _ := ctx.Value(progressToKey{}).(func(*mcp.ProgressNotificationParams))
+	e.calls[id] = progressSink{ctx: ctx, ss: ss, token: tok, send: send}
 	e.mu.Unlock()
 	return adapter.WithCallID(ctx, id), func() {
 		e.mu.Lock()

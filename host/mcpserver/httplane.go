@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -44,18 +46,23 @@ import (
 //     before 2026-07-28;
 //   - the body is one JSON-RPC request, nothing but jsonrpc, id, method and
 //     params in it, a tools/call whose params decodeLaneParams takes and
-//     whose _meta holds no progress token (the SDK sends progress on the
-//     request's stream, which the lane does not reproduce) and none of the
-//     per-request keys of protocol 2026-07-28;
+//     whose _meta holds none of the per-request keys of protocol
+//     2026-07-28;
 //   - the session's host state exists (its first call or tools/list went
-//     through the SDK) and its questions do not go to the client (a client
-//     that can elicit gets its elicitation on the request's stream from the
-//     SDK).
+//     through the SDK).
 //
-// Anything else, and a call that nonetheless stops on a question before
-// anything was written, goes on to the SDK with its body as it came. A
-// notifications/cancelled also cancels the lane's call it names, and goes on
-// to the SDK too.
+// What the SDK's path writes on a call's stream before its answer, the lane
+// writes on its own, as events of the same form, ids and store: the call's
+// progress, for a call with a progress token, and the questions put to a
+// client that can elicit (elicitation/create, under an id of the lane's,
+// "yagent-ask-" and a random part). The POST that carries the client's
+// answer to such a question is taken by the lane too (answered) and said
+// 202 Accepted, as the SDK says it.
+//
+// Anything else, and a call that stops on a question for a client that
+// cannot be asked, before anything was written, goes on to the SDK with its
+// body as it came. A notifications/cancelled also cancels the lane's call it
+// names, and goes on to the SDK too.
 
 // primeAfter is how long the lane holds back a call's priming event: a
 // call that ends before sends it with its answer in one write; one that
@@ -95,10 +102,14 @@ type laneCalls interface{ Wait() }
 type httpLaneSession struct {
 	id    string
 	store mcp.EventStore
+	ended context.Context // done when the session ends
 	wg    sync.WaitGroup
 
 	mu   sync.Mutex
 	runs map[jsonrpc.ID]context.CancelFunc
+	// asks are the lane's questions waiting for the client's answer, by
+	// the id of the elicitation request that put each.
+	asks map[string]chan *jsonrpc.Response
 }
 
 // Wait waits for the session's lane calls, then drops what they stored
@@ -110,7 +121,7 @@ func (l *httpLaneSession) Wait() {
 
 // enterHTTPLane returns the lane state of ss with one more call counted,
 // or false when its calls stay with the SDK: the session has no host state
-// yet, has ended, or puts its questions to the client.
+// yet, or has ended.
 func (s *Server) enterHTTPLane(ss *mcp.ServerSession, store mcp.EventStore) (*httpLaneSession, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,13 +129,11 @@ func (s *Server) enterHTTPLane(ss *mcp.ServerSession, store mcp.EventStore) (*ht
 	if hs == nil || hs.ended.Err() != nil {
 		return nil, false
 	}
-	if _, asks := hs.sess.Answerer().(inputAnswerer); asks {
-		return nil, false
-	}
 	var l *httpLaneSession
 	switch cur := s.lanes[ss].(type) {
 	case nil:
-		l = &httpLaneSession{id: ss.ID(), store: store, runs: map[jsonrpc.ID]context.CancelFunc{}}
+		l = &httpLaneSession{id: ss.ID(), store: store, ended: hs.ended,
+			runs: map[jsonrpc.ID]context.CancelFunc{}, asks: map[string]chan *jsonrpc.Response{}}
 		s.lanes[ss] = l
 	case *httpLaneSession:
 		l = cur
@@ -154,10 +163,14 @@ func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID strin
 	if err != nil {
 		return false
 	}
-	req, ok := laneRequest(body)
+	msg, ok := laneMessage(body)
 	if !ok {
 		return false
 	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		return h.answered(w, ss, resp)
+	}
+	req := msg.(*jsonrpc.Request)
 	if !req.ID.IsValid() {
 		if req.Method == "notifications/cancelled" {
 			h.cancel(ss, req.Params)
@@ -168,7 +181,7 @@ func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID strin
 		return false
 	}
 	params, ok := decodeLaneParams(req.Params)
-	if !ok || params.perRequest || params.GetProgressToken() != nil {
+	if !ok || params.perRequest {
 		return false
 	}
 	if _, known := h.s.surf.Lookup(params.Name); known && !h.s.registered(params.Name) {
@@ -198,13 +211,14 @@ func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID strin
 		delete(l.runs, req.ID)
 		l.mu.Unlock()
 	}()
-	return h.answer(ctx, w, r, ss, sessionID, version, req.ID, params.CallToolParamsRaw)
+	return h.answer(ctx, w, r, ss, l, version, req.ID, params.CallToolParamsRaw)
 }
 
 // answer runs the call and writes its stream; false, nothing written, when
 // the call stopped on a question the SDK is to put.
-func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, sessionID, version string, id jsonrpc.ID, params *mcp.CallToolParamsRaw) bool {
-	st := &laneStream{w: w, id: rand.Text(), primed: version >= protocolPrime}
+func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, l *httpLaneSession, version string, id jsonrpc.ID, params *mcp.CallToolParamsRaw) bool {
+	sessionID := l.id
+	st := &laneStream{w: w, id: rand.Text(), primed: version >= protocolPrime, store: h.store, session: sessionID}
 	if err := h.store.Open(ctx, sessionID, st.id); err != nil {
 		return false
 	}
@@ -220,6 +234,7 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 	}()
 	if st.primed {
 		_ = h.store.Append(ctx, sessionID, st.id, nil)
+		st.next = 1
 	}
 	hdr := w.Header()
 	hdr.Set("Cache-Control", "no-cache, no-transform")
@@ -227,12 +242,21 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 	hdr.Set("Connection", "keep-alive")
 	timer := time.AfterFunc(h.primeAfter, st.prime)
 
-	res, err := h.s.laneCall(withHeaderTrace(ctx, r.Header), ss, params, false)
+	// The call's progress and questions go on its own stream, as the
+	// SDK's path puts them.
+	ctx = withProgressTo(withHeaderTrace(ctx, r.Header), st.progress)
+	var elicit elicitFunc
+	if supportsElicitation(ss) {
+		elicit = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return h.elicit(ctx, ss, l, st, p)
+		}
+	}
+	res, err := h.s.laneCall(ctx, ss, params, elicit)
 	timer.Stop()
-	if err == nil && res != nil && res.InputRequests != nil {
+	if err == nil && res != nil && res.InputRequests != nil && elicit == nil {
 		// Nothing ran: the pipeline asks before it executes. Unless the
-		// stream is open already, the SDK runs the call again and puts
-		// the question on its own stream.
+		// stream is open already, the SDK runs the call again and gives
+		// its answer to a client that cannot be asked.
 		h.s.pending.take(res.RequestState)
 		if st.handOff() {
 			hdr.Del("Cache-Control")
@@ -249,24 +273,24 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 			data = nil
 		}
 	}
-	if data != nil {
-		// Stored before it is written, as the SDK does: a client that
-		// resumes finds it.
-		_ = h.store.Append(context.Background(), sessionID, st.id, data)
-	}
 	st.finish(data)
 	return true
 }
 
-// laneStream writes one call's events to its response.
+// laneStream writes one call's events to its response. Each event is
+// stored in the front's event store before it is written, as the SDK
+// does: a client that resumes the stream finds it.
 type laneStream struct {
-	w      http.ResponseWriter
-	id     string
-	primed bool // the stream opens with a priming event
+	w       http.ResponseWriter
+	id      string
+	primed  bool // the stream opens with a priming event
+	store   mcp.EventStore
+	session string
 
 	mu       sync.Mutex
 	open     bool // the priming event (or the header) is written
 	finished bool
+	next     int // the index of the stream's next event
 }
 
 // prime writes and flushes the priming event, unless the call has ended.
@@ -276,12 +300,49 @@ func (st *laneStream) prime() {
 	if st.finished || st.open {
 		return
 	}
+	st.openLocked()
+	_ = http.NewResponseController(st.w).Flush()
+}
+
+// openLocked writes the response's header and the priming event.
+func (st *laneStream) openLocked() {
 	st.open = true
 	st.w.WriteHeader(http.StatusOK)
 	if st.primed {
 		_, _ = st.w.Write(st.event(nil, "prime", 0))
 	}
-	_ = http.NewResponseController(st.w).Flush()
+}
+
+// send writes one message of the call's stream before its answer (a
+// progress notification, a question), opening the stream first, and
+// flushes it.
+func (st *laneStream) send(data []byte) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.finished {
+		return errors.New("the call's stream has ended")
+	}
+	if !st.open {
+		st.openLocked()
+	}
+	_ = st.store.Append(context.Background(), st.session, st.id, data)
+	_, err := st.w.Write(st.event(data, "message", st.next))
+	st.next++
+	if err == nil {
+		err = http.NewResponseController(st.w).Flush()
+	}
+	return err
+}
+
+// progress sends a progress notification of the call on its stream.
+func (st *laneStream) progress(p *mcp.ProgressNotificationParams) {
+	raw, err := encodeLaneValue(p)
+	if err != nil {
+		return
+	}
+	if data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: "notifications/progress", Params: raw}); err == nil {
+		_ = st.send(data)
+	}
 }
 
 // handOff ends the lane's hold on the response, unless it is open.
@@ -303,11 +364,8 @@ func (st *laneStream) finish(data []byte) {
 		b = st.event(nil, "prime", 0)
 	}
 	if data != nil {
-		idx := 0
-		if st.primed {
-			idx = 1
-		}
-		b = append(b, st.event(data, "message", idx)...)
+		_ = st.store.Append(context.Background(), st.session, st.id, data)
+		b = append(b, st.event(data, "message", st.next)...)
 	}
 	if !st.open {
 		st.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
@@ -447,27 +505,151 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// laneRequest decodes a body the lane may take: one JSON-RPC request, as
-// strictly as the stdio front judges a line, with no keys but jsonrpc, id,
-// method and params.
-func laneRequest(body []byte) (*jsonrpc.Request, bool) {
+// laneMessage decodes a body the lane may take: one JSON-RPC message, as
+// strictly as the stdio front judges a line, with no keys but jsonrpc, id
+// and method and params (a request) or result and error (a response).
+func laneMessage(body []byte) (jsonrpc.Message, bool) {
 	if len(body) == 0 || len(body) > DefaultMaxFrame {
 		return nil, false
 	}
 	msg, bad := decodeFrame(frame{data: body, size: len(body), limit: DefaultMaxFrame})
-	req, ok := msg.(*jsonrpc.Request)
-	if bad != nil || !ok {
+	if bad != nil || msg == nil {
 		return nil, false
 	}
+	_, isResponse := msg.(*jsonrpc.Response)
 	fields, _ := topLevel(bytes.TrimSpace(body))
 	for k := range fields {
 		switch k {
-		case "jsonrpc", "id", "method", "params":
+		case "jsonrpc", "id":
+		case "method", "params":
+			if isResponse {
+				return nil, false
+			}
+		case "result", "error":
+			if !isResponse {
+				return nil, false
+			}
 		default:
 			return nil, false
 		}
 	}
-	return req, true
+	return msg, true
+}
+
+// laneAskPrefix starts the id of every question the lane puts, so that
+// no id of the SDK's own requests (numbers) is ever one of them.
+const laneAskPrefix = "yagent-ask-"
+
+// answered hands the client's answer to the lane's question it names to
+// the call that waits for it, and says 202 Accepted as the SDK would; false
+// for any other response, which goes on to the SDK.
+func (h *httpLane) answered(w http.ResponseWriter, ss *mcp.ServerSession, resp *jsonrpc.Response) bool {
+	qid, ok := resp.ID.Raw().(string)
+	if !ok || !strings.HasPrefix(qid, laneAskPrefix) {
+		return false
+	}
+	h.s.mu.Lock()
+	l, _ := h.s.lanes[ss].(*httpLaneSession)
+	h.s.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	ch := l.asks[qid]
+	delete(l.asks, qid)
+	l.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	ch <- resp
+	w.WriteHeader(http.StatusAccepted)
+	return true
+}
+
+// elicit puts p to the client on the call's own stream, as the SDK's
+// ServerSession.Elicit does on its path, under an id of the lane's, and
+// waits for the answer a POST of the session brings (answered), the
+// call's end or the session's.
+func (h *httpLane) elicit(ctx context.Context, ss *mcp.ServerSession, l *httpLaneSession, st *laneStream, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	caps := ss.InitializeParams().Capabilities.Elicitation
+	if (p.Mode == "" || p.Mode == "form") && caps.Form == nil && caps.URL != nil {
+		return nil, errors.New(`client does not support "form" elicitation`)
+	}
+	if p.Mode == "url" && caps.URL == nil {
+		return nil, errors.New(`client does not support "url" elicitation`)
+	}
+	raw, err := encodeLaneValue(p)
+	if err != nil {
+		return nil, err
+	}
+	qid := laneAskPrefix + rand.Text()
+	id, err := jsonrpc.MakeID(qid)
+	if err != nil {
+		return nil, err
+	}
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: "elicitation/create", Params: raw})
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *jsonrpc.Response, 1)
+	l.mu.Lock()
+	l.asks[qid] = ch
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		delete(l.asks, qid)
+		l.mu.Unlock()
+	}()
+	if err := st.send(data); err != nil {
+		return nil, err
+	}
+	var resp *jsonrpc.Response
+	select {
+	case resp = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.ended.Done():
+		return nil, errors.New("the session ended before the client answered")
+	}
+	if resp.Error != nil {
+		return nil, fmt.Errorf("calling %q: %w", "elicitation/create", resp.Error)
+	}
+	var res mcp.ElicitResult
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		return nil, err
+	}
+	if err := checkElicitAnswer(p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// checkElicitAnswer holds an accepted answer to the schema its question
+// requested and fills in the schema's defaults, as ServerSession.Elicit
+// does.
+func checkElicitAnswer(p *mcp.ElicitParams, res *mcp.ElicitResult) error {
+	if res.Action != "accept" || res.Content == nil || p.RequestedSchema == nil {
+		return nil
+	}
+	b, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return err
+	}
+	var schema *jsonschema.Schema
+	if err := json.Unmarshal(b, &schema); err != nil || schema == nil {
+		return err
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	if err := resolved.Validate(res.Content); err != nil {
+		return fmt.Errorf("elicitation result content does not match requested schema: %v", err)
+	}
+	if err := resolved.ApplyDefaults(&res.Content); err != nil {
+		return fmt.Errorf("failed to apply schema defaults to elicitation result: %v", err)
+	}
+	return nil
 }
 
 // writeJSONRPCError writes an error answer as the SDK's handler does.

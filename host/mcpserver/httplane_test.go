@@ -41,24 +41,34 @@ func laneFront(t *testing.T, s *Server, lane bool) (url string, f *HTTPFront) {
 	return srv.URL + MCPPath, f
 }
 
-// post is one request of a conversation: a body, and headers that differ
-// from a plain client's ("" drops one).
+// post is one request of a conversation: a body, headers that differ
+// from a plain client's ("" drops one), and the client's answer to a
+// question the call puts (after the id: a "result" or an "error"; ""
+// accepts, once).
 type post struct {
-	body string
-	hdr  map[string]string
+	body   string
+	hdr    map[string]string
+	answer string
 }
 
 // streamID is the stream part of an SSE event id, random on both paths.
 var streamID = regexp.MustCompile(`(?m)^id: [A-Z2-7]{26}_`)
 
+// askID is the id of an elicitation request: a number of the SDK's
+// session, a string of the lane's own.
+var askID = regexp.MustCompile(`"id":("yagent-ask-[A-Z2-7]{26}"|[0-9]+),"method":"elicitation/create"`)
+
 // talkHTTP opens a session of protocol version (able to elicit, with
 // elicit), lists the tools, then sends each post in turn and returns, for
 // each, what a client sees of its answer: the status, the headers a client
-// reads and the body, stream ids replaced. An elicitation on an answer's
-// stream is accepted once, by a POST of its own.
+// reads and the body, stream and question ids replaced. An elicitation on
+// an answer's stream is accepted once, by a POST of its own, whose status
+// follows the body.
 func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) []string {
 	t.Helper()
-	client := &http.Client{Transport: &http.Transport{}}
+	// A stream that does not end (a question whose answer never arrives)
+	// fails the test in 10s.
+	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	send := func(p post, session string) (*http.Response, error) {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(p.body))
@@ -106,6 +116,7 @@ func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) []st
 		if err != nil {
 			t.Fatal(err)
 		}
+		var answers []string
 		var body strings.Builder
 		br := bufio.NewReader(resp.Body)
 		var event strings.Builder
@@ -121,12 +132,17 @@ func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) []st
 					}
 					_ = json.Unmarshal([]byte(data), &m)
 					if m.Method == "elicitation/create" {
-						r, err := send(post{body: fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"scope":"once"}}}`, m.ID)}, session)
+						answer := p.answer
+						if answer == "" {
+							answer = `"result":{"action":"accept","content":{"scope":"once"}}`
+						}
+						r, err := send(post{body: fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,%s}`, m.ID, answer)}, session)
 						if err != nil {
 							t.Fatal(err)
 						}
-						_, _ = io.Copy(io.Discard, r.Body)
+						b, _ := io.ReadAll(r.Body)
 						r.Body.Close()
+						answers = append(answers, fmt.Sprintf("the answer: %d %q", r.StatusCode, b))
 					}
 				}
 				event.Reset()
@@ -136,9 +152,10 @@ func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) []st
 			}
 		}
 		resp.Body.Close()
-		out = append(out, fmt.Sprintf("%d content-type=%q cache-control=%q session=%q\n%s",
+		ids := streamID.ReplaceAllString(body.String(), "id: S_")
+		out = append(out, fmt.Sprintf("%d content-type=%q cache-control=%q session=%q\n%s%s",
 			resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"), resp.Header.Get(sessionHeader),
-			streamID.ReplaceAllString(body.String(), "id: S_")))
+			askID.ReplaceAllString(ids, `"id":Q,"method":"elicitation/create"`), strings.Join(answers, "\n")))
 	}
 	return out
 }
@@ -160,11 +177,14 @@ type deferringAnswerer struct{ inputAnswerer }
 
 // TestHTTPLane_AnswersAsTheSDKPath: each POST the lane takes is answered as
 // the SDK's handler answers it (status, headers, the events with their
-// ids, the stream's random part aside) and reaches no SDK request path;
-// those it leaves (a progress token, params or keys it does not know,
-// headers it does not plainly pass, a client that can elicit) reach the
-// SDK's path and are answered as before; a call that stops on a question
-// goes on to the SDK, which asks it on the call's own stream.
+// ids, the stream's random part aside) and reaches no SDK request path:
+// plain calls, calls with a progress token (their progress on the call's
+// stream), and the calls of a client that can elicit, whose questions go
+// on the call's stream and whose answers, POSTed, the lane takes (the
+// question's id aside). Those it leaves (params or keys it does not know,
+// headers it does not plainly pass) reach the SDK's path and are answered
+// as before, as does a call that stops on a question for a client that
+// cannot be asked.
 func TestHTTPLane_AnswersAsTheSDKPath(t *testing.T) {
 	t.Parallel()
 	taken := []post{
@@ -177,9 +197,18 @@ func TestHTTPLane_AnswersAsTheSDKPath(t *testing.T) {
 		{body: call(`12`, `{"name":"echo","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"},"arguments":{}}`)},
 		{body: call(`13`, `{"name":"echo","_meta":{"traceparent":"junk","tracestate":7},"arguments":{}}`)},
 		{body: " \n" + call(`14`, `{"name":"echo","arguments":{}}`) + "\n", hdr: map[string]string{"Accept": "text/*, application/json;q=0.9"}},
+		{body: call(`15`, `{"name":"echo","_meta":{"progressToken":"p1"},"arguments":{}}`)},
+		{body: call(`16`, `{"name":"echo","_meta":{"progressToken":7},"arguments":{"progress":true}}`)},
+	}
+	asked := []post{
+		taken[0], taken[5], taken[1], taken[10],
+		{body: call(`17`, `{"name":"ask","_meta":{"progressToken":"q"},"arguments":{"progress":1}}`)},
+		{body: call(`18`, `{"name":"ask","arguments":{}}`), answer: `"result":{"action":"accept","content":{"scope":"forever"}}`},
+		{body: call(`19`, `{"name":"ask","arguments":{}}`), answer: `"result":{"action":"accept","content":{}}`},
+		{body: call(`20`, `{"name":"ask","arguments":{}}`), answer: `"result":{"action":"decline"}`},
+		{body: call(`21`, `{"name":"ask","arguments":{}}`), answer: `"error":{"code":-32000,"message":"the user closed the dialog"}`},
 	}
 	left := []post{
-		{body: call(`20`, `{"name":"echo","_meta":{"progressToken":"p1"},"arguments":{}}`)},
 		{body: call(`21`, `{"name":"echo","_meta":{"other":1},"arguments":{}}`)},
 		{body: call(`22`, `{"name":"echo","arguments":{},"task":{}}`)},
 		{body: `{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"echo"},"extra":1}`},
@@ -201,9 +230,13 @@ func TestHTTPLane_AnswersAsTheSDKPath(t *testing.T) {
 	}{
 		{"taken, primed", "2025-11-25", false, nil, taken, 0},
 		{"taken, no priming event", "2025-06-18", false, nil, taken, 0},
-		{"left", "2025-11-25", false, nil, left, 8}, // the batch and the charset fail before a call
-		{"a client that elicits", "2025-11-25", true, nil, taken[:3], 3},
+		{"left", "2025-11-25", false, nil, left, 7}, // the batch and the charset fail before a call
+		{"a client that elicits", "2025-11-25", true, nil, asked, 0},
+		{"a client that elicits, no priming event", "2025-06-18", true, nil, asked, 0},
 		{"a question met on the lane", "2025-11-25", true,
+			&Options{Answerer: func(*mcp.ServerSession) session.Answerer { return asking }},
+			[]post{taken[0], taken[5], taken[1]}, 0},
+		{"a question for a client that cannot elicit", "2025-11-25", false,
 			&Options{Answerer: func(*mcp.ServerSession) session.Answerer { return asking }},
 			[]post{taken[0], taken[5], taken[1]}, 1},
 	} {
@@ -231,7 +264,13 @@ func TestHTTPLane_AnswersAsTheSDKPath(t *testing.T) {
 // lists its tools, so that its calls may take the lane.
 func laneSession(t *testing.T, url string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	return laneSessionWith(t, url, `{}`)
+}
+
+// laneSessionWith is laneSession for a client of capabilities caps.
+func laneSessionWith(t *testing.T, url, caps string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"raw","version":"0"}}}`))
 	id := laneDo(t, req, "").Header.Get(sessionHeader)
 	if id == "" {
 		t.Fatal("initialize: no Mcp-Session-Id in the answer")
@@ -484,4 +523,38 @@ func TestHTTPLane_DeleteEndsTheCallInFlight(t *testing.T) {
 		t.Errorf("%d calls took the SDK's path, want 0", n)
 	}
 	waitSessions(t, s, 0, "after DELETE")
+}
+
+// TestHTTPLane_QuestionEndsWithTheSession: a question the lane put on a
+// call's stream waits for its answer only while the session lives: a
+// DELETE ends the call, which answers, and the session's end is told.
+func TestHTTPLane_QuestionEndsWithTheSession(t *testing.T) {
+	t.Parallel()
+	ended := make(chan string, 1)
+	s, sdkCalls := laneServerWith(t, &Options{OnSessionEnd: func(_ context.Context, id string) { ended <- id }})
+	url, _ := laneFront(t, s, true)
+	id := laneSessionWith(t, url, `{"elicitation":{}}`)
+	resp, err := freshClient.Do(sessionRequest(t, context.Background(), http.MethodPost, url, call(`2`, `{"name":"ask","arguments":{}}`), id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := sseEvents(resp.Body)
+	nextEvent(t, events, "the priming event")
+	if q := nextEvent(t, events, "the question"); !strings.Contains(q["data"], `"method":"elicitation/create"`) {
+		t.Fatalf("second event %v, want the question", q)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	laneDo(t, req, id)
+	answer := nextEvent(t, events, "the call's answer")
+	if !strings.Contains(answer["data"], `"id":2,"error"`) {
+		t.Errorf("answer %v, want an error answer to call 2", answer)
+	}
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session's end was not told within 10s of its DELETE")
+	}
+	if n := sdkCalls.Load(); n != 0 {
+		t.Errorf("%d calls took the SDK's path, want 0", n)
+	}
 }

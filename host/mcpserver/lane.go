@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -200,14 +201,14 @@ func (s *Server) laneFor(ss *mcp.ServerSession) laneFunc {
 		}
 		if !multiRoundTrip {
 			return func(ctx context.Context) *jsonrpc.Response {
-				res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, true)
+				res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, ss.Elicit)
 				return laneResponse(req.ID, res, err, ss)
 			}, true
 		}
 		// The client asks its user itself: a call that stops on a
 		// question answers with the question (input_required).
 		return func(ctx context.Context) *jsonrpc.Response {
-			res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, false)
+			res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, nil)
 			if err != nil {
 				return &jsonrpc.Response{ID: req.ID, Error: err}
 			}
@@ -272,13 +273,17 @@ func laneResponse(id jsonrpc.ID, res *mcp.CallToolResult, err error, ss *mcp.Ser
 	return &jsonrpc.Response{ID: id, Result: b}
 }
 
+// elicitFunc puts one question to the client and returns its answer:
+// ServerSession.Elicit on stdio, the HTTP lane's own on its stream.
+type elicitFunc func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+
 // laneCall runs one call as the SDK's path would: the handler; when it
 // stops on a question and elicit is set (a client before the
-// multi-round-trip protocol), the question put to the client as an
-// elicitation and the handler run once more with the answer. Without
-// elicit, a call that stops on a question returns its input-required
-// result as it is.
-func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mcp.CallToolParamsRaw, elicit bool) (*mcp.CallToolResult, error) {
+// multi-round-trip protocol), the question put to the client through
+// elicit and the handler run once more with the answer. Without elicit, a
+// call that stops on a question returns its input-required result as it
+// is.
+func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mcp.CallToolParamsRaw, elicit elicitFunc) (*mcp.CallToolResult, error) {
 	run := func(p *mcp.CallToolParamsRaw) (*mcp.CallToolResult, error) {
 		req := &mcp.CallToolRequest{Session: ss, Params: p}
 		if s.registered(p.Name) {
@@ -287,21 +292,24 @@ func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mc
 		return s.callUnknown(ctx, req), nil
 	}
 	res, err := run(params)
-	if err != nil || res == nil || res.InputRequests == nil || !elicit {
+	if err != nil || res == nil || res.InputRequests == nil || elicit == nil {
 		return res, err
 	}
+	// The errors are the SDK's own words, in the SDK's wrapping: the
+	// response keeps the code of a JSON-RPC error within (the client's
+	// answer), else none.
 	if len(res.InputRequests) == 0 {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy, retry later"}
+		return nil, errors.New("the server is busy, retry later")
 	}
 	answers := make(mcp.InputResponseMap, len(res.InputRequests))
 	for id, ir := range res.InputRequests {
 		p, ok := ir.(*mcp.ElicitParams)
 		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("multi-round-trip: fulfilling input request %q: unknown input request type: %T", id, ir)}
+			return nil, fmt.Errorf("multi-round-trip: fulfilling input request %q: unknown input request type: %T", id, ir)
 		}
-		a, err := ss.Elicit(ctx, p)
+		a, err := elicit(ctx, p)
 		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("multi-round-trip: fulfilling input request %q: %v", id, err)}
+			return nil, fmt.Errorf("multi-round-trip: fulfilling input request %q: %w", id, err)
 		}
 		answers[id] = a
 	}

@@ -36,8 +36,8 @@ func (askGuard) Check(_ context.Context, r adapter.GuardRequest) adapter.Decisio
 }
 
 // laneServer is a Server over "echo", which answers with its arguments
-// (and an image when asked for one), and "ask", whose calls the user is
-// asked about. sdkCalls counts the tools/call requests that took the
+// (with an image when asked for one, after two progress reports when
+// asked for them), and "ask", whose calls the user is asked about. sdkCalls counts the tools/call requests that took the
 // SDK's request path.
 func laneServer(t *testing.T) (_ *Server, sdkCalls *atomic.Int64) {
 	t.Helper()
@@ -46,7 +46,11 @@ func laneServer(t *testing.T) (_ *Server, sdkCalls *atomic.Int64) {
 
 func laneServerWith(t *testing.T, opts *Options) (_ *Server, sdkCalls *atomic.Int64) {
 	t.Helper()
-	echo := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, args json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+	echo := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, args json.RawMessage, progress func(sdk.Progress)) (*sdk.Result, error) {
+		if strings.Contains(string(args), "progress") {
+			progress(sdk.Progress{Message: "half <way> & on", Progress: 1, Total: 2})
+			progress(sdk.Progress{Progress: 2, Total: 2})
+		}
 		r := &sdk.Result{Text: "echo " + string(args), Data: json.RawMessage(`{"n":1}`)}
 		if strings.Contains(string(args), "image") {
 			r.Images = []sdk.Image{{Data: []byte{1, 2, 3}, MIMEType: "image/png"}}
@@ -54,12 +58,19 @@ func laneServerWith(t *testing.T, opts *Options) (_ *Server, sdkCalls *atomic.In
 		return r, nil
 	})
 	logger := slog.New(slog.DiscardHandler)
+	events := bus.New()
 	var adapters []*adapter.Adapter
 	for _, name := range []string{"echo", "ask"} {
 		spec := sdk.Spec{Name: name, Description: name, InputSchema: json.RawMessage(`{"type":"object"}`), Effect: sdk.EffectRead}
-		adapters = append(adapters, adapter.New(spec, "test", toolspec.Hot, echo, adapter.Options{Trusted: true, Logger: logger}))
+		adapters = append(adapters, adapter.New(spec, "test", toolspec.Hot, echo, adapter.Options{Trusted: true, Bus: events, Logger: logger}))
 	}
-	srv := New(surface.NewSurfaceFromAdapters(adapters, surface.Options{Guard: askGuard{}, Logger: logger}), opts)
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Bus = events
+	srv := New(surface.NewSurfaceFromAdapters(adapters, surface.Options{Guard: askGuard{}, Bus: events, Logger: logger}), &o)
+	t.Cleanup(srv.Close)
 	sdkCalls = new(atomic.Int64)
 	srv.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
