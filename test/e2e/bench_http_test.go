@@ -18,7 +18,8 @@ import (
 
 // BenchmarkReadOverFront: read_file of a 4 KiB file through `yagent serve`
 // over stdio and over Streamable HTTP on loopback, side by side in one run:
-// sequential latency, then throughput with 8 calls in flight.
+// sequential latency, then throughput with 8 calls in flight; last, the
+// sequential latency over HTTP of a client that can elicit, as most do.
 func BenchmarkReadOverFront(b *testing.B) {
 	home, ws := b.TempDir(), b.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte(strings.Repeat("0123456789abcde\n", 256)), 0o644); err != nil {
@@ -78,6 +79,22 @@ func BenchmarkReadOverFront(b *testing.B) {
 		b.Fatalf("connect over HTTP: %v", err)
 	}
 	defer over.Close()
+	// The same server, a second session: a client that declares
+	// elicitation (its handler never runs: nothing here asks).
+	asking := mcp.NewClient(&mcp.Implementation{Name: "bench-elicit", Version: "0"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	overAsking, err := asking.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:   url,
+		HTTPClient: &http.Client{Transport: bearerTransport{token: e2eToken, base: &http.Transport{MaxIdleConnsPerHost: 16}}},
+		MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		b.Fatalf("connect over HTTP, eliciting: %v", err)
+	}
+	defer overAsking.Close()
 
 	// read reports with b.Error: the in-flight workers are not the
 	// benchmark's goroutine, where Fatal belongs.
@@ -90,7 +107,7 @@ func BenchmarkReadOverFront(b *testing.B) {
 	for _, front := range []struct {
 		name string
 		cs   *mcp.ClientSession
-	}{{"stdio", stdio}, {"http", over}} {
+	}{{"stdio", stdio}, {"http", over}, {"http-eliciting", overAsking}} {
 		for range 20 { // warm up: the fs plugin started, its caches filled
 			read(b, front.cs)
 		}
@@ -103,6 +120,9 @@ func BenchmarkReadOverFront(b *testing.B) {
 			}
 			reportLatencies(b, lat, "µs", time.Microsecond)
 		})
+		if front.cs == overAsking {
+			continue
+		}
 		b.Run(front.name+"/8-in-flight", func(b *testing.B) {
 			start := time.Now()
 			work := make(chan struct{})
