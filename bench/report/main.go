@@ -27,6 +27,7 @@ var pairs = []pair{
 	{title: "read_file 4 KiB: over HTTP vs over stdio (median)", ours: "BenchmarkReadOverFront/http/sequential", base: "BenchmarkReadOverFront/stdio/sequential", metric: "median-µs"},
 	{title: "read_file 4 KiB: over HTTP vs over stdio (p99)", ours: "BenchmarkReadOverFront/http/sequential", base: "BenchmarkReadOverFront/stdio/sequential", metric: "p99-µs"},
 	{title: "read_file 4 KiB, 8 in flight: over HTTP vs over stdio", ours: "BenchmarkReadOverFront/http/8-in-flight", base: "BenchmarkReadOverFront/stdio/8-in-flight", metric: "calls/s"},
+	{title: "read_file 4 KiB over HTTP: a client that elicits vs one that does not (median)", ours: "BenchmarkReadOverFront/http-eliciting/sequential", base: "BenchmarkReadOverFront/http/sequential", metric: "median-µs"},
 	{title: "a 4 KB read_file result encoded: in one pass vs as the SDK nests it", ours: "BenchmarkCallResultEncoding/once", base: "BenchmarkCallResultEncoding/sdk", metric: "ns/op"},
 	{title: "serve start to first tools/list: warm vs cold spec cache", ours: "BenchmarkServeStartToList/warm", base: "BenchmarkServeStartToList/cold", metric: "median-ms"},
 	{title: "run_bash true through the tool vs bash -c true", ours: "BenchmarkRunBash_True", base: "BenchmarkExecBash_True", metric: "ns/op"},

@@ -20,8 +20,8 @@ import (
 // that way and 58-82 µs with one processor in the host and in the plugin
 // (BenchmarkCallOverhead). It applies once the start is done, which
 // launches, hashes and describes the plugins side by side, and the work it
-// leaves to the background (app.App.Warm). Serving HTTP,
-// the host keeps one per core for its sessions side by side.
+// leaves to the background (app.App.Warm). Serving HTTP, the host scales
+// them with the POSTs in flight (procScaler).
 const stdioProcs = 1
 
 // capProcs lowers GOMAXPROCS to n unless the environment sets it.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -223,11 +224,17 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	if idle == 0 {
 		idle = -1 // the flag's 0 means never
 	}
-	front, err := mcpserver.NewHTTPFront(mcpserver.HTTPOptions{
+	opts := mcpserver.HTTPOptions{
 		Token:        token,
 		AllowOrigins: hf.allowOrigins,
 		SessionIdle:  idle,
-	})
+	}
+	var procs *procScaler
+	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) > 1 {
+		procs = newProcScaler()
+		opts.InFlight = procs.add
+	}
+	front, err := mcpserver.NewHTTPFront(opts)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -280,6 +287,16 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	srv := newMCPServer(a, hf.sessionCalls)
 	defer srv.Close()
 	front.Attach(srv)
+	if procs != nil {
+		// After the start's background work, as on stdio.
+		go func() {
+			select {
+			case <-a.Warm():
+				procs.start()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	g.say(cmd, a, slog.LevelInfo, "", banner(a))
 	g.say(cmd, a, slog.LevelInfo, "yagent: ", a.SandboxStatus)
 	g.say(cmd, a, slog.LevelInfo, "yagent: ", a.TempStatus)

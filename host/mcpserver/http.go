@@ -44,6 +44,10 @@ type HTTPOptions struct {
 	// ReadyWait is how long a request to /mcp that comes before the
 	// plugins are described waits for them; 0 means DefaultReadyWait.
 	ReadyWait time.Duration
+	// InFlight, when set, is told of each POST to /mcp as it begins (+1)
+	// and once it is answered (-1), on the call lane and the SDK's path
+	// alike: `yagent serve --http` scales its processors with it.
+	InFlight func(delta int)
 }
 
 // DefaultReadyWait bounds the wait of an early request to /mcp: a client
@@ -175,6 +179,10 @@ func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		// Only POSTs count as activity, as in the SDK: a GET stream may
 		// stay open for ever.
+		if f.opts.InFlight != nil {
+			f.opts.InFlight(1)
+			defer f.opts.InFlight(-1)
+		}
 		a.idle.begin(id)
 		defer func() {
 			if id == "" { // an initialize: the session is named in the answer

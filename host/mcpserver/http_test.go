@@ -594,3 +594,51 @@ func TestHTTPFront_SessionEndToldOnceCallsReturned(t *testing.T) {
 		t.Errorf("OnSessionEnd ran %d more times", len(ended))
 	}
 }
+
+// TestHTTPFront_InFlightToldOfEachPOST: InFlight is told of each POST to
+// /mcp as it begins and once it is answered, on the call lane and the SDK's
+// path alike, and of nothing else.
+func TestHTTPFront_InFlightToldOfEachPOST(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var begun, ended, now int
+	f, err := NewHTTPFront(HTTPOptions{Token: testToken, SessionIdle: -1, InFlight: func(d int) {
+		mu.Lock()
+		defer mu.Unlock()
+		now += d
+		if d > 0 {
+			begun++
+		} else {
+			ended++
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, sdkCalls := laneServer(t)
+	f.Attach(s)
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	url := srv.URL + MCPPath
+	id := laneSession(t, url) // initialize, initialized, tools/list
+	for _, body := range []string{
+		call(`2`, `{"name":"echo","arguments":{}}`),                     // the lane
+		call(`3`, `{"name":"echo","_meta":{"other":1},"arguments":{}}`), // the SDK's path
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		laneDo(t, req, id)
+	}
+	resp, err := freshClient.Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if begun != 5 || ended != 5 || now != 0 {
+		t.Errorf("told of %d POSTs begun and %d answered (%d in flight after), want 5, 5 and 0", begun, ended, now)
+	}
+	if n := sdkCalls.Load(); n != 1 {
+		t.Errorf("%d calls took the SDK's path, want 1", n)
+	}
+}
