@@ -16,12 +16,13 @@ import (
 // (net/http's read of the next request, the plugin's answer, the reply)
 // makes the runtime start an idle processor's thread spinning for work
 // that is not there. With one client's calls one after another, on 2
-// cores, one processor took the host from 11 voluntary switches and 450 µs
-// of CPU a read to 6 and 360 µs, and the read's median from 1.24× stdio's
-// to 1.10× (bench/manual.md, "The HTTP lane for every client"). A fleet's
-// calls side by side need the cores, and get them on their second POST in
-// flight; changing the count stops the world for a moment, so the host
-// goes back to one only after a quiet spell, at most once per procsQuiet.
+// cores, one processor took the host from 11 voluntary switches and about
+// 430 µs of CPU a read to 6 and 340 µs, and the read's median from 1.31×
+// stdio's to 1.15× (bench/manual.md, "The HTTP lane for every client"). A
+// fleet's calls side by side need the cores, and get them on their second
+// POST in flight; changing the count stops the world for a moment, so the
+// host goes back to one only after a quiet spell, at most once per
+// procsQuiet.
 type procScaler struct {
 	max   int // the processors while busy
 	quiet time.Duration
