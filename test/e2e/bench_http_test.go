@@ -70,30 +70,26 @@ func BenchmarkReadOverFront(b *testing.B) {
 			b.Fatal("serve --http not ready within 30s")
 		}
 	}
-	over, err := client.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:   url,
-		HTTPClient: &http.Client{Transport: bearerTransport{token: e2eToken, base: &http.Transport{MaxIdleConnsPerHost: 16}}},
-		MaxRetries: -1,
-	}, nil)
-	if err != nil {
-		b.Fatalf("connect over HTTP: %v", err)
+	connect := func(c *mcp.Client) *mcp.ClientSession {
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint:   url,
+			HTTPClient: &http.Client{Transport: bearerTransport{token: e2eToken, base: &http.Transport{MaxIdleConnsPerHost: 16}}},
+			MaxRetries: -1,
+		}, nil)
+		if err != nil {
+			b.Fatalf("connect over HTTP: %v", err)
+		}
+		return cs
 	}
+	over := connect(client)
 	defer over.Close()
 	// The same server, a second session: a client that declares
 	// elicitation (its handler never runs: nothing here asks).
-	asking := mcp.NewClient(&mcp.Implementation{Name: "bench-elicit", Version: "0"}, &mcp.ClientOptions{
+	overAsking := connect(mcp.NewClient(&mcp.Implementation{Name: "bench-elicit", Version: "0"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		},
-	})
-	overAsking, err := asking.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:   url,
-		HTTPClient: &http.Client{Transport: bearerTransport{token: e2eToken, base: &http.Transport{MaxIdleConnsPerHost: 16}}},
-		MaxRetries: -1,
-	}, nil)
-	if err != nil {
-		b.Fatalf("connect over HTTP, eliciting: %v", err)
-	}
+	}))
 	defer overAsking.Close()
 
 	// read reports with b.Error: the in-flight workers are not the
