@@ -190,8 +190,14 @@ func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 			}
 			a.idle.end(id)
 		}()
-		if id != "" && a.lane != nil && a.lane.serve(w, r, id) {
-			return
+		if id != "" && a.lane != nil {
+			taken, release := a.lane.serve(w, r, id)
+			if taken {
+				return
+			}
+			if release != nil {
+				defer release()
+			}
 		}
 	case http.MethodGet:
 		a.lane.waitResumed(r)

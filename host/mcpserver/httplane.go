@@ -62,7 +62,11 @@ import (
 // Anything else, and a call that stops on a question for a client that
 // cannot be asked, before anything was written, goes on to the SDK with its
 // body as it came. A notifications/cancelled also cancels the lane's call it
-// names, and goes on to the SDK too.
+// names, and goes on to the SDK too. The SDK refuses a call whose id is
+// that of one in flight, and each path sees only its own: the lane counts
+// the ids of the requests it passes on until the SDK has answered them,
+// refuses a call of such an id, and refuses to pass on a request of the id
+// of a call it runs, with the SDK's words.
 
 // primeAfter is how long the lane holds back a call's priming event: a
 // call that ends before sends it with its answer in one write; one that
@@ -107,9 +111,53 @@ type httpLaneSession struct {
 
 	mu   sync.Mutex
 	runs map[jsonrpc.ID]context.CancelFunc
+	// sdk counts the requests the lane passed on to the SDK's path, by id,
+	// until the SDK answered them: the SDK refuses a call whose id is in
+	// flight, and each path sees only its own.
+	sdk map[jsonrpc.ID]int
 	// asks are the lane's questions waiting for the client's answer, by
 	// the id of the elicitation request that put each.
 	asks map[string]chan *jsonrpc.Response
+}
+
+// inFlightLocked says whether a request of id runs on either path. l.mu
+// is held.
+func (l *httpLaneSession) inFlightLocked(id jsonrpc.ID) bool {
+	_, lane := l.runs[id]
+	return lane || l.sdk[id] > 0
+}
+
+// passOn counts id in flight on the SDK's path, unless the lane runs a
+// call of that id, which it refuses as the SDK would (true). release ends
+// the count once the SDK has answered.
+func (l *httpLaneSession) passOn(w http.ResponseWriter, id jsonrpc.ID) (refused bool, release func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, lane := l.runs[id]; lane {
+		writeDuplicateID(w, id)
+		return true, nil
+	}
+	l.sdk[id]++
+	return false, l.answeredBySDK(id)
+}
+
+// answeredBySDK returns the func that ends the count of a request of id
+// on the SDK's path.
+func (l *httpLaneSession) answeredBySDK(id jsonrpc.ID) func() {
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.sdk[id]--; l.sdk[id] <= 0 {
+			delete(l.sdk, id)
+		}
+	}
+}
+
+// writeDuplicateID refuses a call whose id is in flight, as the SDK's
+// handler does.
+func writeDuplicateID(w http.ResponseWriter, id jsonrpc.ID) {
+	writeJSONRPCError(w, http.StatusBadRequest, id, &jsonrpc.Error{
+		Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("duplicate in-flight request ID %v", id.Raw())})
 }
 
 // Wait waits for the session's lane calls, then drops what they stored
@@ -119,99 +167,123 @@ func (l *httpLaneSession) Wait() {
 	_ = l.store.SessionClosed(context.Background(), l.id)
 }
 
-// enterHTTPLane returns the lane state of ss with one more call counted,
-// or false when its calls stay with the SDK: the session has no host state
-// yet, or has ended.
+// httpLaneState returns the lane state of ss, or false when the session
+// has no host state yet (its first call or tools/list goes through the
+// SDK), or has ended.
+func (s *Server) httpLaneState(ss *mcp.ServerSession, store mcp.EventStore) (*httpLaneSession, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.httpLaneStateLocked(ss, store)
+}
+
+// enterHTTPLane is httpLaneState with one more call counted (l.wg), under
+// the lock the session's end takes before it waits for them.
 func (s *Server) enterHTTPLane(ss *mcp.ServerSession, store mcp.EventStore) (*httpLaneSession, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	l, ok := s.httpLaneStateLocked(ss, store)
+	if ok {
+		l.wg.Add(1)
+	}
+	return l, ok
+}
+
+func (s *Server) httpLaneStateLocked(ss *mcp.ServerSession, store mcp.EventStore) (*httpLaneSession, bool) {
 	hs := s.sessions[ss]
 	if hs == nil || hs.ended.Err() != nil {
 		return nil, false
 	}
-	var l *httpLaneSession
 	switch cur := s.lanes[ss].(type) {
 	case nil:
-		l = &httpLaneSession{id: ss.ID(), store: store, ended: hs.ended,
-			runs: map[jsonrpc.ID]context.CancelFunc{}, asks: map[string]chan *jsonrpc.Response{}}
+		l := &httpLaneSession{id: ss.ID(), store: store, ended: hs.ended, runs: map[jsonrpc.ID]context.CancelFunc{},
+			sdk: map[jsonrpc.ID]int{}, asks: map[string]chan *jsonrpc.Response{}}
 		s.lanes[ss] = l
+		return l, true
 	case *httpLaneSession:
-		l = cur
-	default:
-		return nil, false
+		return cur, true
 	}
-	l.wg.Add(1)
-	return l, true
+	return nil, false
 }
 
 // serve answers r when the lane takes it and reports whether it did; when
-// it did not, r's body is there for the SDK as it came.
-func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID string) bool {
+// it did not, r's body is there for the SDK as it came, and release, when
+// not nil, is to be called once the SDK has answered r: until then the id
+// of the request it carries counts as in flight, so that the lane refuses
+// a call of the same id as the SDK would.
+func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID string) (taken bool, release func()) {
 	if !h.eligibleHeaders(r) {
-		return false
+		return false, nil
 	}
 	ss := h.s.lookup(sessionID)
 	if ss == nil {
-		return false
+		return false, nil
 	}
 	init := ss.InitializeParams()
 	version := r.Header.Get("Mcp-Protocol-Version")
 	if init == nil || version == "" || version != init.ProtocolVersion || version >= multiRoundTripVersion {
-		return false
+		return false, nil
 	}
 	body, err := readBody(r)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	msg, ok := laneMessage(body)
 	if !ok {
-		return false
+		return false, nil
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		return h.answered(w, ss, resp)
+		return h.answered(w, ss, resp), nil
 	}
 	req := msg.(*jsonrpc.Request)
 	if !req.ID.IsValid() {
 		if req.Method == "notifications/cancelled" {
 			h.cancel(ss, req.Params)
 		}
-		return false
+		return false, nil
+	}
+	l, ok := h.s.httpLaneState(ss, h.store)
+	if !ok {
+		return false, nil
 	}
 	if req.Method != "tools/call" {
-		return false
+		return l.passOn(w, req.ID)
 	}
 	params, ok := decodeLaneParams(req.Params)
 	if !ok || params.perRequest {
-		return false
+		return l.passOn(w, req.ID)
 	}
 	if _, known := h.s.surf.Lookup(params.Name); known && !h.s.registered(params.Name) {
-		return false // the SDK's unknown-tool error
+		return l.passOn(w, req.ID) // the SDK's unknown-tool error
 	}
-	l, ok := h.s.enterHTTPLane(ss, h.store)
-	if !ok {
-		return false
+	if l, ok = h.s.enterHTTPLane(ss, h.store); !ok {
+		return false, nil
 	}
 	defer l.wg.Done()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	l.mu.Lock()
-	_, dup := l.runs[req.ID]
+	dup := l.inFlightLocked(req.ID)
 	if !dup {
 		l.runs[req.ID] = cancel
 	}
 	l.mu.Unlock()
 	if dup {
-		writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{
-			Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("duplicate in-flight request ID %v", req.ID.Raw())})
-		return true
+		writeDuplicateID(w, req.ID)
+		return true, nil
 	}
-	defer func() {
-		l.mu.Lock()
-		delete(l.runs, req.ID)
-		l.mu.Unlock()
-	}()
-	return h.answer(ctx, w, r, ss, l, version, req.ID, params.CallToolParamsRaw)
+	taken = h.answer(ctx, w, r, ss, l, version, req.ID, params.CallToolParamsRaw)
+	l.mu.Lock()
+	delete(l.runs, req.ID)
+	if !taken {
+		// Handed to the SDK, which runs it again: in flight there now.
+		l.sdk[req.ID]++
+	}
+	l.mu.Unlock()
+	if taken {
+		return true, nil
+	}
+	return false, l.answeredBySDK(req.ID)
 }
 
 // answer runs the call and writes its stream; false, nothing written, when

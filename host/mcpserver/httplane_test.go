@@ -445,37 +445,61 @@ func TestHTTPLane_LongCallResumedAndCancelled(t *testing.T) {
 	}
 }
 
-// TestHTTPLane_DuplicateIDRefused: a call whose id is that of the lane's
-// call in flight is refused as the SDK refuses it.
+// TestHTTPLane_DuplicateIDRefused: a call whose id is that of a call in
+// flight is refused as the SDK refuses it, whichever path each takes: the
+// lane's call and a second on the lane, the SDK's and a second on the lane,
+// the lane's and a second the lane passes on to the SDK (a _meta key it
+// does not know), and a tools/list of that id.
 func TestHTTPLane_DuplicateIDRefused(t *testing.T) {
 	t.Parallel()
-	answers := map[bool]string{}
-	for _, lane := range []bool{true, false} {
-		s, b := newBlockingServer(t)
-		url, _ := laneFront(t, s, lane)
-		id := laneSession(t, url)
-		const body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`
-		ctx, drop := context.WithCancel(context.Background())
-		go func() {
-			if resp, err := freshClient.Do(sessionRequest(t, ctx, http.MethodPost, url, body, id)); err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+	const (
+		lanes = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`
+		sdks  = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","_meta":{"other":1},"arguments":{}}}`
+		list  = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	)
+	for _, tc := range []struct{ name, first, second string }{
+		{"the lane's, then the lane", lanes, lanes},
+		{"the SDK's, then the lane", sdks, lanes},
+		{"the lane's, then the SDK", lanes, sdks},
+		{"the lane's, then a tools/list", lanes, list},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			answers := map[bool]string{}
+			for _, lane := range []bool{true, false} {
+				s, b := newBlockingServer(t)
+				sdkCalls := countSDKCalls(s)
+				url, _ := laneFront(t, s, lane)
+				id := laneSession(t, url)
+				ctx, drop := context.WithCancel(context.Background())
+				go func() {
+					if resp, err := freshClient.Do(sessionRequest(t, ctx, http.MethodPost, url, tc.first, id)); err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+				}()
+				b.wait(t, b.started, "started")
+				// A second call let run would block: 10 s fail the test.
+				tctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+				req, _ := http.NewRequestWithContext(tctx, http.MethodPost, url, strings.NewReader(tc.second))
+				resp := laneDo(t, req, id)
+				stop()
+				got, _ := io.ReadAll(resp.Body)
+				answers[lane] = fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), got)
+				if want := int64(strings.Count(tc.first, "other")); lane && sdkCalls.Load() != want { // the second never runs
+					t.Errorf("%d calls took the SDK's path, want %d", sdkCalls.Load(), want)
+				}
+				drop()
+				s.cancelCalls(id)
+				b.wait(t, b.ended, "ended")
 			}
-		}()
-		b.wait(t, b.started, "started")
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		resp := laneDo(t, req, id)
-		got, _ := io.ReadAll(resp.Body)
-		answers[lane] = fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), got)
-		drop()
-		s.cancelCalls(id)
-		b.wait(t, b.ended, "ended")
-	}
-	if answers[true] != answers[false] {
-		t.Errorf("a second call with the id of one in flight:\nthrough the lane: %s\nthrough the SDK: %s", answers[true], answers[false])
-	}
-	if !strings.HasPrefix(answers[true], "400 ") {
-		t.Errorf("a second call with the id of one in flight: %s, want 400", answers[true])
+			if answers[true] != answers[false] {
+				t.Errorf("a second call with the id of one in flight:\nthrough the lane: %s\nthrough the SDK: %s", answers[true], answers[false])
+			}
+			if !strings.HasPrefix(answers[true], "400 ") {
+				t.Errorf("a second call with the id of one in flight: %s, want 400", answers[true])
+			}
+		})
 	}
 }
 
