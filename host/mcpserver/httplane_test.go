@@ -582,3 +582,50 @@ func TestHTTPLane_QuestionEndsWithTheSession(t *testing.T) {
 		t.Errorf("%d calls took the SDK's path, want 0", n)
 	}
 }
+
+// TestHTTPLane_IDFreeOnceTheSDKAnswered: the id of a request the lane
+// passed on to the SDK counts as in flight only until the SDK has
+// answered it: a call of that id then takes the lane.
+func TestHTTPLane_IDFreeOnceTheSDKAnswered(t *testing.T) {
+	t.Parallel()
+	s, b := newBlockingServer(t)
+	url, _ := laneFront(t, s, true)
+	id := laneSession(t, url)
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","_meta":{"other":1},"arguments":{}}}`
+		if resp, err := freshClient.Do(sessionRequest(t, context.Background(), http.MethodPost, url, body, id)); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	b.wait(t, b.started, "started on the SDK's path")
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`))
+	laneDo(t, req, id)
+	b.wait(t, b.ended, "ended")
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the SDK did not answer the cancelled call within 10s")
+	}
+	refused := make(chan string, 1)
+	go func() {
+		resp, err := freshClient.Do(sessionRequest(t, context.Background(), http.MethodPost, url,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`, id))
+		if err == nil {
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			refused <- fmt.Sprintf("%d %s", resp.StatusCode, got)
+		}
+	}()
+	select {
+	case <-b.started:
+	case r := <-refused:
+		t.Fatalf("a call of the id the SDK had answered: %s, want it run", r)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call of the id the SDK had answered did not start within 10s")
+	}
+	s.cancelCalls(id)
+	b.wait(t, b.ended, "ended")
+}
