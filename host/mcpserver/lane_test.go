@@ -105,7 +105,9 @@ func converse(t *testing.T, srv *Server, lane bool, version string, elicit bool,
 // converseFrom is converse for a client that opens the session with the
 // messages of open (the requests among them answered before the calls
 // start). A call may name, as $STATE, the requestState of the last
-// input-required result.
+// input-required result, and in its arguments the answer to its question
+// ("reply": "forever", out of the schema, "decline" or "error"; none
+// accepts once).
 func converseFrom(t *testing.T, srv *Server, lane bool, open, calls []string) []string {
 	t.Helper()
 	inR, inW := io.Pipe()
@@ -154,7 +156,12 @@ func converseFrom(t *testing.T, srv *Server, lane bool, open, calls []string) []
 	state := ""
 	for _, call := range calls {
 		call = strings.ReplaceAll(call, "$STATE", state)
-		var want struct{ ID json.RawMessage }
+		var want struct {
+			ID     json.RawMessage
+			Params struct {
+				Arguments struct{ Reply string }
+			}
+		}
 		if err := json.Unmarshal([]byte(call), &want); err != nil {
 			t.Fatalf("call %s: %v", call, err)
 		}
@@ -174,7 +181,13 @@ func converseFrom(t *testing.T, srv *Server, lane bool, open, calls []string) []
 			}
 			out = append(out, line)
 			if m.Method == "elicitation/create" {
-				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"scope":"once"}}}`+"\n", m.ID)
+				answer := map[string]string{
+					"":        `"result":{"action":"accept","content":{"scope":"once"}}`,
+					"forever": `"result":{"action":"accept","content":{"scope":"forever"}}`,
+					"decline": `"result":{"action":"decline"}`,
+					"error":   `"error":{"code":-32000,"message":"the user closed the dialog"}`,
+				}[want.Params.Arguments.Reply]
+				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%s,%s}`+"\n", m.ID, answer)
 				continue
 			}
 			if m.Method == "" && string(m.ID) == string(want.ID) {
@@ -192,8 +205,9 @@ func call(id, params string) string {
 // TestLane_AnswersAsTheSDKPath: every call the lane takes is answered byte
 // for byte as the SDK's request path answers it (results, an image, a
 // progress token, arguments absent or null, a tool nobody knows, a call
-// the user is asked about over elicitation, a trace context valid or
-// not), none of them reaches the SDK's path, and the calls the lane leaves
+// the user is asked about over elicitation and who accepts, answers out of
+// the schema, declines or errs, a trace context valid or not), none of
+// them reaches the SDK's path, and the calls the lane leaves
 // (params it does not know, the per-request _meta of protocol 2026-07-28 on
 // an older session, calls without it of a client that initialized with
 // 2026-07-28) reach it and are answered as before.
@@ -209,6 +223,9 @@ func TestLane_AnswersAsTheSDKPath(t *testing.T) {
 		call(`8`, `{"name":"ask","arguments":{"y":2}}`),
 		call(`11`, `{"name":"echo","_meta":{"progressToken":1,"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"},"arguments":{}}`),
 		call(`12`, `{"name":"echo","_meta":{"traceparent":"junk","tracestate":7},"arguments":{}}`),
+		call(`14`, `{"name":"ask","arguments":{"reply":"forever"}}`),
+		call(`15`, `{"name":"ask","arguments":{"reply":"decline"}}`),
+		call(`16`, `{"name":"ask","arguments":{"reply":"error"}}`),
 	}
 	left := []string{
 		call(`9`, `{"name":"echo","arguments":{},"task":{}}`),
