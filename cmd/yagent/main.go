@@ -31,12 +31,13 @@ func capProcs(n int) {
 	}
 }
 
-// capProcsWhen waits for ready to close, then caps GOMAXPROCS to n; it
-// returns without capping when ctx ends first.
-func capProcsWhen(ctx context.Context, ready <-chan struct{}, n int) {
+// whenReady waits for ready to close, then calls f; it returns without
+// calling f when ctx ends first. Both fronts set their processors so, once
+// the start's background work (app.App.Warm) is done.
+func whenReady(ctx context.Context, ready <-chan struct{}, f func()) {
 	select {
 	case <-ready:
-		capProcs(n)
+		f()
 	case <-ctx.Done():
 	}
 }

@@ -31,22 +31,22 @@ func TestCapProcs(t *testing.T) {
 	}
 }
 
-// TestCapProcsWhen: serving stdio keeps a processor per core while the
-// start's background work runs (it would hold the one processor the calls
-// need), and caps once it is done.
-func TestCapProcsWhen(t *testing.T) {
+// TestCapProcsWhenReady: serving stdio keeps a processor per core while
+// the start's background work runs (it would hold the one processor the
+// calls need), and caps once it is done.
+func TestCapProcsWhenReady(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	t.Setenv("GOMAXPROCS", "")
 	os.Unsetenv("GOMAXPROCS")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	capProcsWhen(ctx, make(chan struct{}), stdioProcs)
+	whenReady(ctx, make(chan struct{}), func() { capProcs(stdioProcs) })
 	if got := runtime.GOMAXPROCS(0); got != 3 {
 		t.Errorf("capped to %d with the background work still running", got)
 	}
 	ready := make(chan struct{})
 	close(ready)
-	capProcsWhen(context.Background(), ready, stdioProcs)
+	whenReady(context.Background(), ready, func() { capProcs(stdioProcs) })
 	if got := runtime.GOMAXPROCS(0); got != stdioProcs {
 		t.Errorf("GOMAXPROCS %d once the background work is done, want %d", got, stdioProcs)
 	}

@@ -87,7 +87,7 @@ once the plugins are described; a request to /mcp before that waits for them
 			// background: on one processor that work would hold it for
 			// the 10 ms time slices the scheduler gives, with the first
 			// tools/list and calls waiting behind it.
-			go capProcsWhen(ctx, a.Warm(), stdioProcs)
+			go whenReady(ctx, a.Warm(), func() { capProcs(stdioProcs) })
 			err = srv.Run(ctx, &mcpserver.StdioTransport{Logger: a.Logger()})
 			if ctx.Err() != nil {
 				return nil
@@ -288,14 +288,7 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	defer srv.Close()
 	front.Attach(srv)
 	if procs != nil {
-		// After the start's background work, as on stdio.
-		go func() {
-			select {
-			case <-a.Warm():
-				procs.start()
-			case <-ctx.Done():
-			}
-		}()
+		go whenReady(ctx, a.Warm(), procs.start)
 	}
 	g.say(cmd, a, slog.LevelInfo, "", banner(a))
 	g.say(cmd, a, slog.LevelInfo, "yagent: ", a.SandboxStatus)
