@@ -200,7 +200,10 @@ func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case http.MethodGet:
-		a.lane.waitResumed(r)
+		if a.lane.resume(w, r, id) {
+			return
+		}
+		a.lane.waitResumed(r, id)
 	}
 	a.handler.ServeHTTP(w, r)
 }

@@ -86,14 +86,13 @@ type httpLane struct {
 	primeAfter time.Duration
 
 	mu sync.Mutex
-	// running are the lane's streams whose call runs, by stream id, each
-	// closed when the answer is stored: a GET that resumes one waits for
-	// it, where the SDK's stream would still be open.
-	running map[string]chan struct{}
+	// running are the lane's streams whose call runs, by stream id: a GET
+	// that resumes one takes it over (resume), as it would the SDK's.
+	running map[string]*laneStream
 }
 
 func newHTTPLane(s *Server, store mcp.EventStore) *httpLane {
-	return &httpLane{s: s, store: store, primeAfter: primeAfter, running: map[string]chan struct{}{}}
+	return &httpLane{s: s, store: store, primeAfter: primeAfter, running: map[string]*laneStream{}}
 }
 
 // laneCalls are the calls a session's lane runs: Wait returns once they
@@ -290,19 +289,19 @@ func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID strin
 // the call stopped on a question the SDK is to put.
 func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, l *httpLaneSession, version string, id jsonrpc.ID, params *mcp.CallToolParamsRaw) bool {
 	sessionID := l.id
-	st := &laneStream{w: w, id: rand.Text(), primed: version >= protocolPrime, store: h.store, session: sessionID}
+	st := &laneStream{w: w, holder: r.Context(), id: rand.Text(), primed: version >= protocolPrime, store: h.store,
+		session: sessionID, done: make(chan struct{})}
 	if err := h.store.Open(ctx, sessionID, st.id); err != nil {
 		return false
 	}
-	done := make(chan struct{})
 	h.mu.Lock()
-	h.running[st.id] = done
+	h.running[st.id] = st
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
 		delete(h.running, st.id)
 		h.mu.Unlock()
-		close(done)
+		close(st.done)
 	}()
 	if st.primed {
 		_ = h.store.Append(ctx, sessionID, st.id, nil)
@@ -353,13 +352,18 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 // stored in the front's event store before it is written, as the SDK
 // does: a client that resumes the stream finds it.
 type laneStream struct {
-	w       http.ResponseWriter
 	id      string
 	primed  bool // the stream opens with a priming event
 	store   mcp.EventStore
 	session string
+	done    chan struct{} // closed once the call has returned
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// w is the response the stream's events go to: the POST's, then that
+	// of a GET that resumed the stream (resume), nil while none holds it.
+	// holder is the context of w's request.
+	w        http.ResponseWriter
+	holder   context.Context
 	open     bool // the priming event (or the header) is written
 	finished bool
 	next     int // the index of the stream's next event
@@ -397,13 +401,18 @@ func (st *laneStream) send(data []byte) error {
 	if !st.open {
 		st.openLocked()
 	}
-	_ = st.store.Append(context.Background(), st.session, st.id, data)
-	_, err := st.w.Write(st.event(data, "message", st.next))
-	st.next++
-	if err == nil {
-		err = http.NewResponseController(st.w).Flush()
+	// Stored is sent, as for the SDK: a client whose connection dropped
+	// finds the event when it resumes the stream.
+	if err := st.store.Append(context.Background(), st.session, st.id, data); err != nil {
+		return err
 	}
-	return err
+	if st.w != nil {
+		if _, err := st.w.Write(st.event(data, "message", st.next)); err == nil {
+			_ = http.NewResponseController(st.w).Flush()
+		}
+	}
+	st.next++
+	return nil
 }
 
 // progress sends a progress notification of the call on its stream.
@@ -439,6 +448,9 @@ func (st *laneStream) finish(data []byte) {
 		_ = st.store.Append(context.Background(), st.session, st.id, data)
 		b = append(b, st.event(data, "message", st.next)...)
 	}
+	if st.w == nil {
+		return
+	}
 	if !st.open {
 		st.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	}
@@ -460,25 +472,126 @@ func (st *laneStream) event(data []byte, name string, idx int) []byte {
 	return append(b, "\n\n"...)
 }
 
-// waitResumed holds a GET that resumes one of the lane's streams until its
-// call's answer is stored (the SDK then replays it), or the request ends.
-func (h *httpLane) waitResumed(r *http.Request) {
+// resume serves a GET that resumes one of the lane's streams whose call
+// still runs, as the SDK's serveGET serves one of its own: it sends the
+// events stored after Last-Event-ID, then takes the stream over, so that
+// its next events and its answer come to this GET, until the call ends or
+// the GET does. A question put while no request held the stream is among
+// the events it sends: the client answers it and the call goes on. False,
+// nothing written, when r is no such GET: the SDK serves it.
+func (h *httpLane) resume(w http.ResponseWriter, r *http.Request, sessionID string) bool {
+	if h == nil || sessionID == "" {
+		return false
+	}
+	stream, idx, ok := resumePoint(r.Header.Values("Last-Event-ID"))
+	if !ok {
+		return false
+	}
+	h.mu.Lock()
+	st := h.running[stream]
+	h.mu.Unlock()
+	if st == nil || st.session != sessionID || !h.eligibleResume(r) {
+		return false
+	}
+	st.mu.Lock()
+	if st.finished {
+		// The answer is stored: the SDK replays the stream.
+		st.mu.Unlock()
+		return false
+	}
+	if st.w != nil && st.holder.Err() == nil {
+		st.mu.Unlock()
+		http.Error(w, "stream ID conflicts with ongoing stream", http.StatusConflict)
+		return true
+	}
+	var replay [][]byte
+	for data, err := range st.store.After(r.Context(), sessionID, stream, idx) {
+		if err != nil {
+			st.mu.Unlock()
+			http.Error(w, "failed to replay events", http.StatusBadRequest)
+			return true
+		}
+		if len(data) > 0 {
+			replay = append(replay, data)
+		}
+	}
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "no-cache, no-transform")
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Connection", "keep-alive")
+	for _, data := range replay {
+		idx++
+		if _, err := w.Write(st.event(data, "message", idx)); err != nil {
+			st.mu.Unlock()
+			return true
+		}
+		_ = http.NewResponseController(w).Flush()
+	}
+	// The header goes out with the next event, as from the SDK.
+	st.w, st.holder, st.open = w, r.Context(), true
+	st.mu.Unlock()
+
+	select {
+	case <-st.done:
+	case <-r.Context().Done():
+	}
+	st.mu.Lock()
+	if st.holder == r.Context() {
+		st.w = nil
+	}
+	st.mu.Unlock()
+	return true
+}
+
+// resumePoint reads Last-Event-ID as the SDK does (parseEventID): the
+// stream's id and the index of the last event the client has.
+func resumePoint(values []string) (stream string, idx int, ok bool) {
+	if len(values) == 0 {
+		return "", 0, false
+	}
+	stream, n, ok := strings.Cut(values[0], "_")
+	if !ok || strings.Contains(n, "_") {
+		return "", 0, false
+	}
+	idx, err := strconv.Atoi(n)
+	return stream, idx, err == nil && idx >= 0
+}
+
+// eligibleResume says whether a resuming GET passes, plainly, what the SDK
+// checks before it serves one: its Host, its Accept and the protocol
+// version, which is the session's or none.
+func (h *httpLane) eligibleResume(r *http.Request) bool {
+	if _, streamOK := accepts(r.Header.Values("Accept")); !streamOK || !loopbackHostOK(r) {
+		return false
+	}
+	ss := h.s.lookup(r.Header.Get(sessionHeader))
+	if ss == nil {
+		return false
+	}
+	v := r.Header.Get("Mcp-Protocol-Version")
+	init := ss.InitializeParams()
+	return init != nil && (v == "" || v == init.ProtocolVersion)
+}
+
+// waitResumed holds a GET of session sessionID that resumes one of the
+// session's lane streams, which resume did not take, until its call's
+// answer is stored (the SDK then replays it), or the request ends.
+func (h *httpLane) waitResumed(r *http.Request, sessionID string) {
 	if h == nil {
 		return
 	}
-	last := r.Header.Get("Last-Event-ID")
-	if last == "" {
+	stream, _, ok := resumePoint(r.Header.Values("Last-Event-ID"))
+	if !ok {
 		return
 	}
-	stream, _, _ := strings.Cut(last, "_")
 	h.mu.Lock()
-	done := h.running[stream]
+	st := h.running[stream]
 	h.mu.Unlock()
-	if done == nil {
+	if st == nil || st.session != sessionID {
 		return
 	}
 	select {
-	case <-done:
+	case <-st.done:
 	case <-r.Context().Done():
 	}
 }
@@ -512,11 +625,14 @@ func (h *httpLane) eligibleHeaders(r *http.Request) bool {
 	if jsonOK, streamOK := accepts(r.Header.Values("Accept")); !jsonOK || !streamOK {
 		return false
 	}
-	// The SDK's guard against DNS rebinding.
+	return loopbackHostOK(r)
+}
+
+// loopbackHostOK is the SDK's guard against DNS rebinding: a request to a
+// loopback listener names a loopback host.
+func loopbackHostOK(r *http.Request) bool {
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && a != nil {
-		if sdkLoopback(a.String()) && !sdkLoopback(r.Host) {
-			return false
-		}
+		return !sdkLoopback(a.String()) || sdkLoopback(r.Host)
 	}
 	return true
 }

@@ -510,10 +510,7 @@ func TestHTTPLane_DeleteEndsTheCallInFlight(t *testing.T) {
 	ended := make(chan string, 2)
 	var b *blocker
 	s, b := newBlockingServerWith(t, &Options{OnSessionEnd: func(_ context.Context, id string) {
-		select {
-		case <-b.ended:
-			b.ended <- struct{}{}
-		default:
+		if b.returns.Load() == 0 {
 			t.Errorf("OnSessionEnd(%q) ran before the session's call returned", id)
 		}
 		ended <- id
@@ -628,4 +625,111 @@ func TestHTTPLane_IDFreeOnceTheSDKAnswered(t *testing.T) {
 	}
 	s.cancelCalls(id)
 	b.wait(t, b.ended, "ended")
+}
+
+// TestHTTPLane_QuestionResumedAfterADrop: a client that elicits and whose
+// connection drops while the call's question waits resumes the call's
+// stream with a GET from the priming event, finds the question there,
+// answers it, and gets the call's answer on that GET, as from the SDK's
+// path (status, headers, events; the stream's and the question's ids
+// aside); another session's GET naming the stream is refused as the SDK
+// refuses it. Before, the lane held such a GET until the call ended, and
+// the call waited for an answer the client never saw.
+func TestHTTPLane_QuestionResumedAfterADrop(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		body string
+	}{
+		{"a question", call(`2`, `{"name":"ask","arguments":{}}`)},
+		{"a question, then progress", call(`3`, `{"name":"ask","_meta":{"progressToken":"p"},"arguments":{"progress":1}}`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, sdkCalls := laneServerWith(t, nil)
+			url, _ := laneFront(t, s, true)
+			got := dropAndResume(t, url, tc.body)
+			if n := sdkCalls.Load(); n != 0 {
+				t.Errorf("%d calls took the SDK's path, want 0", n)
+			}
+			plain, _ := laneServerWith(t, nil)
+			plainURL, _ := laneFront(t, plain, false)
+			if want := dropAndResume(t, plainURL, tc.body); got != want {
+				t.Errorf("through the lane:\n%s\nthrough the SDK's path:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// dropAndResume opens a session of a client that elicits, POSTs body,
+// drops the connection after the priming event, has another session GET
+// the stream, resumes it with a GET and answers the question found there,
+// and returns what the clients saw of the GETs and the answer's POST.
+func dropAndResume(t *testing.T, url, body string) string {
+	t.Helper()
+	id := laneSessionWith(t, url, `{"elicitation":{}}`)
+	ctx, drop := context.WithCancel(context.Background())
+	defer drop()
+	resp, err := freshClient.Do(sessionRequest(t, ctx, http.MethodPost, url, body, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prime := nextEvent(t, sseEvents(resp.Body), "the priming event")
+	if prime["event"] != "prime" {
+		t.Fatalf("first event %v; want the priming event", prime)
+	}
+	drop()
+
+	// Another session's GET naming the stream does not take it.
+	other := laneSessionWith(t, url, `{"elicitation":{}}`)
+	otherCtx, cancelOther := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancelOther()
+	req := sessionRequest(t, otherCtx, http.MethodGet, url, "", other)
+	req.Header.Set("Last-Event-ID", prime["id"])
+	stolen, err := freshClient.Do(req)
+	if err != nil {
+		t.Fatalf("another session's GET: %v", err)
+	}
+	b, _ := io.ReadAll(stolen.Body)
+	stolen.Body.Close()
+	out := fmt.Sprintf("another session's GET: %d %q\n", stolen.StatusCode, b)
+
+	// The server may not have seen the drop yet: a GET that finds the
+	// stream still held is refused 409, on both paths, and sent again.
+	// A GET that does not end (a call that waits for an answer to a
+	// question the client never saw) fails the test in 10s.
+	getCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var get *http.Response
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		req = sessionRequest(t, getCtx, http.MethodGet, url, "", id)
+		req.Header.Set("Last-Event-ID", prime["id"])
+		if get, err = freshClient.Do(req); err != nil {
+			t.Fatal(err)
+		}
+		if get.StatusCode != http.StatusConflict || time.Now().After(deadline) {
+			break
+		}
+		get.Body.Close()
+		time.Sleep(5 * time.Millisecond)
+	}
+	out += fmt.Sprintf("GET: %d content-type=%q cache-control=%q\n", get.StatusCode, get.Header.Get("Content-Type"), get.Header.Get("Cache-Control"))
+	events := sseEvents(get.Body)
+	for ev := range events {
+		out += fmt.Sprintf("event=%s id=%s data=%s\n", ev["event"], streamID.ReplaceAllString("id: "+ev["id"], "id: S_")[4:],
+			askID.ReplaceAllString(ev["data"], `"id":Q,"method":"elicitation/create"`))
+		var m struct {
+			ID     json.RawMessage
+			Method string
+		}
+		_ = json.Unmarshal([]byte(ev["data"]), &m)
+		if m.Method != "elicitation/create" {
+			continue
+		}
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"scope":"once"}}}`, m.ID)))
+		r := laneDo(t, req, id)
+		b, _ := io.ReadAll(r.Body)
+		out += fmt.Sprintf("the answer: %d %q\n", r.StatusCode, b)
+	}
+	return out
 }
