@@ -203,7 +203,6 @@ func (f *HTTPFront) serveMCP(w http.ResponseWriter, r *http.Request) {
 		if a.lane.resume(w, r, id) {
 			return
 		}
-		a.lane.waitResumed(r, id)
 	}
 	a.handler.ServeHTTP(w, r)
 }

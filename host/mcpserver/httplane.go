@@ -33,7 +33,8 @@ import (
 // events: a priming event when the protocol has them (2025-11-25 and on),
 // then the answer, both with the ids the SDK gives them and both kept in
 // the front's event store, so that a client whose stream drops resumes it
-// with Last-Event-ID through the SDK as before. The priming event is
+// with Last-Event-ID as before: through the lane while the call runs
+// (resume), through the SDK after. The priming event is
 // written at once only when the call takes longer than primeAfter; a call
 // done before goes out in one write.
 //
@@ -478,7 +479,8 @@ func (st *laneStream) event(data []byte, name string, idx int) []byte {
 // its next events and its answer come to this GET, until the call ends or
 // the GET does. A question put while no request held the stream is among
 // the events it sends: the client answers it and the call goes on. False,
-// nothing written, when r is no such GET: the SDK serves it.
+// nothing written, when r is no such GET: the SDK serves it (a stream
+// whose call has ended, from the store, where the lane stored each event).
 func (h *httpLane) resume(w http.ResponseWriter, r *http.Request, sessionID string) bool {
 	if h == nil || sessionID == "" {
 		return false
@@ -571,29 +573,6 @@ func (h *httpLane) eligibleResume(r *http.Request) bool {
 	v := r.Header.Get("Mcp-Protocol-Version")
 	init := ss.InitializeParams()
 	return init != nil && (v == "" || v == init.ProtocolVersion)
-}
-
-// waitResumed holds a GET of session sessionID that resumes one of the
-// session's lane streams, which resume did not take, until its call's
-// answer is stored (the SDK then replays it), or the request ends.
-func (h *httpLane) waitResumed(r *http.Request, sessionID string) {
-	if h == nil {
-		return
-	}
-	stream, _, ok := resumePoint(r.Header.Values("Last-Event-ID"))
-	if !ok {
-		return
-	}
-	h.mu.Lock()
-	st := h.running[stream]
-	h.mu.Unlock()
-	if st == nil || st.session != sessionID {
-		return
-	}
-	select {
-	case <-st.done:
-	case <-r.Context().Done():
-	}
 }
 
 // cancel cancels the lane's call of ss a notifications/cancelled names.

@@ -632,8 +632,9 @@ func TestHTTPLane_IDFreeOnceTheSDKAnswered(t *testing.T) {
 // stream with a GET from the priming event, finds the question there,
 // answers it, and gets the call's answer on that GET, as from the SDK's
 // path (status, headers, events; the stream's and the question's ids
-// aside); another session's GET naming the stream is refused as the SDK
-// refuses it. Before, the lane held such a GET until the call ended, and
+// aside); GETs that may not take the stream (another session's, one
+// while the POST holds it, one that takes no event stream) are refused as
+// the SDK refuses them. Before, the lane held such a GET until the call ended, and
 // the call waited for an answer the client never saw.
 func TestHTTPLane_QuestionResumedAfterADrop(t *testing.T) {
 	t.Parallel()
@@ -662,9 +663,10 @@ func TestHTTPLane_QuestionResumedAfterADrop(t *testing.T) {
 }
 
 // dropAndResume opens a session of a client that elicits, POSTs body,
-// drops the connection after the priming event, has another session GET
-// the stream, resumes it with a GET and answers the question found there,
-// and returns what the clients saw of the GETs and the answer's POST.
+// GETs the stream in ways that do not take it, drops the connection after
+// the priming event, resumes the stream with a GET and answers the
+// question found there, and returns what the clients saw of the GETs and
+// the answer's POST.
 func dropAndResume(t *testing.T, url, body string) string {
 	t.Helper()
 	id := laneSessionWith(t, url, `{"elicitation":{}}`)
@@ -678,21 +680,30 @@ func dropAndResume(t *testing.T, url, body string) string {
 	if prime["event"] != "prime" {
 		t.Fatalf("first event %v; want the priming event", prime)
 	}
-	drop()
-
-	// Another session's GET naming the stream does not take it.
-	other := laneSessionWith(t, url, `{"elicitation":{}}`)
-	otherCtx, cancelOther := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancelOther()
-	req := sessionRequest(t, otherCtx, http.MethodGet, url, "", other)
-	req.Header.Set("Last-Event-ID", prime["id"])
-	stolen, err := freshClient.Do(req)
-	if err != nil {
-		t.Fatalf("another session's GET: %v", err)
+	// GETs that do not take the stream, each bounded by 10s: one whose
+	// Accept names no event stream, one while the POST holds the stream,
+	// and (after the drop) one of another session.
+	var out string
+	refused := func(what, session string, hdr map[string]string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req := sessionRequest(t, ctx, http.MethodGet, url, "", session)
+		req.Header.Set("Last-Event-ID", prime["id"])
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := freshClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		out += fmt.Sprintf("%s: %d %q\n", what, resp.StatusCode, b)
 	}
-	b, _ := io.ReadAll(stolen.Body)
-	stolen.Body.Close()
-	out := fmt.Sprintf("another session's GET: %d %q\n", stolen.StatusCode, b)
+	refused("a GET that takes no event stream", id, map[string]string{"Accept": "application/json"})
+	refused("a GET while the POST holds the stream", id, nil)
+	drop()
+	refused("another session's GET", laneSessionWith(t, url, `{"elicitation":{}}`), nil)
 
 	// The server may not have seen the drop yet: a GET that finds the
 	// stream still held is refused 409, on both paths, and sent again.
@@ -702,7 +713,7 @@ func dropAndResume(t *testing.T, url, body string) string {
 	defer cancel()
 	var get *http.Response
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		req = sessionRequest(t, getCtx, http.MethodGet, url, "", id)
+		req := sessionRequest(t, getCtx, http.MethodGet, url, "", id)
 		req.Header.Set("Last-Event-ID", prime["id"])
 		if get, err = freshClient.Do(req); err != nil {
 			t.Fatal(err)
