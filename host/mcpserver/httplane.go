@@ -34,9 +34,9 @@ import (
 // then the answer, both with the ids the SDK gives them and both kept in
 // the front's event store, so that a client whose stream drops resumes it
 // with Last-Event-ID as before: through the lane while the call runs
-// (resume), through the SDK after. The priming event is
-// written at once only when the call takes longer than primeAfter; a call
-// done before goes out in one write.
+// (resume), through the SDK after. The stream opens only when the call
+// takes longer than primeAfter or writes something before its answer; a
+// call done before is answered with a JSON body (laneStream).
 //
 // It takes a request only where the SDK would do nothing but run the tool
 // and answer on the request's stream:
@@ -69,10 +69,10 @@ import (
 // refuses a call of such an id, and refuses to pass on a request of the id
 // of a call it runs, with the SDK's words.
 
-// primeAfter is how long the lane holds back a call's priming event: a
-// call that ends before sends it with its answer in one write; one that
-// runs longer sends it then, so that a client whose connection drops
-// during a long call has an event id to resume from, as with the SDK.
+// primeAfter is how long the lane holds back a call's stream: a call that
+// ends before is answered with a JSON body; one that runs longer opens its
+// stream then, with the priming event, so that a client whose connection
+// drops during a long call has an event id to resume from, as with the SDK.
 const primeAfter = 10 * time.Millisecond
 
 // protocolPrime is the first protocol version whose streams open with a
@@ -292,9 +292,6 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 	sessionID := l.id
 	st := &laneStream{w: w, holder: r.Context(), id: rand.Text(), primed: version >= protocolPrime, store: h.store,
 		session: sessionID, done: make(chan struct{})}
-	if err := h.store.Open(ctx, sessionID, st.id); err != nil {
-		return false
-	}
 	h.mu.Lock()
 	h.running[st.id] = st
 	h.mu.Unlock()
@@ -304,14 +301,6 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 		h.mu.Unlock()
 		close(st.done)
 	}()
-	if st.primed {
-		_ = h.store.Append(ctx, sessionID, st.id, nil)
-		st.next = 1
-	}
-	hdr := w.Header()
-	hdr.Set("Cache-Control", "no-cache, no-transform")
-	hdr.Set("Content-Type", "text/event-stream")
-	hdr.Set("Connection", "keep-alive")
 	timer := time.AfterFunc(h.primeAfter, st.prime)
 
 	// The call's progress and questions go on its own stream, as the
@@ -331,9 +320,6 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 		// its answer to a client that cannot be asked.
 		h.s.pending.take(res.RequestState)
 		if st.handOff() {
-			hdr.Del("Cache-Control")
-			hdr.Del("Content-Type")
-			hdr.Del("Connection")
 			return false
 		}
 		res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call needs an answer from the user and the stream was already open; call again"}
@@ -342,16 +328,23 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 	data, ok := encodeResponse(resp)
 	if !ok {
 		if data, err = jsonrpc.EncodeMessage(resp); err != nil {
-			data = nil
+			data, _ = jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+				Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("encoding the result: %v", err)}})
 		}
 	}
 	st.finish(data)
 	return true
 }
 
-// laneStream writes one call's events to its response. Each event is
-// stored in the front's event store before it is written, as the SDK
-// does: a client that resumes the stream finds it.
+// laneStream writes one call's answer, and the events before it, to its
+// response. A call that ends before anything was written (its progress, a
+// question, the priming event after primeAfter) is answered with its
+// answer alone, as a JSON body, as the SDK's JSONResponse option answers:
+// no client can resume a stream of which it has no event id, so a stream
+// would buy nothing, and the client reads a body rather than scanning
+// events. Once open, the stream's events are each stored in the front's
+// event store before they are written, as the SDK does: a client that
+// resumes the stream finds them.
 type laneStream struct {
 	id      string
 	primed  bool // the stream opens with a priming event
@@ -377,17 +370,31 @@ func (st *laneStream) prime() {
 	if st.finished || st.open {
 		return
 	}
-	st.openLocked()
+	_ = st.openLocked()
 	_ = http.NewResponseController(st.w).Flush()
 }
 
-// openLocked writes the response's header and the priming event.
-func (st *laneStream) openLocked() {
+// openLocked opens the stream in the event store and writes the
+// response's header and the priming event.
+func (st *laneStream) openLocked() error {
 	st.open = true
+	ctx := context.Background()
+	err := st.store.Open(ctx, st.session, st.id)
+	if st.primed {
+		if err == nil {
+			err = st.store.Append(ctx, st.session, st.id, nil)
+		}
+		st.next = 1
+	}
+	hdr := st.w.Header()
+	hdr.Set("Cache-Control", "no-cache, no-transform")
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Connection", "keep-alive")
 	st.w.WriteHeader(http.StatusOK)
 	if st.primed {
 		_, _ = st.w.Write(st.event(nil, "prime", 0))
 	}
+	return err
 }
 
 // send writes one message of the call's stream before its answer (a
@@ -400,7 +407,9 @@ func (st *laneStream) send(data []byte) error {
 		return errors.New("the call's stream has ended")
 	}
 	if !st.open {
-		st.openLocked()
+		if err := st.openLocked(); err != nil {
+			return err
+		}
 	}
 	// Stored is sent, as for the SDK: a client whose connection dropped
 	// finds the event when it resumes the stream.
@@ -435,27 +444,23 @@ func (st *laneStream) handOff() bool {
 	return !st.open
 }
 
-// finish writes the answer: with the priming event in one write when
-// that was held back.
+// finish writes the answer: as the stream's last event once it is open,
+// as a JSON body before.
 func (st *laneStream) finish(data []byte) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.finished = true
-	var b []byte
-	if !st.open && st.primed {
-		b = st.event(nil, "prime", 0)
-	}
-	if data != nil {
-		_ = st.store.Append(context.Background(), st.session, st.id, data)
-		b = append(b, st.event(data, "message", st.next)...)
-	}
-	if st.w == nil {
+	if !st.open {
+		hdr := st.w.Header()
+		hdr.Set("Content-Type", "application/json")
+		hdr.Set("Content-Length", strconv.Itoa(len(data)))
+		_, _ = st.w.Write(data)
 		return
 	}
-	if !st.open {
-		st.w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	_ = st.store.Append(context.Background(), st.session, st.id, data)
+	if st.w != nil {
+		_, _ = st.w.Write(st.event(data, "message", st.next))
 	}
-	_, _ = st.w.Write(b)
 }
 
 // event renders one server-sent event as the SDK's writeEvent does, with

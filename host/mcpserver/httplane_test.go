@@ -63,8 +63,10 @@ var askID = regexp.MustCompile(`"id":("yagent-ask-[A-Z2-7]{26}"|[0-9]+),"method"
 // each, what a client sees of its answer: the status, the headers a client
 // reads and the body, stream and question ids replaced. An elicitation on
 // an answer's stream is accepted once, by a POST of its own, whose status
-// follows the body.
-func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) []string {
+// follows the body. An answer in a JSON body (the lane's to a call done
+// before its stream opened) is shown as the stream that carries it alone,
+// and counted in jsonBodies.
+func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) (seen []string, jsonBodies int) {
 	t.Helper()
 	// A stream that does not end (a question whose answer never arrives)
 	// fails the test in 10s.
@@ -153,11 +155,24 @@ func talkHTTP(t *testing.T, url, version string, elicit bool, posts []post) []st
 		}
 		resp.Body.Close()
 		ids := streamID.ReplaceAllString(body.String(), "id: S_")
+		contentType, cacheControl := resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control")
+		if resp.StatusCode == http.StatusOK && contentType == "application/json" {
+			jsonBodies++
+			contentType, cacheControl = "text/event-stream", "no-cache, no-transform"
+			idx := 0
+			if version >= protocolPrime {
+				ids = "event: prime\nid: S_0\ndata: \n\n"
+				idx = 1
+			} else {
+				ids = ""
+			}
+			ids += fmt.Sprintf("event: message\nid: S_%d\ndata: %s\n\n", idx, body.String())
+		}
 		out = append(out, fmt.Sprintf("%d content-type=%q cache-control=%q session=%q\n%s%s",
-			resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"), resp.Header.Get(sessionHeader),
+			resp.StatusCode, contentType, cacheControl, resp.Header.Get(sessionHeader),
 			askID.ReplaceAllString(ids, `"id":Q,"method":"elicitation/create"`), strings.Join(answers, "\n")))
 	}
-	return out
+	return out, jsonBodies
 }
 
 // lastLine is the line of s that starts with prefix, or "".
@@ -177,7 +192,8 @@ type deferringAnswerer struct{ inputAnswerer }
 
 // TestHTTPLane_AnswersAsTheSDKPath: each POST the lane takes is answered as
 // the SDK's handler answers it (status, headers, the events with their
-// ids, the stream's random part aside) and reaches no SDK request path:
+// ids, the stream's random part aside; an answer in a JSON body as the
+// stream that would carry it alone) and reaches no SDK request path:
 // plain calls, calls with a progress token (their progress on the call's
 // stream), and the calls of a client that can elicit, whose questions go
 // on the call's stream and whose answers, POSTed, the lane takes (the
@@ -227,30 +243,36 @@ func TestHTTPLane_AnswersAsTheSDKPath(t *testing.T) {
 		opts         *Options
 		posts        []post
 		wantSDKCalls int64
+		// wantJSON counts the lane's answers in a JSON body: those to the
+		// calls that wrote nothing before (no progress, no question).
+		wantJSON int
 	}{
-		{"taken, primed", "2025-11-25", false, nil, taken, 0},
-		{"taken, no priming event", "2025-06-18", false, nil, taken, 0},
-		{"left", "2025-11-25", false, nil, left, 7}, // the batch and the charset fail before a call
-		{"a client that elicits", "2025-11-25", true, nil, asked, 0},
-		{"a client that elicits, no priming event", "2025-06-18", true, nil, asked, 0},
+		{"taken, primed", "2025-11-25", false, nil, taken, 0, 10},
+		{"taken, no priming event", "2025-06-18", false, nil, taken, 0, 10},
+		{"left", "2025-11-25", false, nil, left, 7, 0}, // the batch and the charset fail before a call
+		{"a client that elicits", "2025-11-25", true, nil, asked, 0, 2},
+		{"a client that elicits, no priming event", "2025-06-18", true, nil, asked, 0, 2},
 		{"a question met on the lane", "2025-11-25", true,
 			&Options{Answerer: func(*mcp.ServerSession) session.Answerer { return asking }},
-			[]post{taken[0], taken[5], taken[1]}, 0},
+			[]post{taken[0], taken[5], taken[1]}, 0, 2},
 		{"a question for a client that cannot elicit", "2025-11-25", false,
 			&Options{Answerer: func(*mcp.ServerSession) session.Answerer { return asking }},
-			[]post{taken[0], taken[5], taken[1]}, 1},
+			[]post{taken[0], taken[5], taken[1]}, 1, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, sdkCalls := laneServerWith(t, tc.opts)
 			url, _ := laneFront(t, srv, true)
-			got := talkHTTP(t, url, tc.version, tc.elicit, tc.posts)
+			got, jsonBodies := talkHTTP(t, url, tc.version, tc.elicit, tc.posts)
 			if n := sdkCalls.Load(); n != tc.wantSDKCalls {
 				t.Errorf("%d calls took the SDK's path, want %d", n, tc.wantSDKCalls)
 			}
+			if jsonBodies != tc.wantJSON {
+				t.Errorf("%d answers in a JSON body, want %d", jsonBodies, tc.wantJSON)
+			}
 			plain, _ := laneServerWith(t, tc.opts)
 			plainURL, _ := laneFront(t, plain, false)
-			want := talkHTTP(t, plainURL, tc.version, tc.elicit, tc.posts)
+			want, _ := talkHTTP(t, plainURL, tc.version, tc.elicit, tc.posts)
 			for i := range tc.posts {
 				if got[i] != want[i] {
 					t.Errorf("%s\nthrough the lane:\n%s\nthrough the SDK's path:\n%s", tc.posts[i].body, got[i], want[i])
