@@ -65,9 +65,11 @@ import (
 // body as it came. A notifications/cancelled also cancels the lane's call it
 // names, and goes on to the SDK too. The SDK refuses a call whose id is
 // that of one in flight, and each path sees only its own: the lane counts
-// the ids of the requests it passes on until the SDK has answered them,
-// refuses a call of such an id, and refuses to pass on a request of the id
-// of a call it runs, with the SDK's words.
+// the ids of the requests it passes on until the SDK has answered them
+// (those of every POST of a live session, read leniently where the lane
+// does not take the body as its own: requestIDs), refuses a call of such
+// an id, and refuses to pass on a request of the id of a call it runs,
+// with the SDK's words.
 
 // primeAfter is how long the lane holds back a call's stream: a call that
 // ends before is answered with a JSON body; one that runs longer opens its
@@ -127,30 +129,77 @@ func (l *httpLaneSession) inFlightLocked(id jsonrpc.ID) bool {
 	return lane || l.sdk[id] > 0
 }
 
-// passOn counts id in flight on the SDK's path, unless the lane runs a
-// call of that id, which it refuses as the SDK would (true). release ends
-// the count once the SDK has answered.
-func (l *httpLaneSession) passOn(w http.ResponseWriter, id jsonrpc.ID) (refused bool, release func()) {
+// passOn counts ids in flight on the SDK's path, unless the lane runs a
+// call of one of them, which it refuses as the SDK would (true): the SDK
+// refuses a POST whose requests name any id in flight. release ends the
+// count once the SDK has answered.
+func (l *httpLaneSession) passOn(w http.ResponseWriter, ids ...jsonrpc.ID) (refused bool, release func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, lane := l.runs[id]; lane {
-		writeDuplicateID(w, id)
-		return true, nil
+	for _, id := range ids {
+		if _, lane := l.runs[id]; lane {
+			writeDuplicateID(w, id)
+			return true, nil
+		}
 	}
-	l.sdk[id]++
-	return false, l.answeredBySDK(id)
+	for _, id := range ids {
+		l.sdk[id]++
+	}
+	return false, l.answeredBySDK(ids...)
 }
 
-// answeredBySDK returns the func that ends the count of a request of id
+// answeredBySDK returns the func that ends the count of requests of ids
 // on the SDK's path.
-func (l *httpLaneSession) answeredBySDK(id jsonrpc.ID) func() {
+func (l *httpLaneSession) answeredBySDK(ids ...jsonrpc.ID) func() {
 	return func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.sdk[id]--; l.sdk[id] <= 0 {
-			delete(l.sdk, id)
+		for _, id := range ids {
+			if l.sdk[id]--; l.sdk[id] <= 0 {
+				delete(l.sdk, id)
+			}
 		}
 	}
+}
+
+// passOnAll is passOn for a body the lane does not take as its own (its
+// headers, its protocol version or its form are not what the lane plainly
+// passes): the SDK may still run its requests.
+func (h *httpLane) passOnAll(w http.ResponseWriter, ss *mcp.ServerSession, body []byte) (refused bool, release func()) {
+	ids := requestIDs(body)
+	if len(ids) == 0 {
+		return false, nil
+	}
+	l, ok := h.s.httpLaneState(ss, h.store)
+	if !ok {
+		return false, nil
+	}
+	return l.passOn(w, ids...)
+}
+
+// requestIDs are the ids of the requests in body, one JSON-RPC message or
+// a batch of them, read leniently: the SDK may run what the lane's strict
+// reading leaves. The body is bounded (HTTPOptions.MaxBody), and
+// encoding/json bounds its depth.
+func requestIDs(body []byte) []jsonrpc.ID {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(body, &raws); err != nil {
+		raws = []json.RawMessage{body}
+	}
+	var ids []jsonrpc.ID
+	for _, raw := range raws {
+		var m struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(raw, &m) != nil || m.Method == "" || m.ID == nil {
+			continue
+		}
+		if id, err := jsonrpc.MakeID(m.ID); err == nil && id.IsValid() {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // writeDuplicateID refuses a call whose id is in flight, as the SDK's
@@ -211,25 +260,22 @@ func (s *Server) httpLaneStateLocked(ss *mcp.ServerSession, store mcp.EventStore
 // of the request it carries counts as in flight, so that the lane refuses
 // a call of the same id as the SDK would.
 func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID string) (taken bool, release func()) {
-	if !h.eligibleHeaders(r) {
-		return false, nil
-	}
 	ss := h.s.lookup(sessionID)
 	if ss == nil {
-		return false, nil
-	}
-	init := ss.InitializeParams()
-	version := r.Header.Get("Mcp-Protocol-Version")
-	if init == nil || version == "" || version != init.ProtocolVersion || version >= multiRoundTripVersion {
 		return false, nil
 	}
 	body, err := readBody(r)
 	if err != nil {
 		return false, nil
 	}
+	init := ss.InitializeParams()
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if !h.eligibleHeaders(r) || init == nil || version == "" || version != init.ProtocolVersion || version >= multiRoundTripVersion {
+		return h.passOnAll(w, ss, body)
+	}
 	msg, ok := laneMessage(body)
 	if !ok {
-		return false, nil
+		return h.passOnAll(w, ss, body)
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		return h.answered(w, ss, resp), nil

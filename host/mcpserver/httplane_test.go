@@ -478,12 +478,21 @@ func TestHTTPLane_DuplicateIDRefused(t *testing.T) {
 		lanes = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`
 		sdks  = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","_meta":{"other":1},"arguments":{}}}`
 		list  = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+		// unread is a call the SDK runs and the lane does not read as its
+		// own: a key the lane does not know beside the message's.
+		unread = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}},"extra":1}`
 	)
-	for _, tc := range []struct{ name, first, second string }{
-		{"the lane's, then the lane", lanes, lanes},
-		{"the SDK's, then the lane", sdks, lanes},
-		{"the lane's, then the SDK", lanes, sdks},
-		{"the lane's, then a tools/list", lanes, list},
+	for _, tc := range []struct {
+		name, first, second string
+		hdr                 map[string]string // the second's, "" drops one
+	}{
+		{"the lane's, then the lane", lanes, lanes, nil},
+		{"the SDK's, then the lane", sdks, lanes, nil},
+		{"the lane's, then the SDK", lanes, sdks, nil},
+		{"the lane's, then a tools/list", lanes, list, nil},
+		{"the lane's, then one the lane does not read", lanes, unread, nil},
+		{"the lane's, then one without a protocol version", lanes, lanes, map[string]string{"Mcp-Protocol-Version": ""}},
+		{"one the lane does not read, then the lane", unread, lanes, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -503,12 +512,23 @@ func TestHTTPLane_DuplicateIDRefused(t *testing.T) {
 				b.wait(t, b.started, "started")
 				// A second call let run would block: 10 s fail the test.
 				tctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-				req, _ := http.NewRequestWithContext(tctx, http.MethodPost, url, strings.NewReader(tc.second))
-				resp := laneDo(t, req, id)
-				stop()
+				req := sessionRequest(t, tctx, http.MethodPost, url, tc.second, id)
+				for k, v := range tc.hdr {
+					if v == "" {
+						req.Header.Del(k)
+					} else {
+						req.Header.Set(k, v)
+					}
+				}
+				resp, err := freshClient.Do(req)
+				if err != nil {
+					t.Fatalf("the second call: %v", err)
+				}
 				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				stop()
 				answers[lane] = fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), got)
-				if want := int64(strings.Count(tc.first, "other")); lane && sdkCalls.Load() != want { // the second never runs
+				if want := int64(strings.Count(tc.first, "other") + strings.Count(tc.first, "extra")); lane && sdkCalls.Load() != want { // the second never runs
 					t.Errorf("%d calls took the SDK's path, want %d", sdkCalls.Load(), want)
 				}
 				drop()
