@@ -254,7 +254,9 @@ func serveHTTP(cmd *cobra.Command, g *globals, hf httpFlags) error {
 	url := scheme + "://" + ln.Addr().String() + mcpserver.MCPPath
 	// No read or write timeout: an SSE stream stays open as long as a call
 	// runs. Slow headers and idle keep-alive connections are cut.
-	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	hs := &http.Server{Handler: front, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ConnContext: front.ConnContext}
+	ln = front.Listener(ln)
 	served := make(chan error, 1)
 	go func() {
 		if useTLS {

@@ -337,7 +337,7 @@ func (h *httpLane) serve(w http.ResponseWriter, r *http.Request, sessionID strin
 func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Request, ss *mcp.ServerSession, l *httpLaneSession, version string, id jsonrpc.ID, params *mcp.CallToolParamsRaw) bool {
 	sessionID := l.id
 	st := &laneStream{w: w, holder: r.Context(), id: rand.Text(), primed: version >= protocolPrime, store: h.store,
-		session: sessionID, done: make(chan struct{})}
+		session: sessionID, done: make(chan struct{}), conn: heldConnOf(r.Context(), r.ProtoMajor)}
 	h.mu.Lock()
 	h.running[st.id] = st
 	h.mu.Unlock()
@@ -397,6 +397,7 @@ type laneStream struct {
 	store   mcp.EventStore
 	session string
 	done    chan struct{} // closed once the call has returned
+	conn    *heldConn     // the POST's connection, nil unless of HTTPFront.Listener
 
 	mu sync.Mutex
 	// w is the response the stream's events go to: the POST's, then that
@@ -500,7 +501,15 @@ func (st *laneStream) finish(data []byte) {
 		hdr := st.w.Header()
 		hdr.Set("Content-Type", "application/json")
 		hdr.Set("Content-Length", strconv.Itoa(len(data)))
+		if st.conn == nil || len(data) > heldMax {
+			_, _ = st.w.Write(data)
+			return
+		}
+		// The header and the answer in one write (heldconn.go).
+		st.conn.hold()
 		_, _ = st.w.Write(data)
+		_ = http.NewResponseController(st.w).Flush()
+		st.conn.send()
 		return
 	}
 	_ = st.store.Append(context.Background(), st.session, st.id, data)
