@@ -189,13 +189,17 @@ func requestIDs(body []byte) []jsonrpc.ID {
 	var ids []jsonrpc.ID
 	for _, raw := range raws {
 		var m struct {
-			ID     any    `json:"id"`
-			Method string `json:"method"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
 		if json.Unmarshal(raw, &m) != nil || m.Method == "" || m.ID == nil {
 			continue
 		}
-		if id, err := jsonrpc.MakeID(m.ID); err == nil && id.IsValid() {
+		v, err := parseID(m.ID)
+		if err != nil || v == nil {
+			continue
+		}
+		if id, err := requestID(v); err == nil {
 			ids = append(ids, id)
 		}
 	}
@@ -552,7 +556,7 @@ func (h *httpLane) resume(w http.ResponseWriter, r *http.Request, sessionID stri
 	h.mu.Lock()
 	st := h.running[stream]
 	h.mu.Unlock()
-	if st == nil || st.session != sessionID || !h.eligibleResume(r) {
+	if st == nil || st.session != sessionID || !h.eligibleResume(r, sessionID) {
 		return false
 	}
 	st.mu.Lock()
@@ -619,14 +623,14 @@ func resumePoint(values []string) (stream string, idx int, ok bool) {
 	return stream, idx, err == nil && idx >= 0
 }
 
-// eligibleResume says whether a resuming GET passes, plainly, what the SDK
-// checks before it serves one: its Host, its Accept and the protocol
-// version, which is the session's or none.
-func (h *httpLane) eligibleResume(r *http.Request) bool {
+// eligibleResume says whether a resuming GET of session sessionID passes,
+// plainly, what the SDK checks before it serves one: its Host, its Accept,
+// a live session and the protocol version, which is the session's or none.
+func (h *httpLane) eligibleResume(r *http.Request, sessionID string) bool {
 	if _, streamOK := accepts(r.Header.Values("Accept")); !streamOK || !loopbackHostOK(r) {
 		return false
 	}
-	ss := h.s.lookup(r.Header.Get(sessionHeader))
+	ss := h.s.lookup(sessionID)
 	if ss == nil {
 		return false
 	}
