@@ -374,7 +374,13 @@ func (h *httpLane) answer(ctx context.Context, w http.ResponseWriter, r *http.Re
 		}
 		res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call needs an answer from the user and the stream was already open; call again"}
 	}
-	resp := laneResponse(id, res, err, ss)
+	reply := laneResponse(id, res, err, ss)
+	defer reply.release()
+	if reply.msg != nil {
+		st.finish(reply.body())
+		return true
+	}
+	resp := reply.resp
 	data, ok := encodeResponse(resp)
 	if !ok {
 		if data, err = jsonrpc.EncodeMessage(resp); err != nil {
@@ -516,7 +522,8 @@ func (st *laneStream) finish(data []byte) {
 		st.conn.send()
 		return
 	}
-	_ = st.store.Append(context.Background(), st.session, st.id, data)
+	// The store keeps what it is given; data goes back to its buffer.
+	_ = st.store.Append(context.Background(), st.session, st.id, bytes.Clone(data))
 	if st.w != nil {
 		_, _ = st.w.Write(st.event(data, "message", st.next))
 	}

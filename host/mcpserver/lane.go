@@ -48,7 +48,7 @@ import (
 
 // laneFunc decides, on the read loop, whether the lane takes req; when it
 // does, run answers it.
-type laneFunc func(req *jsonrpc.Request) (run func(context.Context) *jsonrpc.Response, ok bool)
+type laneFunc func(req *jsonrpc.Request) (run func(context.Context) laneReply, ok bool)
 
 // laneParams is what the lane reads of a tools/call's params: the params
 // the handler gets, whose _meta holds the progress token and the trace
@@ -172,7 +172,7 @@ func metaValue(v json.RawMessage) (any, bool) {
 // loop of the session's connection alone.
 func (s *Server) laneFor(ss *mcp.ServerSession) laneFunc {
 	var known clientMeta
-	return func(req *jsonrpc.Request) (func(context.Context) *jsonrpc.Response, bool) {
+	return func(req *jsonrpc.Request) (func(context.Context) laneReply, bool) {
 		if req.Method != "tools/call" || !req.ID.IsValid() {
 			return nil, false
 		}
@@ -200,23 +200,23 @@ func (s *Server) laneFor(ss *mcp.ServerSession) laneFunc {
 			return nil, false // the SDK's unknown-tool error
 		}
 		if !multiRoundTrip {
-			return func(ctx context.Context) *jsonrpc.Response {
+			return func(ctx context.Context) laneReply {
 				res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, ss.Elicit)
 				return laneResponse(req.ID, res, err, ss)
 			}, true
 		}
 		// The client asks its user itself: a call that stops on a
 		// question answers with the question (input_required).
-		return func(ctx context.Context) *jsonrpc.Response {
+		return func(ctx context.Context) laneReply {
 			res, err := s.laneCall(ctx, ss, params.CallToolParamsRaw, nil)
 			if err != nil {
-				return &jsonrpc.Response{ID: req.ID, Error: err}
+				return laneReply{resp: &jsonrpc.Response{ID: req.ID, Error: err}}
 			}
 			b, err := s.encodePerRequestResult(res, ss)
 			if err != nil {
-				return &jsonrpc.Response{ID: req.ID, Error: err}
+				return laneReply{resp: &jsonrpc.Response{ID: req.ID, Error: err}}
 			}
-			return &jsonrpc.Response{ID: req.ID, Result: b}
+			return laneReply{resp: &jsonrpc.Response{ID: req.ID, Result: b}}
 		}, true
 	}
 }
@@ -261,16 +261,64 @@ func (m *clientMeta) valid(caps, info json.RawMessage) bool {
 	return true
 }
 
+// laneReply is the lane's answer to one call: resp, and, where the lane
+// encoded the result itself, the whole response already encoded in a kept
+// buffer (msg: the message and a line end), written from there. The
+// result is copied neither out of the encoder's buffer nor into a message
+// of its own: for a 4 KB read_file, two fewer allocations of its size a
+// call, a third of the host's allocated bytes. resp's Result is left empty
+// where msg holds it. release gives msg back once it is written: nothing
+// may hold its bytes after.
+type laneReply struct {
+	resp *jsonrpc.Response
+	msg  *bytes.Buffer
+}
+
+// line is the message with the stdio front's line end.
+func (r laneReply) line() []byte { return r.msg.Bytes() }
+
+// body is the message alone, an HTTP response's body.
+func (r laneReply) body() []byte { b := r.msg.Bytes(); return b[:len(b)-1] }
+
+// release gives the reply's buffer back to resultBufs.
+func (r laneReply) release() {
+	if r.msg != nil {
+		putResultBuf(r.msg)
+	}
+}
+
 // laneResponse is the answer to the call id given what laneCall returned.
-func laneResponse(id jsonrpc.ID, res *mcp.CallToolResult, err error, ss *mcp.ServerSession) *jsonrpc.Response {
+func laneResponse(id jsonrpc.ID, res *mcp.CallToolResult, err error, ss *mcp.ServerSession) laneReply {
 	if err != nil {
-		return &jsonrpc.Response{ID: id, Error: err}
+		return laneReply{resp: &jsonrpc.Response{ID: id, Error: err}}
 	}
-	b, err := encodeLaneResult(res, ss)
-	if err != nil {
-		return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}
+	return encodeReply(id, laneResult(res, ss))
+}
+
+// encodeReply encodes the response to the call id whose result is v, as
+// the SDK's JSON-RPC layer encodes v and the stdio front's encodeResponse
+// puts the response around it, in a buffer of resultBufs.
+func encodeReply(id jsonrpc.ID, v any) laneReply {
+	buf := resultBufs.Get().(*bytes.Buffer)
+	head, ok := appendResponseHead(buf.AvailableBuffer(), id)
+	if !ok {
+		putResultBuf(buf)
+		b, err := encodeLaneValue(v)
+		if err != nil {
+			return laneReply{resp: &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}}
+		}
+		return laneReply{resp: &jsonrpc.Response{ID: id, Result: b}}
 	}
-	return &jsonrpc.Response{ID: id, Result: b}
+	buf.Write(head)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		putResultBuf(buf)
+		return laneReply{resp: &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}}
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's line end
+	buf.WriteString("}\n")
+	return laneReply{resp: &jsonrpc.Response{ID: id}, msg: buf}
 }
 
 // elicitFunc puts one question to the client and returns its answer:
@@ -319,19 +367,20 @@ func (s *Server) laneCall(ctx context.Context, ss *mcp.ServerSession, params *mc
 	return run(&again)
 }
 
-// encodeLaneResult encodes res as the SDK's path would: in one pass where
-// encodeOnce can render it, else through the SDK's own encoding, with the
-// empty content list the SDK gives a result that has none.
-func encodeLaneResult(res *mcp.CallToolResult, ss *mcp.ServerSession) (json.RawMessage, error) {
-	var v any = res
+// laneResult is what encodes as the SDK's path encodes res: the
+// callResult encodeOnce renders in one pass, else res itself, through the
+// SDK's own encoding, with the empty content list the SDK gives a result
+// that has none.
+func laneResult(res *mcp.CallToolResult, ss *mcp.ServerSession) any {
 	if out, ok := asCallResult(res, ss); ok {
-		v = out
-	} else if res.Content == nil {
+		return out
+	}
+	if res.Content == nil {
 		r := *res
 		r.Content = []mcp.Content{}
-		v = &r
+		return &r
 	}
-	return encodeLaneValue(v)
+	return res
 }
 
 // encodePerRequestResult encodes res as the SDK's path does for a request
@@ -398,24 +447,26 @@ func marshalCallToolResult(r *mcp.CallToolResult, resultType string) (json.RawMe
 // encodeLaneValue encodes v, a result, as the SDK's JSON-RPC layer does.
 func encodeLaneValue(v any) (json.RawMessage, error) {
 	buf := resultBufs.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= keptResultBytes {
-			buf.Reset()
-			resultBufs.Put(buf)
-		}
-	}()
+	defer putResultBuf(buf)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	// The response copies it (encodeResponse): the buffer goes back.
 	return bytes.Clone(bytes.TrimRight(buf.Bytes(), "\n")), nil
 }
 
 // resultBufs keeps the buffers results are encoded in; one grown past
 // keptResultBytes (a screenshot, a long file) is left to the collector.
 var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putResultBuf gives buf back to resultBufs, unless it grew too large.
+func putResultBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= keptResultBytes {
+		buf.Reset()
+		resultBufs.Put(buf)
+	}
+}
 
 const keptResultBytes = 256 << 10
 
@@ -450,19 +501,19 @@ func (c *frontConn) takeLane(msg jsonrpc.Message) bool {
 	c.mu.Unlock()
 	if dup {
 		cancel()
-		c.laneAnswer(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
-			Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("invalid request: request ID %v already in use", req.ID.Raw())}})
+		c.laneAnswer(laneReply{resp: &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{
+			Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("invalid request: request ID %v already in use", req.ID.Raw())}}})
 		return true
 	}
 	c.laneWG.Add(1)
 	c.laneGo(func() {
 		defer c.laneWG.Done()
-		resp := run(ctx)
+		reply := run(ctx)
 		c.mu.Lock()
 		delete(c.laneRuns, req.ID)
 		c.mu.Unlock()
 		cancel()
-		c.laneAnswer(resp)
+		c.laneAnswer(reply)
 	})
 	return true
 }
@@ -499,14 +550,24 @@ func (c *frontConn) laneGo(fn func()) {
 	}
 }
 
-// laneAnswer writes a response of the lane, unless the connection closed.
-func (c *frontConn) laneAnswer(resp *jsonrpc.Response) {
+// laneAnswer writes a response of the lane, unless the connection closed,
+// and releases it.
+func (c *frontConn) laneAnswer(r laneReply) {
+	defer r.release()
 	select {
 	case <-c.closed:
 		return
 	default:
 	}
-	if err := c.Write(context.Background(), resp); err != nil {
+	var err error
+	if r.msg != nil {
+		if err = c.writeLine(r.line()); err == nil {
+			c.track(r.resp, false)
+		}
+	} else {
+		err = c.Write(context.Background(), r.resp)
+	}
+	if err != nil {
 		c.logger.Warn("answer a call", "error", err)
 	}
 }

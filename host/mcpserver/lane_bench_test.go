@@ -30,23 +30,29 @@ import (
 // with telemetry on, each call's span goes to an in-memory exporter. The
 // client of "v2026-07-28" opens with server/discover and sends in each
 // call's _meta its protocol version, identity and capabilities, as the Go
-// SDK's client does.
+// SDK's client does. "read-4k" answers with 4 KiB of text, as a read_file
+// of a 4 KiB file does.
 func BenchmarkLaneCall(b *testing.B) {
 	const traced = `"_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"k=v"},`
 	perRequestMeta := `"_meta":` + perRequest(multiRoundTripVersion, "") + `,`
 	for _, bc := range []struct {
 		name, meta string
 		telemetry  bool
+		text       int // bytes of text in the answer; 0: the arguments
 	}{
-		{"plain", ``, false},
-		{"progress", `"_meta":{"progressToken":%d},`, false},
-		{"traced", traced, false},
-		{"plain-telemetry", ``, true},
-		{"traced-telemetry", traced, true},
-		{"v2026-07-28", perRequestMeta, false},
+		{"plain", ``, false, 0},
+		{"progress", `"_meta":{"progressToken":%d},`, false, 0},
+		{"traced", traced, false, 0},
+		{"plain-telemetry", ``, true, 0},
+		{"traced-telemetry", traced, true, 0},
+		{"v2026-07-28", perRequestMeta, false, 0},
+		{"read-4k", ``, false, 4 << 10},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			echo := adapter.ExecutorFunc(func(_ context.Context, _ sdk.CallInfo, args json.RawMessage, _ func(sdk.Progress)) (*sdk.Result, error) {
+				if bc.text > 0 {
+					return &sdk.Result{Text: strings.Repeat("0123456789abcde\n", bc.text/16)}, nil
+				}
 				return &sdk.Result{Text: string(args)}, nil
 			})
 			logger := slog.New(slog.DiscardHandler)

@@ -128,23 +128,34 @@ func encodeResponse(r *jsonrpc.Response) (_ []byte, ok bool) {
 	if r.Error != nil || len(r.Result) == 0 {
 		return nil, false
 	}
-	var id []byte
-	switch v := r.ID.Raw().(type) {
-	case int64:
-		id = strconv.AppendInt(nil, v, 10)
-	case string:
-		var err error
-		if id, err = json.Marshal(v); err != nil {
-			return nil, false
-		}
-	default:
+	b, ok := appendResponseHead(make([]byte, 0, len(r.Result)+responseRoom), r.ID)
+	if !ok {
 		return nil, false
 	}
-	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	b := make([]byte, 0, len(head)+len(id)+len(mid)+len(r.Result)+2)
-	b = append(b, head...)
-	b = append(b, id...)
-	b = append(b, mid...)
 	b = append(b, r.Result...)
 	return append(b, '}'), true
+}
+
+// responseRoom is what a response holds around its result, give or take
+// a long string id: the head, the closing brace and a line end.
+const responseRoom = 64
+
+// appendResponseHead appends to b what the JSON-RPC response of id holds
+// before its result; false, b as it was, for an id that is neither a
+// number nor a string (the SDK makes no other).
+func appendResponseHead(b []byte, id jsonrpc.ID) (_ []byte, ok bool) {
+	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	switch v := id.Raw().(type) {
+	case int64:
+		b = strconv.AppendInt(append(b, head...), v, 10)
+	case string:
+		q, err := json.Marshal(v)
+		if err != nil {
+			return b, false
+		}
+		b = append(append(b, head...), q...)
+	default:
+		return b, false
+	}
+	return append(b, mid...), true
 }

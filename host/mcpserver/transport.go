@@ -248,7 +248,7 @@ func (c *frontConn) readLoop(fr *frameReader) {
 		msg, bad := decodeFrame(f)
 		if bad != nil {
 			c.logger.Warn("bad MCP frame answered with an error", "code", bad.Code, "reason", bad.Message, "bytes", f.size)
-			if err := c.writeRaw(bad.encode()); err != nil {
+			if err := c.writeLine(append(bad.encode(), '\n')); err != nil {
 				select {
 				case c.incoming <- readResult{err: err}:
 				case <-c.closed:
@@ -299,17 +299,18 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return fmt.Errorf("encode message: %w", err)
 		}
 	}
-	if err := c.writeRaw(b); err != nil {
+	if err := c.writeLine(append(b, '\n')); err != nil {
 		return err
 	}
 	c.track(msg, false)
 	return nil
 }
 
-func (c *frontConn) writeRaw(b []byte) error {
+// writeLine writes b, one message and its line end, in one write.
+func (c *frontConn) writeLine(b []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	_, err := c.out.Write(append(b, '\n'))
+	_, err := c.out.Write(b)
 	return err
 }
 
