@@ -401,7 +401,8 @@ func nextEvent(t *testing.T, ch <-chan map[string]string, what string) map[strin
 // past primeAfter opens its stream with the priming event; a client whose
 // connection then drops resumes the stream with a GET from that event's
 // id, which waits for the answer; a notifications/cancelled ends the call,
-// whose answer the resumed stream then carries.
+// whose answer the resumed stream then carries, and the event store keeps
+// as it was through later calls.
 func TestHTTPLane_LongCallResumedAndCancelled(t *testing.T) {
 	t.Parallel()
 	s, b := newBlockingServer(t)
@@ -464,6 +465,33 @@ func TestHTTPLane_LongCallResumedAndCancelled(t *testing.T) {
 	}
 	if n := sdkCalls.Load(); n != 0 {
 		t.Errorf("%d calls took the SDK's path, want 0", n)
+	}
+
+	// The stored answer is the store's own: later calls, whose answers
+	// are encoded in the buffers call 2's was, leave it as it was.
+	for n := 3; n <= 10; n++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		resp, err := freshClient.Do(sessionRequest(t, ctx, http.MethodPost, url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"block","arguments":{}}}`, n), id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.wait(t, b.started, "started")
+		stop, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, n)))
+		laneDo(t, stop, id)
+		b.wait(t, b.ended, "ended by notifications/cancelled")
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+	}
+	again := sessionRequest(t, context.Background(), http.MethodGet, url, "", id)
+	again.Header.Set("Last-Event-ID", prime["id"])
+	r2, err := freshClient.Do(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Body.Close()
+	if stored := nextEvent(t, sseEvents(r2.Body), "the stored answer"); stored["data"] != answer["data"] {
+		t.Errorf("the stored answer became %q; want %q", stored["data"], answer["data"])
 	}
 }
 
