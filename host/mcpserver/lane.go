@@ -271,14 +271,14 @@ func (m *clientMeta) valid(caps, info json.RawMessage) bool {
 // may hold its bytes after.
 type laneReply struct {
 	resp *jsonrpc.Response
-	msg  *bytes.Buffer
+	msg  *[]byte
 }
 
 // line is the message with the stdio front's line end.
-func (r laneReply) line() []byte { return r.msg.Bytes() }
+func (r laneReply) line() []byte { return *r.msg }
 
 // body is the message alone, an HTTP response's body.
-func (r laneReply) body() []byte { b := r.msg.Bytes(); return b[:len(b)-1] }
+func (r laneReply) body() []byte { return (*r.msg)[:len(*r.msg)-1] }
 
 // release gives the reply's buffer back to resultBufs.
 func (r laneReply) release() {
@@ -299,26 +299,27 @@ func laneResponse(id jsonrpc.ID, res *mcp.CallToolResult, err error, ss *mcp.Ser
 // the SDK's JSON-RPC layer encodes v and the stdio front's encodeResponse
 // puts the response around it, in a buffer of resultBufs.
 func encodeReply(id jsonrpc.ID, v any) laneReply {
-	buf := resultBufs.Get().(*bytes.Buffer)
-	head, ok := appendResponseHead(buf.AvailableBuffer(), id)
-	if !ok {
-		putResultBuf(buf)
-		b, err := encodeLaneValue(v)
-		if err != nil {
-			return laneReply{resp: &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}}
-		}
-		return laneReply{resp: &jsonrpc.Response{ID: id, Result: b}}
-	}
-	buf.Write(head)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		putResultBuf(buf)
+	failed := func(err error) laneReply {
 		return laneReply{resp: &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}}
 	}
-	buf.Truncate(buf.Len() - 1) // Encode's line end
-	buf.WriteString("}\n")
-	return laneReply{resp: &jsonrpc.Response{ID: id}, msg: buf}
+	bp := resultBufs.Get().(*[]byte)
+	b, ok := appendResponseHead((*bp)[:0], id)
+	if !ok {
+		putResultBuf(bp)
+		raw, err := encodeLaneValue(v)
+		if err != nil {
+			return failed(err)
+		}
+		return laneReply{resp: &jsonrpc.Response{ID: id, Result: raw}}
+	}
+	b, err := appendResult(b, v)
+	*bp = b // grown, kept so
+	if err != nil {
+		putResultBuf(bp)
+		return failed(err)
+	}
+	*bp = append(b, '}', '\n')
+	return laneReply{resp: &jsonrpc.Response{ID: id}, msg: bp}
 }
 
 // elicitFunc puts one question to the client and returns its answer:
@@ -446,25 +447,25 @@ func marshalCallToolResult(r *mcp.CallToolResult, resultType string) (json.RawMe
 
 // encodeLaneValue encodes v, a result, as the SDK's JSON-RPC layer does.
 func encodeLaneValue(v any) (json.RawMessage, error) {
-	buf := resultBufs.Get().(*bytes.Buffer)
-	defer putResultBuf(buf)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	bp := resultBufs.Get().(*[]byte)
+	defer putResultBuf(bp)
+	b, err := appendResult((*bp)[:0], v)
+	*bp = b
+	if err != nil {
 		return nil, err
 	}
-	return bytes.Clone(bytes.TrimRight(buf.Bytes(), "\n")), nil
+	return bytes.Clone(b), nil
 }
 
 // resultBufs keeps the buffers results are encoded in; one grown past
 // keptResultBytes (a screenshot, a long file) is left to the collector.
-var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var resultBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// putResultBuf gives buf back to resultBufs, unless it grew too large.
-func putResultBuf(buf *bytes.Buffer) {
-	if buf.Cap() <= keptResultBytes {
-		buf.Reset()
-		resultBufs.Put(buf)
+// putResultBuf gives bp back to resultBufs, unless it grew too large.
+func putResultBuf(bp *[]byte) {
+	if cap(*bp) <= keptResultBytes {
+		*bp = (*bp)[:0]
+		resultBufs.Put(bp)
 	}
 }
 
