@@ -58,6 +58,8 @@ func FuzzAppendCallResult(f *testing.F) {
 		}
 		if shape&8 != 0 {
 			r.Meta = mcp.Meta{"k<>": text, "n": 1}
+		} else if text == "" {
+			r.Meta = mcp.Meta{} // empty: omitted as nil is
 		}
 		if shape&16 != 0 {
 			r.StructuredContent = map[string]any{"data": json.RawMessage(`{"path":"a<b>.go", "size": 1}`), "text": text}
