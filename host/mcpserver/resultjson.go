@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -108,9 +109,13 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(load8(s[i:])) {
-			i += 8
-			continue
+		if i+8 <= len(s) {
+			m := special8(load8(s[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8 // the first byte that may need work
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -166,14 +171,14 @@ func load8(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-// plain8 says whether none of the eight bytes in w needs escaping or
-// decoding: each is at least 0x20, below 0x80, and neither '"' nor '\\'.
-// (The tests for a byte below n and a byte equal to 0 are exact for the
-// word as a whole, the borrow between bytes notwithstanding.)
-func plain8(w uint64) bool {
+// special8 marks, with its high bit, each of the eight bytes in w that
+// may need escaping or decoding: below 0x20, '"', '\\', or from 0x80. The
+// lowest byte marked is one that does (a borrow runs only upward from a
+// byte that does); 0 when none does.
+func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	below20 := (w - 0x20*ones) & ^w & highs
 	quote := (w ^ '"'*ones - ones) & ^(w ^ '"'*ones) & highs
 	backslash := (w ^ '\\'*ones - ones) & ^(w ^ '\\'*ones) & highs
-	return (below20|quote|backslash|w&highs) == 0
+	return below20 | quote | backslash | w&highs
 }
