@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/yagent/yagent/internal/jsonstr"
 )
 
 // timeLayout is RFC 3339 with nanoseconds always written, so the times of
@@ -67,7 +68,7 @@ func (l *line) key(k string) {
 		l.b = append(l.b, ',')
 	}
 	l.first = false
-	l.b = appendString(l.b, k)
+	l.b = jsonstr.Append(l.b, k)
 	l.b = append(l.b, ':')
 }
 
@@ -77,7 +78,7 @@ func (l *line) str(k, v string) {
 		return
 	}
 	l.key(k)
-	l.b = appendString(l.b, v)
+	l.b = jsonstr.Append(l.b, v)
 }
 
 func (l *line) bool(k string, v bool) {
@@ -106,7 +107,7 @@ func (l *line) strs(k string, vs []string) {
 		if i > 0 {
 			l.b = append(l.b, ',')
 		}
-		l.b = appendString(l.b, v)
+		l.b = jsonstr.Append(l.b, v)
 	}
 	l.b = append(l.b, ']')
 }
@@ -117,11 +118,11 @@ func (l *line) answer(approved bool, by, reason string) {
 	l.b = strconv.AppendBool(l.b, approved)
 	if by != "" {
 		l.b = append(l.b, `,"by":`...)
-		l.b = appendString(l.b, by)
+		l.b = jsonstr.Append(l.b, by)
 	}
 	if reason != "" {
 		l.b = append(l.b, `,"reason":`...)
-		l.b = appendString(l.b, reason)
+		l.b = jsonstr.Append(l.b, reason)
 	}
 	l.b = append(l.b, '}')
 }
@@ -151,56 +152,4 @@ func appendScalar(b []byte, v any) ([]byte, bool) {
 		return append(b, x...), true
 	}
 	return b, false
-}
-
-const hexDigits = "0123456789abcdef"
-
-// plain marks the ASCII bytes a JSON string holds as they are.
-var plain = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if plain[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/yagent/yagent/internal/jsonstr"
 	"github.com/yagent/yagent/sdk"
 )
 
@@ -55,7 +56,7 @@ func (r *Redactor) appendObject(b []byte, m map[string]any, roleOf func(key stri
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = jsonstr.Append(b, k)
 		b = append(b, ':')
 		b = r.appendRedacted(b, m[k], roleOf(k), content || slices.Contains(contentFields, k))
 	}
@@ -78,11 +79,11 @@ func (r *Redactor) appendRedacted(b []byte, v any, role sdk.Role, content bool) 
 		case content || len(x) > maxPlain:
 			return r.appendDigest(b, x)
 		case role == sdk.RolePathRead || role == sdk.RolePathWrite:
-			return appendString(b, x)
+			return jsonstr.Append(b, x)
 		case role == sdk.RoleURL:
-			return appendString(b, RedactURL(x))
+			return jsonstr.Append(b, RedactURL(x))
 		}
-		return appendString(b, RedactCommand(x))
+		return jsonstr.Append(b, RedactCommand(x))
 	case []any:
 		b = append(b, '[')
 		for i, e := range x {
