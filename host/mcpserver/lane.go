@@ -212,11 +212,7 @@ func (s *Server) laneFor(ss *mcp.ServerSession) laneFunc {
 			if err != nil {
 				return laneReply{resp: &jsonrpc.Response{ID: req.ID, Error: err}}
 			}
-			b, err := s.encodePerRequestResult(res, ss)
-			if err != nil {
-				return laneReply{resp: &jsonrpc.Response{ID: req.ID, Error: err}}
-			}
-			return laneReply{resp: &jsonrpc.Response{ID: req.ID, Result: b}}
+			return s.perRequestReply(req.ID, res, ss)
 		}, true
 	}
 }
@@ -384,29 +380,35 @@ func laneResult(res *mcp.CallToolResult, ss *mcp.ServerSession) any {
 	return res
 }
 
-// encodePerRequestResult encodes res as the SDK's path does for a request
-// carrying the per-request _meta of protocol 2026-07-28: with a resultType,
-// "complete", or "input_required" beside the question and the request state
-// of a call that stopped on one, and the server's identity in _meta
-// (io.modelcontextprotocol/serverInfo) unless the result names one.
-func (s *Server) encodePerRequestResult(res *mcp.CallToolResult, ss *mcp.ServerSession) (json.RawMessage, error) {
+// perRequestReply answers the call id with res as the SDK's path does for
+// a request carrying the per-request _meta of protocol 2026-07-28: with a
+// resultType, "complete", or "input_required" beside the question and the
+// request state of a call that stopped on one, and the server's identity
+// in _meta (io.modelcontextprotocol/serverInfo) unless the result names
+// one. A result encodeOnce renders is written by hand into the reply's
+// buffer, as laneResponse writes one.
+func (s *Server) perRequestReply(id jsonrpc.ID, res *mcp.CallToolResult, ss *mcp.ServerSession) laneReply {
 	meta := s.withServerInfo(res.Meta)
 	if out, ok := asCallResult(res, ss); ok {
 		out.Meta = meta
-		return encodeLaneValue(out)
+		return encodeReply(id, out)
 	}
 	r := *res
 	r.Meta = meta
 	resultType := "complete"
 	if r.InputRequests != nil {
 		if len(r.Content) > 0 || r.StructuredContent != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "server bug: result has both content and inputRequests"}
+			return laneReply{resp: &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "server bug: result has both content and inputRequests"}}}
 		}
 		resultType = "input_required"
 	} else if r.Content == nil {
 		r.Content = []mcp.Content{}
 	}
-	return marshalCallToolResult(&r, resultType)
+	b, err := marshalCallToolResult(&r, resultType)
+	if err != nil {
+		return laneReply{resp: &jsonrpc.Response{ID: id, Error: err}}
+	}
+	return laneReply{resp: &jsonrpc.Response{ID: id, Result: b}}
 }
 
 // withServerInfo is the _meta m with the server's identity added, as the

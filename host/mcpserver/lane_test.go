@@ -556,18 +556,25 @@ func TestEncodePerRequestResult_AsTheSDK(t *testing.T) {
 			s := &Server{impl: impl, serverInfo: mcp.Meta{mcp.MetaKeyServerInfo: impl}}
 			c := *res
 			c.Meta = maps.Clone(res.Meta)
-			got, err := s.encodePerRequestResult(&c, ss)
+			id, _ := jsonrpc.MakeID("call")
+			r := s.perRequestReply(id, &c, ss)
+			defer r.release()
 			if want.Error != nil {
-				if err == nil || err.Error() != want.Error.Error() {
+				if err := r.resp.Error; err == nil || err.Error() != want.Error.Error() {
 					t.Errorf("error %v, the SDK's %v", err, want.Error)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
+			if r.resp.Error != nil {
+				t.Fatal(r.resp.Error)
 			}
-			if !bytes.Equal(got, want.Result) {
-				t.Errorf("the lane's:\n%s\nthe SDK's:\n%s", got, want.Result)
+			// The whole message, where the lane wrote it; else the result.
+			if r.msg != nil {
+				if got := bytes.TrimSuffix(r.line(), []byte("\n")); !bytes.Equal(got, line) {
+					t.Errorf("the lane's:\n%s\nthe SDK's:\n%s", got, line)
+				}
+			} else if !bytes.Equal(r.resp.Result, want.Result) {
+				t.Errorf("the lane's:\n%s\nthe SDK's:\n%s", r.resp.Result, want.Result)
 			}
 			if !maps.Equal(c.Meta, res.Meta) && len(res.Meta) > 0 {
 				t.Errorf("the result's _meta became %v", c.Meta)
