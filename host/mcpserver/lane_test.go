@@ -518,14 +518,14 @@ func TestLane_CallEndingAtCloseWrites(t *testing.T) {
 	}
 }
 
-// TestEncodePerRequestResult_AsTheSDK: the lane's encoding of a result for a
+// TestPerRequestReply_AsTheSDK: the lane's encoding of a result for a
 // request of protocol 2026-07-28 is, byte for byte, what the SDK's path
 // (with encodeOnce) writes for it: results encodeOnce renders, results it
 // leaves to the SDK's own encoding, _meta of the result's own (naming the
 // server or not), input-required results (with questions whose text the
 // SDK escapes, none while the server sheds load) and the SDK's error for a
 // result that both has content and asks.
-func TestEncodePerRequestResult_AsTheSDK(t *testing.T) {
+func TestPerRequestReply_AsTheSDK(t *testing.T) {
 	t.Parallel()
 	ask := &mcp.ElicitParams{Mode: "form", Message: "<approve> & go", RequestedSchema: map[string]any{"type": "object"}}
 	for name, res := range map[string]*mcp.CallToolResult{
