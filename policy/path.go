@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/yagent/yagent/internal/localstat"
 )
 
 // MaxLinks bounds the symlinks one path may pass through, as the kernel's
@@ -98,13 +100,15 @@ type FS interface {
 	Readlink(name string) (string, error)
 }
 
-// OS is the machine's file system.
+// OS is the machine's file system, read through localstat: raw system
+// calls where the path's mounts are local, so that a call's guard leaves
+// the runtime's monitor thread asleep.
 var OS FS = osFS{}
 
 type osFS struct{}
 
-func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
-func (osFS) Readlink(name string) (string, error)   { return os.Readlink(name) }
+func (osFS) Lstat(name string) (fs.FileInfo, error) { return localstat.Lstat(name) }
+func (osFS) Readlink(name string) (string, error)   { return localstat.Readlink(name) }
 
 // View maps a path as the session's commands name it to where the file
 // is on disk: a session's own temp folder bound over /tmp (sdk.TempFolder)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/yagent/yagent/internal/localstat"
 )
 
 // holdSuffix names the folder beside a session folder that lists the
@@ -166,7 +168,7 @@ func (f *Folders) Dir(id string) (string, error) {
 	}
 	d := f.live[id]
 	if d != "" {
-		if _, err := os.Lstat(d); err == nil {
+		if _, err := localstat.Lstat(d); err == nil {
 			return d, nil
 		}
 		if err := f.makeFolder(d); err != nil {

@@ -1,0 +1,245 @@
+//go:build linux && (amd64 || arm64)
+
+package localstat
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/yagent/yagent/internal/quietio"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("LOCALSTAT_MOUNT_HELPER") != "" {
+		os.Exit(mountHelper(os.Getenv("LOCALSTAT_MOUNT_HELPER")))
+	}
+	os.Exit(m.Run())
+}
+
+// TestLstat_AsOS: each kind of file, and each failure, reads as os.Lstat
+// reads it.
+func TestLstat_AsOS(t *testing.T) {
+	dir := t.TempDir()
+	if !mounts.local(dir) {
+		t.Skipf("%s is not on a local file system here: Lstat takes os's path", dir)
+	}
+	file := filepath.Join(dir, "file")
+	must(t, os.WriteFile(file, []byte("twelve bytes"), 0o640))
+	setuid := filepath.Join(dir, "setuid")
+	must(t, os.WriteFile(setuid, nil, 0o755))
+	must(t, os.Chmod(setuid, 0o755|fs.ModeSetuid|fs.ModeSetgid))
+	sticky := filepath.Join(dir, "sticky")
+	must(t, os.Mkdir(sticky, 0o777))
+	must(t, os.Chmod(sticky, 0o777|fs.ModeSticky))
+	link := filepath.Join(dir, "link")
+	must(t, os.Symlink("file", link))
+	dangling := filepath.Join(dir, "dangling")
+	must(t, os.Symlink("nowhere", dangling))
+	fifo := filepath.Join(dir, "fifo")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	sock := filepath.Join(dir, "sock")
+	l, err := net.Listen("unix", sock)
+	must(t, err)
+	defer l.Close()
+
+	for _, p := range []string{dir, file, setuid, sticky, link, dangling, fifo, sock, "/dev/null"} {
+		want, werr := os.Lstat(p)
+		got, gerr := Lstat(p)
+		if werr != nil || gerr != nil {
+			t.Fatalf("Lstat(%s): %v, os.Lstat: %v", p, gerr, werr)
+		}
+		if got.Name() != want.Name() || got.Size() != want.Size() || got.Mode() != want.Mode() ||
+			!got.ModTime().Equal(want.ModTime()) || got.IsDir() != want.IsDir() {
+			t.Errorf("Lstat(%s) = %s %d %v %v %v, os.Lstat = %s %d %v %v %v", p,
+				got.Name(), got.Size(), got.Mode(), got.ModTime(), got.IsDir(),
+				want.Name(), want.Size(), want.Mode(), want.ModTime(), want.IsDir())
+		}
+		gs, ws := got.Sys().(*syscall.Stat_t), want.Sys().(*syscall.Stat_t)
+		if gs.Dev != ws.Dev || gs.Ino != ws.Ino || gs.Ctim != ws.Ctim {
+			t.Errorf("Lstat(%s).Sys() = dev %d ino %d, os.Lstat = dev %d ino %d", p, gs.Dev, gs.Ino, ws.Dev, ws.Ino)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "missing"), filepath.Join(file, "below"), dir + "/with\x00nul"} {
+		_, werr := os.Lstat(p)
+		_, gerr := Lstat(p)
+		var wp, gp *fs.PathError
+		if !errors.As(werr, &wp) || !errors.As(gerr, &gp) {
+			t.Fatalf("Lstat(%q) = %v, os.Lstat = %v: want a *fs.PathError from both", p, gerr, werr)
+		}
+		if gp.Op != wp.Op || gp.Path != wp.Path || !errors.Is(gerr, wp.Err) {
+			t.Errorf("Lstat(%q) = %v, want %v", p, gerr, werr)
+		}
+	}
+}
+
+func TestReadlink_AsOS(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("a/", 300) + "end" // past the first buffer
+	for name, target := range map[string]string{"short": "file", "long": long, "abs": "/etc/passwd"} {
+		p := filepath.Join(dir, name)
+		must(t, os.Symlink(target, p))
+		got, err := Readlink(p)
+		if err != nil || got != target {
+			t.Errorf("Readlink(%s) = %q, %v; want %q", name, got, err, target)
+		}
+	}
+	_, werr := os.Readlink(dir)
+	_, gerr := Readlink(dir)
+	if werr == nil || gerr == nil || !errors.Is(gerr, syscall.EINVAL) || gerr.Error() != werr.Error() {
+		t.Errorf("Readlink of a folder = %v, os.Readlink = %v", gerr, werr)
+	}
+}
+
+// TestMounts_ReadAgainAfterAMount: a mount made after the table was read
+// takes the paths below it off the raw path, and its unmount puts them
+// back. The mounts happen in a child in a mount namespace of its own.
+func TestMounts_ReadAgainAfterAMount(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting needs root")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run", "^$")
+	cmd.Env = append(os.Environ(), "LOCALSTAT_MOUNT_HELPER="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "skip:") || errors.Is(err, syscall.EPERM) {
+			t.Skipf("no mount namespace here: %v %s", err, out)
+		}
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// mountHelper runs in its own mount namespace: it reads dir's standing,
+// mounts a proc (not a local disk's file system) on dir, reads it again,
+// unmounts, and reads it a third time.
+func mountHelper(dir string) int {
+	fail := func(f string, a ...any) int {
+		os.Stderr.WriteString("helper: " + fmt.Sprintf(f, a...) + "\n")
+		return 1
+	}
+	below := filepath.Join(dir, "self")
+	if !mounts.local(below) {
+		os.Stderr.WriteString("skip: the temp folder is not on a local file system here\n")
+		return 0
+	}
+	if err := syscall.Mount("proc", dir, "proc", 0, ""); err != nil {
+		os.Stderr.WriteString("skip: mount proc: " + err.Error() + "\n")
+		return 1
+	}
+	if mounts.local(below) {
+		return fail("%s still local after a proc was mounted on %s", below, dir)
+	}
+	if _, err := Lstat(below); err != nil { // through os: /proc/self is there
+		return fail("Lstat(%s) under the proc mount: %v", below, err)
+	}
+	if err := syscall.Unmount(dir, 0); err != nil {
+		return fail("unmount: %v", err)
+	}
+	if !mounts.local(below) {
+		return fail("%s not local again after the unmount", below)
+	}
+	os.Stdout.WriteString("local, remote under a proc mount, local after its unmount\n")
+	return 0
+}
+
+// TestLstat_WakesNoThread: after an idle spell, os.Lstat wakes the
+// runtime's monitor thread; Lstat of a path on a local disk does not.
+// The spells end by a child's write to a pipe that is read with raw
+// reads (quietio), so that no timer of this process ends them.
+func TestLstat_WakesNoThread(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's builds read the pipe through the syscall package; make test runs this package without it too")
+	}
+	dir := t.TempDir()
+	if !mounts.local(dir) {
+		t.Skipf("%s is not on a local file system here", dir)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const msgs = 40
+	count := func(lstat func(string) (fs.FileInfo, error)) int {
+		r, w, err := os.Pipe()
+		must(t, err)
+		defer r.Close()
+		cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt "+strconv.Itoa(msgs)+" ]; do sleep 0.003; printf x; i=$((i+1)); done")
+		cmd.Stdout = w
+		must(t, cmd.Start())
+		w.Close()
+		q := quietio.File(r)
+		buf := make([]byte, 1)
+		if _, err := q.Read(buf); err != nil { // after sh's start
+			t.Fatal(err)
+		}
+		before := switches(t)
+		for range msgs - 1 {
+			if _, err := q.Read(buf); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lstat(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n := switches(t) - before
+		_ = cmd.Wait()
+		return n
+	}
+	var plain, raw []int
+	for range 2 {
+		plain = append(plain, count(os.Lstat))
+		raw = append(raw, count(Lstat))
+	}
+	p, q := slicesMin(plain), slicesMin(raw)
+	t.Logf("thread switches over %d reads and lstats: os.Lstat %v, Lstat %v", msgs-1, plain, raw)
+	if p-q < (msgs-1)/2 {
+		t.Errorf("Lstat took %d thread switches against %d for os.Lstat: want at least one fewer every two calls", q, p)
+	}
+}
+
+func slicesMin(v []int) int {
+	m := v[0]
+	for _, x := range v[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+// switches sums the voluntary context switches of this process's threads.
+func switches(t *testing.T) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Skipf("no /proc/self/task: %v", err)
+	}
+	total := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
+		if err != nil {
+			continue // the thread ended
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+				n, _ := strconv.Atoi(strings.TrimSpace(v))
+				total += n
+			}
+		}
+	}
+	return total
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,14 @@
+//go:build !linux || !(amd64 || arm64)
+
+package localstat
+
+import (
+	"io/fs"
+	"os"
+)
+
+// Lstat is os.Lstat: the raw path is Linux's, on amd64 and arm64.
+func Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+
+// Readlink is os.Readlink.
+func Readlink(name string) (string, error) { return os.Readlink(name) }

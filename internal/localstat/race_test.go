@@ -1,0 +1,5 @@
+//go:build race
+
+package localstat
+
+const raceEnabled = true

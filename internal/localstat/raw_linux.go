@@ -1,0 +1,188 @@
+//go:build linux && (amd64 || arm64)
+
+package localstat
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// Lstat is os.Lstat: a raw system call where every mount on the way to
+// name is local, os.Lstat elsewhere.
+func Lstat(name string) (fs.FileInfo, error) {
+	if !mounts.local(name) {
+		return os.Lstat(name)
+	}
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: err}
+	}
+	fi := &fileInfo{name: filepath.Base(name)}
+	for {
+		_, _, e := syscall.RawSyscall6(sysFstatat, atFDCWD, uintptr(unsafe.Pointer(p)),
+			uintptr(unsafe.Pointer(&fi.sys)), atSymlinkNoFollow, 0, 0)
+		switch e {
+		case 0:
+			return fi, nil
+		case syscall.EINTR:
+			continue
+		}
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: e}
+	}
+}
+
+// Readlink is os.Readlink: a raw system call where every mount on the way
+// to name is local, os.Readlink elsewhere.
+func Readlink(name string) (string, error) {
+	if !mounts.local(name) {
+		return os.Readlink(name)
+	}
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, _, e := syscall.RawSyscall6(syscall.SYS_READLINKAT, atFDCWD, uintptr(unsafe.Pointer(p)),
+			uintptr(unsafe.Pointer(&buf[0])), uintptr(size), 0, 0)
+		switch {
+		case e == syscall.EINTR:
+			size /= 2
+			continue
+		case e != 0:
+			return "", &fs.PathError{Op: "readlink", Path: name, Err: e}
+		case int(n) < size:
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// atFDCWD is AT_FDCWD (-100) as the system call takes it.
+const atFDCWD = ^uintptr(0x63)
+
+// atSymlinkNoFollow is AT_SYMLINK_NOFOLLOW: the last component is not followed.
+const atSymlinkNoFollow = 0x100
+
+// mounts is this process's mount table, read on first use and again after
+// each change the kernel reports.
+var mounts = &watched{path: "/proc/self/mountinfo"}
+
+// watched is a mount table kept current: the kernel marks an open
+// /proc/self/mountinfo with POLLPRI after each mount or unmount in the
+// process's namespace, which a raw poll that does not wait reads.
+type watched struct {
+	path string
+
+	mu     sync.Mutex
+	opened bool
+	fd     int // -1: no table can be read here: every path takes os
+	tab    table
+}
+
+// local reports whether p may take the raw path.
+func (w *watched) local(p string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.opened {
+		w.opened = true
+		w.fd = -1
+		if f, err := syscall.Open(w.path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err == nil {
+			w.fd = f
+			w.reload()
+		}
+	}
+	if w.fd < 0 {
+		return false
+	}
+	if w.changed() {
+		w.reload()
+	}
+	return w.fd >= 0 && w.tab.local(p)
+}
+
+// changed polls the table's descriptor without waiting.
+func (w *watched) changed() bool {
+	pfd := struct {
+		fd      int32
+		events  int16
+		revents int16
+	}{fd: int32(w.fd), events: pollPRI}
+	var zero syscall.Timespec
+	for {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
+			uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e != 0:
+			return true // cannot tell: read the table again
+		}
+		return n > 0 && pfd.revents&(pollPRI|pollERR) != 0
+	}
+}
+
+const (
+	pollPRI = 0x2
+	pollERR = 0x8
+)
+
+// reload reads the table again; one it cannot read closes the descriptor,
+// and every path takes os from then on.
+func (w *watched) reload() {
+	b, err := os.ReadFile(w.path)
+	var ok bool
+	if err == nil {
+		w.tab, ok = parseMountinfo(string(b))
+	}
+	if !ok {
+		syscall.Close(w.fd)
+		w.fd = -1
+		w.tab = table{}
+	}
+}
+
+// fileInfo is os's FileInfo of a stat the raw call filled.
+type fileInfo struct {
+	name string
+	sys  syscall.Stat_t
+}
+
+func (f *fileInfo) Name() string       { return f.name }
+func (f *fileInfo) Size() int64        { return f.sys.Size }
+func (f *fileInfo) ModTime() time.Time { return time.Unix(f.sys.Mtim.Unix()) }
+func (f *fileInfo) IsDir() bool        { return f.Mode().IsDir() }
+func (f *fileInfo) Sys() any           { return &f.sys }
+
+// Mode is the mode as os.Lstat reports it.
+func (f *fileInfo) Mode() fs.FileMode {
+	m := fs.FileMode(f.sys.Mode & 0o777)
+	switch f.sys.Mode & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		m |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		m |= fs.ModeDir
+	case syscall.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		m |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		m |= fs.ModeSocket
+	}
+	if f.sys.Mode&syscall.S_ISGID != 0 {
+		m |= fs.ModeSetgid
+	}
+	if f.sys.Mode&syscall.S_ISUID != 0 {
+		m |= fs.ModeSetuid
+	}
+	if f.sys.Mode&syscall.S_ISVTX != 0 {
+		m |= fs.ModeSticky
+	}
+	return m
+}
