@@ -12,3 +12,6 @@ func Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
 // Readlink is os.Readlink.
 func Readlink(name string) (string, error) { return os.Readlink(name) }
+
+// Local reports false: no raw path here.
+func Local(string) bool { return false }

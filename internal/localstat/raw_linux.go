@@ -13,7 +13,9 @@ import (
 )
 
 // Lstat is os.Lstat: a raw system call where every mount on the way to
-// name is local, os.Lstat elsewhere.
+// name is local, os.Lstat elsewhere. The FileInfo's Sys is a
+// *syscall.Stat_t, as os's is; os.SameFile does not take it (compare the
+// device and inode, filestat.Inode).
 func Lstat(name string) (fs.FileInfo, error) {
 	if !mounts.local(name) {
 		return os.Lstat(name)
@@ -60,6 +62,17 @@ func Readlink(name string) (string, error) {
 			return string(buf[:n]), nil
 		}
 	}
+}
+
+// Local reports whether every mount on the way to the absolute, clean
+// path p is of a local file system, as the mount table says now: a raw
+// system call on p returns.
+func Local(p string) bool { return mounts.local(p) }
+
+// Info is the FileInfo of a stat a raw system call filled, as os reports
+// it, named name (a base name).
+func Info(name string, st *syscall.Stat_t) fs.FileInfo {
+	return &fileInfo{name: name, sys: *st}
 }
 
 // atFDCWD is AT_FDCWD (-100) as the system call takes it.

@@ -46,7 +46,7 @@ func refuseKind(tool, path string, m fs.FileMode) error {
 // file is refused before it is opened (opening a FIFO would block), on what
 // the resolution found it to be, and the open itself never blocks
 // (O_NONBLOCK) in case the path was swapped since.
-func openRegular(tool, path string, t wsroot.Target) (*os.File, fs.FileInfo, error) {
+func openRegular(tool, path string, t wsroot.Target) (wsroot.File, fs.FileInfo, error) {
 	fi := t.Info
 	if fi == nil {
 		var err error
@@ -57,7 +57,7 @@ func openRegular(tool, path string, t wsroot.Target) (*os.File, fs.FileInfo, err
 	if !fi.Mode().IsRegular() {
 		return nil, nil, refuseKind(tool, path, fi.Mode())
 	}
-	f, err := t.Root.OpenFile(t.Rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := t.OpenRead(os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY)
 	if err != nil {
 		return nil, nil, wsroot.Describe(path, err)
 	}

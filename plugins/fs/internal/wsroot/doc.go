@@ -6,4 +6,8 @@
 // or a parent folder swapped for such a link — is refused. A link's target
 // is read as the session's commands read it: under a temp folder the
 // session's own stands for, in that one (sdk.TempFolder.Map).
+//
+// On Linux the kept workspace root is also read by raw system calls where
+// the kernel can answer without waiting (raw_linux.go; docs/ARCHITECTURE.md,
+// "Wire"); whatever they refuse goes to os.Root.
 package wsroot

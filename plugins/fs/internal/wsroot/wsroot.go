@@ -3,6 +3,7 @@ package wsroot
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,6 +33,28 @@ type Target struct {
 	External bool
 	// Via names the symlinks passed through, for messages.
 	Via []string
+
+	raw *rawDir // Root's folder for raw calls (the kept workspace's), or nil
+}
+
+// File is a file a Target opened for reading: an *os.File, or one read by
+// raw system calls.
+type File interface {
+	io.ReadSeekCloser
+	Stat() (fs.FileInfo, error)
+}
+
+// OpenRead opens the target for reading, as Root.OpenFile(Rel, flags)
+// does; flags must not ask to write or create.
+func (t Target) OpenRead(flags int) (File, error) {
+	if f, ok := t.raw.openRead(t.Rel, t.Abs, flags); ok {
+		return f, nil
+	}
+	f, err := t.Root.OpenFile(t.Rel, flags, 0)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // Resolver resolves paths for one call and owns the roots it opens.
@@ -42,6 +65,7 @@ type Resolver struct {
 	temp       *sdk.TempFolder
 	roots      map[string]*os.Root
 	workspaceR *os.Root
+	raw        *rawDir // the workspace's folder for raw calls, or nil
 	// release, when set, gives a kept workspace root back to its Roots
 	// instead of closing it.
 	release func()
@@ -147,6 +171,9 @@ func (r *Resolver) Resolve(path string) (Target, error) {
 		return Target{}, err
 	}
 	t := Target{Root: root, RootDir: rootDir, Rel: rel, Abs: filepath.Join(rootDir, rel), Exists: res.Exists, External: external, Via: via}
+	if rootDir == r.workspace {
+		t.raw = r.raw
+	}
 	if res.Exists && rel != "." {
 		t.Info = res.Info
 	}
@@ -182,6 +209,11 @@ func (f rootFS) Lstat(name string) (fs.FileInfo, error) {
 			return dirInfo(filepath.Base(name)), nil
 		}
 		return nil, errOutside
+	}
+	if rootDir == f.r.workspace {
+		if fi, ok := f.r.raw.lstat(rel); ok {
+			return fi, nil
+		}
 	}
 	root, err := f.r.root(rootDir)
 	if err != nil {

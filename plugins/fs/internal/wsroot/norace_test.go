@@ -1,0 +1,5 @@
+//go:build !race
+
+package wsroot
+
+const raceEnabled = false
