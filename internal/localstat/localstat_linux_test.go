@@ -11,12 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
-	"github.com/yagent/yagent/internal/quietio"
+	"github.com/yagent/yagent/internal/quietio/quiettest"
 )
 
 func TestMain(m *testing.M) {
@@ -156,8 +156,6 @@ func mountHelper(dir string) int {
 
 // TestLstat_WakesNoThread: after an idle spell, os.Lstat wakes the
 // runtime's monitor thread; Lstat of a path on a local disk does not.
-// The spells end by a child's write to a pipe that is read with raw
-// reads (quietio), so that no timer of this process ends them.
 func TestLstat_WakesNoThread(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's builds read the pipe through the syscall package; make test runs this package without it too")
@@ -167,74 +165,24 @@ func TestLstat_WakesNoThread(t *testing.T) {
 		t.Skipf("%s is not on a local file system here", dir)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	const msgs = 40
+	const calls = 39
 	count := func(lstat func(string) (fs.FileInfo, error)) int {
-		r, w, err := os.Pipe()
-		must(t, err)
-		defer r.Close()
-		cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt "+strconv.Itoa(msgs)+" ]; do sleep 0.003; printf x; i=$((i+1)); done")
-		cmd.Stdout = w
-		must(t, cmd.Start())
-		w.Close()
-		q := quietio.File(r)
-		buf := make([]byte, 1)
-		if _, err := q.Read(buf); err != nil { // after sh's start
-			t.Fatal(err)
-		}
-		before := switches(t)
-		for range msgs - 1 {
-			if _, err := q.Read(buf); err != nil {
-				t.Fatal(err)
-			}
+		return quiettest.SwitchesAfterIdleSpells(t, calls, func() {
 			if _, err := lstat(dir); err != nil {
 				t.Fatal(err)
 			}
-		}
-		n := switches(t) - before
-		_ = cmd.Wait()
-		return n
+		})
 	}
 	var plain, raw []int
 	for range 2 {
 		plain = append(plain, count(os.Lstat))
 		raw = append(raw, count(Lstat))
 	}
-	p, q := slicesMin(plain), slicesMin(raw)
-	t.Logf("thread switches over %d reads and lstats: os.Lstat %v, Lstat %v", msgs-1, plain, raw)
-	if p-q < (msgs-1)/2 {
+	p, q := slices.Min(plain), slices.Min(raw)
+	t.Logf("thread switches over %d idle spells and lstats: os.Lstat %v, Lstat %v", calls, plain, raw)
+	if p-q < calls/2 {
 		t.Errorf("Lstat took %d thread switches against %d for os.Lstat: want at least one fewer every two calls", q, p)
 	}
-}
-
-func slicesMin(v []int) int {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = min(m, x)
-	}
-	return m
-}
-
-// switches sums the voluntary context switches of this process's threads.
-func switches(t *testing.T) int {
-	t.Helper()
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		t.Skipf("no /proc/self/task: %v", err)
-	}
-	total := 0
-	for _, task := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
-		if err != nil {
-			continue // the thread ended
-		}
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
-				n, _ := strconv.Atoi(strings.TrimSpace(v))
-				total += n
-			}
-		}
-	}
-	return total
 }
 
 func must(t *testing.T, err error) {

@@ -9,12 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/yagent/yagent/internal/proctest"
 )
 
 // socketPair returns two connected Unix sockets as net.FileConn makes them
@@ -172,13 +175,13 @@ func TestConn_WakesNoThreadOnARead(t *testing.T) {
 		if _, err := r.Read(buf); err != nil {
 			t.Fatal(err)
 		}
-		before := switches(t)
+		before := proctest.ThreadSwitches(t)
 		for range msgs - 1 {
 			if _, err := r.Read(buf); err != nil {
 				t.Fatal(err)
 			}
 		}
-		n := switches(t) - before
+		n := proctest.ThreadSwitches(t) - before
 		cmd.Wait()
 		return n
 	}
@@ -187,44 +190,13 @@ func TestConn_WakesNoThreadOnARead(t *testing.T) {
 		plain = append(plain, count(false))
 		quiet = append(quiet, count(true))
 	}
-	p, q := minOf(plain), minOf(quiet)
+	p, q := slices.Min(plain), slices.Min(quiet)
 	t.Logf("thread switches over %d reads: plain %v, raw %v", msgs-1, plain, quiet)
 	// Plain reads wake the monitor once a message (and it sleeps again
 	// after a tick or two); raw ones leave it asleep.
 	if p-q < (msgs-1)/2 {
 		t.Errorf("raw reads took %d thread switches against %d for plain ones: want at least one fewer every two reads", q, p)
 	}
-}
-
-func minOf(v []int) int {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = min(m, x)
-	}
-	return m
-}
-
-// switches sums the voluntary context switches of this process's threads.
-func switches(t *testing.T) int {
-	t.Helper()
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		t.Skipf("no /proc/self/task: %v", err)
-	}
-	total := 0
-	for _, task := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
-		if err != nil {
-			continue // the thread ended
-		}
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
-				n, _ := strconv.Atoi(strings.TrimSpace(v))
-				total += n
-			}
-		}
-	}
-	return total
 }
 
 // TestConn_PeerReadsWakeNoThread: a peer reading what this end wrote wakes
@@ -257,18 +229,18 @@ func TestConn_PeerReadsWakeNoThread(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		before := switches(t)
+		before := proctest.ThreadSwitches(t)
 		if err := cmd.Wait(); err != nil {
 			t.Fatal(err)
 		}
-		return switches(t) - before
+		return proctest.ThreadSwitches(t) - before
 	}
 	var plain, quiet []int
 	for range 2 {
 		plain = append(plain, count(false))
 		quiet = append(quiet, count(true))
 	}
-	p, q := minOf(plain), minOf(quiet)
+	p, q := slices.Min(plain), slices.Min(quiet)
 	t.Logf("thread switches while the peer read %d bytes: plain %v, Conn %v", msgs, plain, quiet)
 	if p-q < msgs/2 {
 		t.Errorf("a Conn's writer took %d thread switches against %d for a plain one: want at least one fewer every two reads of its peer", q, p)

@@ -11,7 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/yagent/yagent/internal/localstat"
-	"github.com/yagent/yagent/internal/quietio"
+	"github.com/yagent/yagent/internal/quietio/quiettest"
 )
 
 func TestMain(m *testing.M) {
@@ -267,8 +267,7 @@ func TestRawFile_ReadThatWouldWaitGoesToOS(t *testing.T) {
 // TestRead_WakesNoThread: after an idle spell, a read_file's whole walk
 // (the workspace looked at, the path resolved, the file opened, read and
 // closed) wakes no thread of the plugin; the same through the os package
-// wakes the runtime's monitor. The spells end by a child's write to a
-// pipe read with raw reads, so that no timer of this process ends them.
+// wakes the runtime's monitor.
 func TestRead_WakesNoThread(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's builds read the pipe through the syscall package")
@@ -300,76 +299,17 @@ func TestRead_WakesNoThread(t *testing.T) {
 		}
 	}
 	read() // the kept root opened
-	const msgs = 40
-	count := func() int {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pr.Close()
-		cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt "+strconv.Itoa(msgs)+" ]; do sleep 0.003; printf x; i=$((i+1)); done")
-		cmd.Stdout = pw
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		pw.Close()
-		q := quietio.File(pr)
-		b := make([]byte, 1)
-		if _, err := q.Read(b); err != nil {
-			t.Fatal(err)
-		}
-		before := switches(t)
-		for range msgs - 1 {
-			if _, err := q.Read(b); err != nil {
-				t.Fatal(err)
-			}
-			read()
-		}
-		n := switches(t) - before
-		_ = cmd.Wait()
-		return n
-	}
+	const calls = 39
 	var raw, plain []int
 	for range 2 {
-		raw = append(raw, count())
+		raw = append(raw, quiettest.SwitchesAfterIdleSpells(t, calls, read))
 		rawOff.Store(true)
-		plain = append(plain, count())
+		plain = append(plain, quiettest.SwitchesAfterIdleSpells(t, calls, read))
 		rawOff.Store(false)
 	}
-	p, q := minInt(plain), minInt(raw)
-	t.Logf("thread switches over %d reads: os %v, raw %v", msgs-1, plain, raw)
-	if p-q < (msgs-1)/2 {
+	p, q := slices.Min(plain), slices.Min(raw)
+	t.Logf("thread switches over %d reads after idle spells: os %v, raw %v", calls, plain, raw)
+	if p-q < calls/2 {
 		t.Errorf("raw reads took %d thread switches against %d through os: want at least one fewer every two reads", q, p)
 	}
-}
-
-func minInt(v []int) int {
-	m := v[0]
-	for _, x := range v[1:] {
-		m = min(m, x)
-	}
-	return m
-}
-
-// switches sums the voluntary context switches of this process's threads.
-func switches(t *testing.T) int {
-	t.Helper()
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		t.Skipf("no /proc/self/task: %v", err)
-	}
-	total := 0
-	for _, task := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + task.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		for line := range strings.SplitSeq(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
-				n, _ := strconv.Atoi(strings.TrimSpace(v))
-				total += n
-			}
-		}
-	}
-	return total
 }
