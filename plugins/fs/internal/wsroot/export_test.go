@@ -1,22 +1,11 @@
 package wsroot
 
-import (
-	"fmt"
-	"path/filepath"
-)
-
-// New returns a Resolver of its own (the plugin shares roots through
-// Roots.New) for a call whose workspace is the absolute folder
-// workspace and whose approved external paths are approved. Close it when
-// the call ends.
+// New returns a Resolver on a Roots of its own for a call whose
+// workspace is the absolute folder workspace and whose approved external
+// paths are approved, as the plugin's calls get one: where the raw path
+// exists (raw_linux.go), the tests' resolutions take it. Close it when the
+// call ends.
 func New(workspace string, approved []string) (*Resolver, error) {
-	if workspace == "" || !filepath.IsAbs(workspace) {
-		return nil, fmt.Errorf("workspace root %q is not an absolute path", workspace)
-	}
-	ws := filepath.Clean(workspace)
-	root, real, err := openWorkspace(ws)
-	if err != nil {
-		return nil, err
-	}
-	return newResolver(ws, real, approved, root), nil
+	var s Roots
+	return s.New(workspace, approved)
 }
