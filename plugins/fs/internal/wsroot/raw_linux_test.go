@@ -8,17 +8,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/yagent/yagent/internal/localstat"
+	"github.com/yagent/yagent/internal/proctest"
 	"github.com/yagent/yagent/internal/quietio/quiettest"
 )
 
@@ -159,21 +158,7 @@ func TestOpenRead_FolderSwappedForALinkOutside(t *testing.T) {
 // could be a network one), and reads right; a file beside the mount is
 // read raw. The mount is made in a child in a mount namespace of its own.
 func TestOpenRead_AcrossAMount(t *testing.T) {
-	ws := rawWorkspace(t)
-	if os.Geteuid() != 0 {
-		t.Skip("mounting needs root")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run", "^$")
-	cmd.Env = append(os.Environ(), "WSROOT_MOUNT_HELPER="+ws)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
-	out, err := cmd.CombinedOutput()
-	if strings.Contains(string(out), "skip:") {
-		t.Skip(string(out))
-	}
-	if err != nil {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
-	t.Logf("%s", out)
+	t.Log(proctest.InMountNamespace(t, "WSROOT_MOUNT_HELPER", rawWorkspace(t)))
 }
 
 func mountHelper(ws string) error {
