@@ -48,19 +48,20 @@ func Readlink(name string) (string, error) {
 	if err != nil {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
 	}
-	for size := 256; ; size *= 2 {
+	size := 256
+	for {
 		buf := make([]byte, size)
 		n, _, e := syscall.RawSyscall6(syscall.SYS_READLINKAT, atFDCWD, uintptr(unsafe.Pointer(p)),
 			uintptr(unsafe.Pointer(&buf[0])), uintptr(size), 0, 0)
 		switch {
 		case e == syscall.EINTR:
-			size /= 2
 			continue
 		case e != 0:
 			return "", &fs.PathError{Op: "readlink", Path: name, Err: e}
 		case int(n) < size:
 			return string(buf[:n]), nil
 		}
+		size *= 2 // the target may be longer than the buffer: read it again
 	}
 }
 
