@@ -100,6 +100,17 @@ type FS interface {
 	Readlink(name string) (string, error)
 }
 
+// NoLinksFS is an FS that can also answer, in one look, for a path with
+// no symlink on it: Resolve asks it first, and walks the path component by
+// component only when it cannot answer.
+type NoLinksFS interface {
+	FS
+	// LstatNoLinks is Lstat of the absolute, clean name when no component
+	// of name is a symlink, the last included; ok is false otherwise, or
+	// when it cannot tell.
+	LstatNoLinks(name string) (fi fs.FileInfo, ok bool)
+}
+
 // OS is the machine's file system, read through localstat: raw system
 // calls where the path's mounts are local, so that a call's guard leaves
 // the runtime's monitor thread asleep.
@@ -109,6 +120,9 @@ type osFS struct{}
 
 func (osFS) Lstat(name string) (fs.FileInfo, error) { return localstat.Lstat(name) }
 func (osFS) Readlink(name string) (string, error)   { return localstat.Readlink(name) }
+func (osFS) LstatNoLinks(name string) (fs.FileInfo, bool) {
+	return localstat.LstatNoLinks(name)
+}
 
 // View maps a path as the session's commands name it to where the file
 // is on disk: a session's own temp folder bound over /tmp (sdk.TempFolder)
@@ -167,6 +181,13 @@ func Resolve(fsys FS, p string, view View) (Resolved, error) {
 		}
 		d, _ := view.Map(v)
 		return d
+	}
+	if nl, ok := fsys.(NoLinksFS); ok && p != string(filepath.Separator) && filepath.Clean(p) == p && unmapped(view, p) {
+		// With no symlink on the way, the walk would read each component
+		// as named and end on p: one look answers for all of them.
+		if fi, ok := nl.LstatNoLinks(p); ok {
+			return Resolved{Path: p, Disk: p, Exists: true, Info: fi}, nil
+		}
 	}
 	todo := split(p)
 	cur := string(filepath.Separator)
@@ -227,6 +248,23 @@ func Resolve(fsys FS, p string, view View) (Resolved, error) {
 		last = fi
 	}
 	return Resolved{Path: cur, Disk: mapOf(cur), Exists: true, Info: last, Via: via}, nil
+}
+
+// unmapped reports whether view maps neither p nor any folder above it: p
+// is then on disk where it is named, and so is every component of it.
+func unmapped(view View, p string) bool {
+	if view == nil {
+		return true
+	}
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != filepath.Separator {
+			continue
+		}
+		if d, mapped := view.Map(p[:i]); mapped || d != p[:i] {
+			return false
+		}
+	}
+	return true
 }
 
 // ResolvePath is Resolve on the machine's files with no view, for paths

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,80 @@ func TestResolveInView(t *testing.T) {
 	r, _ := Resolve(OS, "/var/tmp/abs", view)
 	if r.Disk != filepath.Join(root, "sess", "f") || !r.Exists {
 		t.Errorf("Resolve(/var/tmp/abs).Disk = %s exists %v; want the session's own f", r.Disk, r.Exists)
+	}
+}
+
+// overView stands for the folder over with the folder dir, as a session's
+// temp folder stands for /tmp.
+type overView struct{ over, dir string }
+
+func (v overView) Map(p string) (string, bool) {
+	if rel, ok := Rel(v.over, p); ok {
+		return filepath.Join(v.dir, rel), true
+	}
+	return p, false
+}
+
+// TestResolveInView_NamedFileOnDiskToo: a path the view maps is read where
+// the view puts it, even where a file of the same name lies on disk and no
+// symlink is on the way (where one look at the named path would answer).
+func TestResolveInView_NamedFileOnDiskToo(t *testing.T) {
+	t.Parallel()
+	root := tree(t, [][2]string{{"over", "dir"}, {"over/f", "file"}, {"sess", "dir"}, {"sess/f", "file"}})
+	if err := os.WriteFile(filepath.Join(root, "sess", "f"), []byte("the session's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	view := overView{over: filepath.Join(root, "over"), dir: filepath.Join(root, "sess")}
+	for _, in := range []string{filepath.Join(root, "over", "f"), filepath.Join(root, "over")} {
+		r, err := Resolve(OS, in, view)
+		want, _ := view.Map(in)
+		if err != nil || r.Path != in || r.Disk != want || !r.Exists {
+			t.Fatalf("Resolve(%s) = %s on disk %s exists %v, %v; want %s on disk %s", in, r.Path, r.Disk, r.Exists, err, in, want)
+		}
+		if wfi, _ := os.Lstat(want); r.Info == nil || r.Info.Size() != wfi.Size() {
+			t.Errorf("Resolve(%s).Info is not the session's file's", in)
+		}
+	}
+	// Beside the mapped folder nothing is mapped: one look answers.
+	r, err := Resolve(OS, filepath.Join(root, "sess", "f"), view)
+	if err != nil || r.Disk != filepath.Join(root, "sess", "f") || r.Info == nil || r.Info.Size() != int64(len("the session's")) {
+		t.Errorf("Resolve(sess/f) = %+v, %v", r, err)
+	}
+}
+
+// countingFS is OS, counting the component reads of the walk.
+type countingFS struct {
+	NoLinksFS
+	lstats int
+}
+
+func (c *countingFS) Lstat(name string) (fs.FileInfo, error) {
+	c.lstats++
+	return c.NoLinksFS.Lstat(name)
+}
+
+// TestResolve_OneLookWithoutLinks: a path with no symlink on it is
+// answered by the file system's one look, with no walk; a path with one
+// is walked.
+func TestResolve_OneLookWithoutLinks(t *testing.T) {
+	t.Parallel()
+	root := tree(t, [][2]string{{"ws", "dir"}, {"ws/d", "dir"}, {"ws/d/f", "file"}, {"ws/in", "->d"}})
+	nl, ok := OS.(NoLinksFS)
+	if !ok {
+		t.Fatal("OS cannot answer for a path with no symlink on it")
+	}
+	if _, ok := nl.LstatNoLinks(root); !ok {
+		t.Skipf("no one-look answer here (%s is not on a local file system, or no openat2)", root)
+	}
+	c := &countingFS{NoLinksFS: nl}
+	r, err := Resolve(c, filepath.Join(root, "ws", "d", "f"), nil)
+	if err != nil || !r.Exists || r.Path != filepath.Join(root, "ws", "d", "f") || c.lstats != 0 {
+		t.Errorf("Resolve(ws/d/f) = %s exists %v, %v after %d component reads; want it in one look", r.Path, r.Exists, err, c.lstats)
+	}
+	c.lstats = 0
+	r, err = Resolve(c, filepath.Join(root, "ws", "in", "f"), nil)
+	if err != nil || r.Path != filepath.Join(root, "ws", "d", "f") || c.lstats == 0 {
+		t.Errorf("Resolve(ws/in/f) = %s, %v after %d component reads; want the link followed by the walk", r.Path, err, c.lstats)
 	}
 }
 

@@ -17,6 +17,10 @@
 // again after the kernel reports a mount or an unmount. See
 // docs/ARCHITECTURE.md, "Wire".
 //
+// LstatNoLinks answers for a whole path with no symlink on it in one
+// look, openat2 refusing symlinks: the walk's lstats of each component in
+// one system call.
+//
 // The path's folders must be resolved already (no symlink on the way), as
 // the guard's walk has them: the mounts checked are those of the path as
 // written. Only Linux on amd64 and arm64 takes the raw path; elsewhere

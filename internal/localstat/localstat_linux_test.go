@@ -177,3 +177,48 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestLstatNoLinks_OnlyWithoutLinks: a path with no symlink on it reads as
+// os.Lstat reads it; one with a symlink anywhere (a folder on the way, the
+// last component, a dangling one), one missing and one through a file
+// get no answer, so that the caller walks them.
+func TestLstatNoLinks_OnlyWithoutLinks(t *testing.T) {
+	dir := t.TempDir()
+	if !mounts.local(dir) {
+		t.Skipf("%s is not on a local file system here: LstatNoLinks answers nothing", dir)
+	}
+	sub := filepath.Join(dir, "sub")
+	must(t, os.Mkdir(sub, 0o755))
+	file := filepath.Join(sub, "file")
+	must(t, os.WriteFile(file, []byte("twelve bytes"), 0o640))
+	must(t, os.Symlink("sub", filepath.Join(dir, "linkdir")))
+	must(t, os.Symlink("file", filepath.Join(sub, "link")))
+	must(t, os.Symlink("nowhere", filepath.Join(sub, "dangling")))
+
+	for _, p := range []string{dir, sub, file} {
+		got, ok := LstatNoLinks(p)
+		want, err := os.Lstat(p)
+		must(t, err)
+		if !ok {
+			t.Fatalf("LstatNoLinks(%s): no answer for a path with no symlink on it", p)
+		}
+		gs, ws := got.Sys().(*syscall.Stat_t), want.Sys().(*syscall.Stat_t)
+		if got.Name() != want.Name() || got.Mode() != want.Mode() || got.Size() != want.Size() || gs.Dev != ws.Dev || gs.Ino != ws.Ino {
+			t.Errorf("LstatNoLinks(%s) = %s %v %d ino %d, os.Lstat = %s %v %d ino %d", p,
+				got.Name(), got.Mode(), got.Size(), gs.Ino, want.Name(), want.Mode(), want.Size(), ws.Ino)
+		}
+	}
+	for _, p := range []string{
+		filepath.Join(dir, "linkdir"),         // a symlink last
+		filepath.Join(dir, "linkdir", "file"), // a symlink on the way
+		filepath.Join(sub, "link"),
+		filepath.Join(sub, "dangling"),
+		filepath.Join(sub, "missing"),
+		filepath.Join(file, "below"),
+		dir + "/with\x00nul",
+	} {
+		if fi, ok := LstatNoLinks(p); ok {
+			t.Errorf("LstatNoLinks(%q) = %v %v: want no answer", p, fi.Name(), fi.Mode())
+		}
+	}
+}

@@ -15,3 +15,6 @@ func Readlink(name string) (string, error) { return os.Readlink(name) }
 
 // Local reports false: no raw path here.
 func Local(string) bool { return false }
+
+// LstatNoLinks answers nothing here: the caller walks the path itself.
+func LstatNoLinks(string) (fs.FileInfo, bool) { return nil, false }

@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Lstat is os.Lstat: a raw system call where every mount on the way to
@@ -37,6 +40,58 @@ func Lstat(name string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "lstat", Path: name, Err: e}
 	}
 }
+
+// LstatNoLinks is Lstat of the absolute, clean path name when no
+// component of it is a symlink, the last included: the kernel resolves the
+// whole path in one openat2 that refuses symlinks (RESOLVE_NO_SYMLINKS,
+// O_PATH, O_NOFOLLOW), and the descriptor is read with fstat. A resolution
+// without symlinks crosses only the mounts on the path as written, so it
+// is made only where every one is local, as Lstat is. ok is false when a
+// component is a symlink, is missing or cannot be read, a mount on the way
+// is not local, or the kernel has no openat2: the caller walks the path
+// itself, one component at a time.
+func LstatNoLinks(name string) (fi fs.FileInfo, ok bool) {
+	if noOpenat2.Load() || !mounts.local(name) {
+		return nil, false
+	}
+	p, err := syscall.BytePtrFromString(name)
+	if err != nil {
+		return nil, false
+	}
+	how := unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	r, _, e := syscall.RawSyscall6(unix.SYS_OPENAT2, atFDCWD, uintptr(unsafe.Pointer(p)),
+		uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+	for e == syscall.EINTR {
+		r, _, e = syscall.RawSyscall6(unix.SYS_OPENAT2, atFDCWD, uintptr(unsafe.Pointer(p)),
+			uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+	}
+	switch e {
+	case 0:
+	case syscall.ENOSYS, syscall.EINVAL, syscall.E2BIG, syscall.EPERM:
+		// Before Linux 5.6, or a filter that refuses it.
+		noOpenat2.Store(true)
+		return nil, false
+	default:
+		return nil, false
+	}
+	fd := r
+	info := &fileInfo{name: filepath.Base(name)}
+	_, _, e = syscall.RawSyscall(syscall.SYS_FSTAT, fd, uintptr(unsafe.Pointer(&info.sys)), 0)
+	syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+	// With O_PATH and O_NOFOLLOW a symlink last is opened itself rather
+	// than refused: it is one too.
+	if e != 0 || info.sys.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+		return nil, false
+	}
+	return info, true
+}
+
+// noOpenat2 is set once the kernel refuses openat2: LstatNoLinks answers
+// nothing from then on.
+var noOpenat2 atomic.Bool
 
 // Readlink is os.Readlink: a raw system call where every mount on the way
 // to name is local, os.Readlink elsewhere.

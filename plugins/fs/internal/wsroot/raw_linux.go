@@ -88,8 +88,16 @@ func (d *rawDir) open(rel string, flags uint64) (fd int, ok bool) {
 }
 
 // lstat is os.Root's Lstat of rel by raw calls: an O_PATH descriptor of
-// rel itself (a symlink last is not followed), read with fstat.
+// rel itself (a symlink last is not followed), read with fstat; the
+// folder's own descriptor for ".".
 func (d *rawDir) lstat(rel string) (fs.FileInfo, bool) {
+	if rel == "." && d != nil && !rawOff.Load() {
+		var st syscall.Stat_t
+		if rawFstat(int(d.fd), &st) != 0 {
+			return nil, false
+		}
+		return localstat.Info(".", &st), true
+	}
 	fd, ok := d.open(rel, unix.O_PATH|unix.O_NOFOLLOW)
 	if !ok {
 		return nil, false

@@ -298,3 +298,50 @@ func TestRead_WakesNoThread(t *testing.T) {
 		t.Errorf("raw reads took %d thread switches against %d through os: want at least one fewer every two reads", q, p)
 	}
 }
+
+// TestResolve_OneLookReadsFromItsOwnRoot: a file of the workspace is
+// answered in one raw look beneath the workspace's folder, and an approved
+// file outside, whose name the workspace holds too, is read from its own
+// folder, never from the workspace's.
+func TestResolve_OneLookReadsFromItsOwnRoot(t *testing.T) {
+	ws := rawWorkspace(t)
+	out, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(ws, "a", "b"), 0o755))
+	must(os.WriteFile(filepath.Join(ws, "a", "b", "f"), []byte("the workspace's"), 0o644))
+	must(os.WriteFile(filepath.Join(ws, "ok"), []byte("the workspace's"), 0o644))
+	must(os.WriteFile(filepath.Join(out, "ok"), []byte("approved, outside"), 0o644))
+	var s Roots
+	r, err := s.New(ws, []string{filepath.Join(out, "ok")})
+	must(err)
+	t.Cleanup(func() { r.Close() })
+	for _, tc := range []struct{ path, want string }{
+		{"a/b/f", filepath.Join(ws, "a", "b", "f")},
+		{".", ws},
+		{filepath.Join(out, "ok"), filepath.Join(out, "ok")},
+	} {
+		fi, ok := rootFS{r}.LstatNoLinks(tc.want)
+		if tc.want == filepath.Join(out, "ok") {
+			if ok {
+				t.Errorf("LstatNoLinks(%s): answered for a file outside the workspace (%d bytes)", tc.want, fi.Size())
+			}
+		} else if !ok {
+			t.Errorf("LstatNoLinks(%s): no one-look answer in the workspace", tc.want)
+		}
+		tg, err := r.Resolve(tc.path)
+		if err != nil {
+			t.Fatalf("Resolve(%s): %v", tc.path, err)
+		}
+		want, _ := os.Lstat(tc.want)
+		if tg.Abs != tc.want || (tg.Info != nil && (!sameFile(tg.Info, want) || tg.Info.Size() != want.Size())) {
+			t.Errorf("Resolve(%s) = %s, info %v; want %s, os.Lstat's %v", tc.path, tg.Abs, tg.Info, tc.want, want)
+		}
+	}
+}

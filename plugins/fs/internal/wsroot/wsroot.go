@@ -222,6 +222,22 @@ func (f rootFS) Lstat(name string) (fs.FileInfo, error) {
 	return root.Lstat(rel)
 }
 
+// LstatNoLinks answers for a name in the workspace in one raw
+// resolution beneath its folder, which refuses a symlink anywhere on the
+// way (rawDir): the walk would take the folders above the workspace as
+// named and read each component beneath it from the same root.
+func (f rootFS) LstatNoLinks(name string) (fs.FileInfo, bool) {
+	rootDir, rel, _, ok := f.r.locate(name)
+	if !ok || rootDir != f.r.workspace {
+		return nil, false
+	}
+	fi, ok := f.r.raw.lstat(rel)
+	if !ok || fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, false
+	}
+	return fi, true
+}
+
 func (f rootFS) Readlink(name string) (string, error) {
 	rootDir, rel, _, ok := f.r.locate(name)
 	if !ok {
