@@ -20,6 +20,10 @@
 // waits on epoll instances of its own, one watching for input and one
 // watching for room only while a write waits for it.
 //
+// A socket's reads can also spin (Spinner): a read that finds nothing
+// reads again for a moment before it waits in the poller, so that an
+// answer due soon finds the thread running rather than asleep.
+//
 // Only Linux takes the raw path; elsewhere Conn and File return what they
 // were given.
 package quietio

@@ -13,12 +13,37 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/yagent/yagent/internal/proctest"
 )
+
+func TestMain(m *testing.M) {
+	if os.Getenv("QUIETIO_ECHO_HELPER") != "" {
+		echo()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// echo answers each byte on stdin with one on stdout, 20 µs after it came
+// (busy: a sleep would take longer), as a plugin answers a short call.
+func echo() {
+	b := make([]byte, 1)
+	for {
+		if _, err := os.Stdin.Read(b); err != nil {
+			return
+		}
+		for start := time.Now(); time.Since(start) < 20*time.Microsecond; {
+		}
+		if _, err := os.Stdout.Write(b); err != nil {
+			return
+		}
+	}
+}
 
 // socketPair returns two connected Unix sockets as net.FileConn makes them
 // (non-blocking, in the poller), as the call channel's are.
@@ -306,4 +331,120 @@ func epollWatches(t *testing.T, ino uint64) []epollWatch {
 		}
 	}
 	return out
+}
+
+// TestSock_KickedReadSpinsForTheAnswer: a read waiting in the poller that
+// Kick wakes, with SpinWhile holding, spins until the answer comes and the
+// thread never sleeps for it; without the kick the answer wakes the
+// thread. A child echoes each byte written 20 µs after it came, as a
+// plugin answers a short call; counted in thread switches of this process over 40 round trips,
+// kicked and not taking turns.
+func TestSock_KickedReadSpinsForTheAnswer(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's builds read through the syscall package; make test runs this package without it too")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const trips = 40
+	count := func(kick bool) int {
+		a, f := socketForChild(t)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "QUIETIO_ECHO_HELPER=1")
+		cmd.Stdin, cmd.Stdout = f, f
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		c := Conn(a)
+		defer func() { c.Close(); cmd.Wait() }()
+		s, ok := c.(Spinner)
+		if !ok {
+			t.Fatalf("Conn gave a %T, not a Spinner", c)
+		}
+		var waiting atomic.Bool // an answer is due: the reader may spin
+		if err := s.SpinWhile(waiting.Load); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error)
+		go func() {
+			b := make([]byte, 1)
+			for {
+				_, err := c.Read(b)
+				waiting.Store(false)
+				got <- err
+				if err != nil {
+					return
+				}
+			}
+		}()
+		trip := func() {
+			waiting.Store(true)
+			if _, err := c.Write([]byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			if kick {
+				s.Kick()
+			}
+			if err := <-got; err != nil {
+				t.Fatal(err)
+			}
+		}
+		trip() // the child's start, which the count leaves out
+		before := proctest.ThreadSwitches(t)
+		for range trips {
+			trip()
+		}
+		return proctest.ThreadSwitches(t) - before
+	}
+	var waited, kicked []int
+	for range 3 {
+		waited = append(waited, count(false))
+		kicked = append(kicked, count(true))
+	}
+	w, k := slices.Min(waited), slices.Min(kicked)
+	t.Logf("thread switches over %d round trips: waiting in the poller %v, kicked to spin %v", trips, waited, kicked)
+	// An answer later than the spin's bound, or the child put on this
+	// thread's processor, still wakes it: not every trip spins to its end.
+	if w-k < trips/4 {
+		t.Errorf("kicked reads took %d thread switches against %d waiting in the poller: want at least one fewer every four round trips", k, w)
+	}
+}
+
+// TestSock_SpinEndsAfterItsBound: a read whose answer does not come spins
+// for its bound only, then waits in the poller without using the
+// processor, however long SpinWhile holds; Close ends it.
+func TestSock_SpinEndsAfterItsBound(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	a, b := socketPair(t)
+	defer b.Close()
+	c := Conn(a)
+	s, ok := c.(Spinner)
+	if !ok {
+		t.Fatalf("Conn gave a %T, not a Spinner", c)
+	}
+	if err := s.SpinWhile(func() bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		done <- err
+	}()
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	s.Kick()
+	before := cpu()
+	// Nothing comes for 50 ms: a read spinning all along would use them.
+	time.Sleep(50 * time.Millisecond)
+	if used := cpu() - before; used > 25*time.Millisecond {
+		t.Errorf("the process used %v of processor time over 50 ms with nothing to read: the read spun past its bound", used)
+	}
+	c.Close()
+	if err := <-done; !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Read after Close: %v, want net.ErrClosed", err)
+	}
 }

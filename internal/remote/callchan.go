@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -96,9 +97,21 @@ func takeConn(end **os.File, taken string) (net.Conn, error) {
 }
 
 // channelClient runs the host's calls on a call channel.
+//
+// While one call alone is in flight in a host with one processor (yagent
+// serve on stdio), the reader waits for its answer by reading again rather
+// than in the poller (quietio.Spinner), at most 100 µs: the answer then
+// finds the host's thread running, and the host is not woken for it. With
+// more than one processor the goroutine the answer readies would run on
+// another thread, which is woken all the same; with more than one call in
+// flight the processor is wanted by the others.
 type channelClient struct {
 	fc  *wire.FrameConn
 	seq atomic.Uint64
+
+	inFlight atomic.Int32 // the calls in c.calls
+	spin     atomic.Bool  // the reader spins while inFlight is 1
+	kick     func()       // wakes the reader to spin; nil: no spinning here
 
 	mu    sync.Mutex
 	calls map[uint64]*channelCall
@@ -118,6 +131,9 @@ type channelCall struct {
 
 func newChannelClient(conn net.Conn) *channelClient {
 	c := &channelClient{fc: wire.NewFrameConn(conn), calls: make(map[uint64]*channelCall), dead: make(chan struct{})}
+	if s, ok := c.fc.Spinner(); ok && s.SpinWhile(c.spinning) == nil {
+		c.kick = s.Kick
+	}
 	go c.readLoop()
 	return c
 }
@@ -191,7 +207,13 @@ func (c *channelClient) start(req *pluginpb.CallRequest, trace map[string]string
 	}
 	c.calls[id] = q
 	c.mu.Unlock()
-	if err := c.fc.Write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Call{Call: req}, Trace: trace}); err != nil {
+	alone := c.inFlight.Add(1) == 1 && c.kick != nil && runtime.GOMAXPROCS(0) == 1
+	c.spin.Store(alone)
+	err := c.fc.Write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Call{Call: req}, Trace: trace})
+	if err == nil && alone {
+		c.kick()
+	}
+	if err != nil {
 		c.forget(id)
 		if errors.Is(err, wire.ErrFrameTooBig) {
 			return nil, status.Error(codes.ResourceExhausted, err.Error())
@@ -241,8 +263,15 @@ func (c *channelClient) forget(id uint64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.calls[id]
-	delete(c.calls, id)
+	if ok {
+		delete(c.calls, id)
+		c.inFlight.Add(-1)
+	}
 	return ok
 }
+
+// spinning says whether the reader spins: one call alone is in flight,
+// in a host with one processor.
+func (c *channelClient) spinning() bool { return c.spin.Load() && c.inFlight.Load() == 1 }
 
 func (c *channelClient) close() { _ = c.fc.Close() }

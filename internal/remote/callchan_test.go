@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -230,5 +231,78 @@ func TestCallChannel_NotServedIsClosed(t *testing.T) {
 	}
 	if _, err := child.Stat(); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("the plugin's end in the host: %v, want closed", err)
+	}
+}
+
+// TestCallChannel_SpinsForOneCallAloneOnOneProcessor: the reader waits for
+// an answer by spinning only while one call alone is in flight in a host
+// with one processor; with two calls in flight, with a processor per core,
+// and once the answer is in, it waits in the poller.
+func TestCallChannel_SpinsForOneCallAloneOnOneProcessor(t *testing.T) {
+	r, pconn := channelEnds(t)
+	if r.ch.kick == nil {
+		t.Skip("the call channel's reads cannot spin here")
+	}
+	plugin := wire.NewFrameConn(pconn)
+	t.Cleanup(func() { _ = plugin.Close() })
+	// The plugin answers a call once told to, saying whether the host's
+	// reader was spinning when the call came.
+	type arrived struct {
+		id       uint64
+		spinning bool
+	}
+	calls := make(chan arrived)
+	answer := make(chan uint64)
+	go func() {
+		for {
+			f, err := plugin.Read()
+			if err != nil {
+				return
+			}
+			calls <- arrived{f.GetId(), r.ch.spinning()}
+		}
+	}()
+	go func() {
+		for id := range answer {
+			ev := &pluginpb.CallEvent{Event: &pluginpb.CallEvent_Result{Result: &pluginpb.CallResult{Text: "ok"}}}
+			if plugin.Write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Event{Event: ev}}) != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { close(answer) })
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	call := func(done chan<- error) {
+		res, err := r.Call(ctx, sdk.CallInfo{Tool: "quick"}, []byte(`{}`), nil)
+		if err == nil && res.Text != "ok" {
+			err = fmt.Errorf("result %q", res.Text)
+		}
+		done <- err
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, procs := range []int{1, 2, 1} {
+		runtime.GOMAXPROCS(procs)
+		done := make(chan error, 2)
+		go call(done)
+		first := <-calls
+		if want := procs == 1; first.spinning != want {
+			t.Errorf("with %d processors, one call alone in flight: spinning %v, want %v", procs, first.spinning, want)
+		}
+		go call(done)
+		second := <-calls
+		if second.spinning {
+			t.Errorf("with %d processors, two calls in flight: spinning", procs)
+		}
+		answer <- first.id
+		answer <- second.id
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.ch.spinning() {
+			t.Errorf("with %d processors, no call in flight: spinning", procs)
+		}
 	}
 }

@@ -111,3 +111,9 @@ func (c *FrameConn) Read() (*pluginpb.Frame, error) {
 
 // Close closes the connection.
 func (c *FrameConn) Close() error { return c.conn.Close() }
+
+// Spinner is c's socket when its reads can spin (quietio.Spinner).
+func (c *FrameConn) Spinner() (quietio.Spinner, bool) {
+	s, ok := c.conn.(quietio.Spinner)
+	return s, ok
+}
