@@ -305,4 +305,16 @@ func TestCallChannel_SpinsForOneCallAloneOnOneProcessor(t *testing.T) {
 			t.Errorf("with %d processors, no call in flight: spinning", procs)
 		}
 	}
+	// One call alone, answered: the reader spun for it, and stops.
+	runtime.GOMAXPROCS(1)
+	done := make(chan error, 1)
+	go call(done)
+	alone := <-calls
+	answer <- alone.id
+	if err := <-done; err != nil || !alone.spinning {
+		t.Fatalf("one call alone: %v, spinning %v", err, alone.spinning)
+	}
+	if r.ch.spinning() {
+		t.Error("spinning once the answer of the one call in flight is in")
+	}
 }
