@@ -135,18 +135,14 @@ func (s *sock) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// spinFor bounds how long a read spins before it waits in the poller.
-const spinFor = 100 * time.Microsecond
-
-// spinGap is a pause between two tries of a spin that says the thread was
-// descheduled, or that another goroutine ran for that long: the processor
-// is wanted elsewhere, and the read waits in the poller.
-const spinGap = 20 * time.Microsecond
+// spinFor bounds how long a read spins before it waits in the poller:
+// about what a short call through a plugin takes to be answered.
+const spinFor = 150 * time.Microsecond
 
 // SpinWhile makes a read that finds nothing read again, letting the
-// processor's other goroutines run between tries, for as long as while
-// reports true and at most spinFor, before it waits in the poller. Call it
-// before the first read.
+// processor's other goroutines and threads run between tries, for as long
+// as while reports true and at most spinFor, before it waits in the
+// poller. Call it before the first read.
 //
 // A read waiting in the poller is woken by the kernel when input comes:
 // the writer's system call sends the sleeping thread's processor an
@@ -180,21 +176,22 @@ func (s *sock) Kick() {
 }
 
 // spin reads again until something comes, while says to stop, spinFor
-// passes, a try comes spinGap after the one before, or the socket is
-// closing; done is false when nothing came.
+// passes, or the socket is closing; done is false when nothing came.
+// Between two tries the processor's other goroutines run (Gosched), and so
+// do the other threads this thread's processor has ready (sched_yield):
+// the peer whose answer is awaited may have been woken on this processor,
+// the writer's, and would otherwise wait for the spin to end.
 func (s *sock) spin(p []byte) (n int, errno syscall.Errno, done bool) {
 	start := time.Now()
-	last := start
 	for s.spinWhile() && !s.closed.Load() {
 		runtime.Gosched()
+		_, _, _ = syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 		if n, errno, done = readRaw(uintptr(s.fd), p); done {
 			return n, errno, true
 		}
-		now := time.Now()
-		if now.Sub(start) > spinFor || now.Sub(last) > spinGap {
+		if time.Since(start) > spinFor {
 			break
 		}
-		last = now
 	}
 	return 0, 0, false
 }

@@ -5,8 +5,9 @@ package quietio
 // Unix socket on Linux.
 type Spinner interface {
 	// SpinWhile makes a read that finds nothing read again, letting the
-	// processor's other goroutines run between tries, for as long as while
-	// reports true and at most 100 µs, before it waits in the poller.
+	// processor's other goroutines and threads run between tries, for as
+	// long as while reports true and at most 150 µs, before it waits in the
+	// poller.
 	// Call it before the first read.
 	SpinWhile(while func() bool) error
 	// Kick wakes a read that waits in the poller, which then spins as

@@ -100,7 +100,7 @@ func takeConn(end **os.File, taken string) (net.Conn, error) {
 //
 // While one call alone is in flight in a host with one processor (yagent
 // serve on stdio), the reader waits for its answer by reading again rather
-// than in the poller (quietio.Spinner), at most 100 µs: the answer then
+// than in the poller (quietio.Spinner), at most 150 µs: the answer then
 // finds the host's thread running, and the host is not woken for it. With
 // more than one processor the goroutine the answer readies would run on
 // another thread, which is woken all the same; with more than one call in
