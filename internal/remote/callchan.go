@@ -99,12 +99,13 @@ func takeConn(end **os.File, taken string) (net.Conn, error) {
 // channelClient runs the host's calls on a call channel.
 //
 // While one call alone is in flight in a host with one processor (yagent
-// serve on stdio), the reader waits for its answer by reading again rather
-// than in the poller (quietio.Spinner), at most 150 µs: the answer then
-// finds the host's thread running, and the host is not woken for it. With
-// more than one processor the goroutine the answer readies would run on
-// another thread, which is woken all the same; with more than one call in
-// flight the processor is wanted by the others.
+// serve on stdio, or over HTTP while its requests come one at a time), the
+// reader waits for its answer by reading again rather than in the poller
+// (quietio.Spinner), at most 150 µs: the answer then finds the host's
+// thread running, and the host is not woken for it. With more than one
+// processor the goroutine the answer readies would run on another thread,
+// which is woken all the same; with more than one call in flight the
+// processor is wanted by the others.
 type channelClient struct {
 	fc  *wire.FrameConn
 	seq atomic.Uint64
@@ -206,8 +207,9 @@ func (c *channelClient) start(req *pluginpb.CallRequest, trace map[string]string
 		return nil, err
 	}
 	c.calls[id] = q
+	n := c.inFlight.Add(1)
 	c.mu.Unlock()
-	alone := c.inFlight.Add(1) == 1 && c.kick != nil && runtime.GOMAXPROCS(0) == 1
+	alone := n == 1 && c.kick != nil && runtime.GOMAXPROCS(0) == 1
 	c.spin.Store(alone)
 	err := c.fc.Write(&pluginpb.Frame{Id: id, Body: &pluginpb.Frame_Call{Call: req}, Trace: trace})
 	if err == nil && alone {
