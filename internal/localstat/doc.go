@@ -18,8 +18,8 @@
 // docs/ARCHITECTURE.md, "Wire".
 //
 // LstatNoLinks answers for a whole path with no symlink on it in one
-// look, openat2 refusing symlinks: the walk's lstats of each component in
-// one system call.
+// look, openat2 refusing symlinks: one resolution by the kernel for the
+// walk's lstat of each component.
 //
 // The path's folders must be resolved already (no symlink on the way), as
 // the guard's walk has them: the mounts checked are those of the path as
