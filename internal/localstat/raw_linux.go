@@ -62,10 +62,10 @@ func LstatNoLinks(name string) (fi fs.FileInfo, ok bool) {
 		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	}
-	r, _, e := syscall.RawSyscall6(unix.SYS_OPENAT2, atFDCWD, uintptr(unsafe.Pointer(p)),
-		uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+	var fd uintptr
+	e := syscall.EINTR
 	for e == syscall.EINTR {
-		r, _, e = syscall.RawSyscall6(unix.SYS_OPENAT2, atFDCWD, uintptr(unsafe.Pointer(p)),
+		fd, _, e = syscall.RawSyscall6(unix.SYS_OPENAT2, atFDCWD, uintptr(unsafe.Pointer(p)),
 			uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
 	}
 	switch e {
@@ -77,7 +77,6 @@ func LstatNoLinks(name string) (fi fs.FileInfo, ok bool) {
 	default:
 		return nil, false
 	}
-	fd := r
 	info := &fileInfo{name: filepath.Base(name)}
 	_, _, e = syscall.RawSyscall(syscall.SYS_FSTAT, fd, uintptr(unsafe.Pointer(&info.sys)), 0)
 	syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
